@@ -1,0 +1,80 @@
+# make/tools.mk: pinned developer tools, built from the separate Go module in
+# test/tools into a git-ignored $(BIN). Include it from the root Makefile:
+#
+#   BIN := $(CURDIR)/bin      # optional; must be set before the include
+#   include make/tools.mk
+#
+# Every tool is built once per pinned version into a versioned file
+# ($(BIN)/crossplane-v2.5.0, ...) and exposed through a stable symlink
+# ($(BIN)/crossplane, ...). Bumping a version builds the new file; switching
+# back to an already built version only re-points the symlink.
+#
+# The versions below must match test/tools/go.mod; each recipe checks that
+# before building. To bump one: `cd test/tools && go get -tool <pkg>@<version>`,
+# then change the variable here.
+
+BIN ?= $(CURDIR)/bin
+
+CROSSPLANE_CLI_VERSION   := v2.5.0
+CROSSPLANE_CORE_VERSION  := v2.3.4
+CONTROLLER_TOOLS_VERSION := v0.20.1
+
+CROSSPLANE      := $(BIN)/crossplane
+CROSSPLANE_CORE := $(BIN)/crossplane-core
+XRDGEN          := $(BIN)/xrdgen
+export CROSSPLANE CROSSPLANE_CORE XRDGEN
+
+TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/tools)
+
+# Build from inside the tools module, never through a go.work of the caller.
+TOOLS_GO := cd $(TOOLS_DIR) && GOWORK=off go
+TOOLS_VERSION_LDFLAG := github.com/crossplane/crossplane-runtime/v2/pkg/version.version
+
+XRDGEN_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xrdgen/*.go)) \
+	$(TOOLS_DIR)/go.mod $(TOOLS_DIR)/go.sum
+
+# tools_check_version: fail if test/tools/go.mod does not pin module $(1) at $(2).
+define tools_check_version
+	@v=$$($(TOOLS_GO) list -m -f '{{.Version}}' $(1)) && test "$$v" = "$(2)" || \
+	  { echo "make/tools.mk wants $(1) $(2) but test/tools/go.mod has $$v" >&2; exit 1; }
+endef
+
+# tools_link: $(1) = stable symlink path, $(2) = versioned file name in $(BIN).
+# make stats the symlink's target, so an up-to-date link pointing at another
+# version would look current; force a relink when it points elsewhere.
+define tools_link
+$(1): $(BIN)/$(2)
+	@ln -sfn $(2) $(1)
+ifneq ($$(shell readlink $(1) 2>/dev/null),$(2))
+$(1): _tools_force
+endif
+endef
+
+.PHONY: tools _tools_force
+tools: $(CROSSPLANE) $(CROSSPLANE_CORE) $(XRDGEN)
+_tools_force:
+
+$(BIN)/crossplane-$(CROSSPLANE_CLI_VERSION):
+	$(call tools_check_version,github.com/crossplane/cli/v2,$(CROSSPLANE_CLI_VERSION))
+	@echo "building Crossplane CLI $(CROSSPLANE_CLI_VERSION) into $(BIN) (first time takes several minutes)"
+	@mkdir -p $(BIN)
+	@$(TOOLS_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CLI_VERSION)" \
+	  -o $@.tmp github.com/crossplane/cli/v2/cmd/crossplane && mv $@.tmp $@
+
+$(BIN)/crossplane-core-$(CROSSPLANE_CORE_VERSION):
+	$(call tools_check_version,github.com/crossplane/crossplane/v2,$(CROSSPLANE_CORE_VERSION))
+	@echo "building Crossplane core $(CROSSPLANE_CORE_VERSION) into $(BIN) (first time takes several minutes)"
+	@mkdir -p $(BIN)
+	@$(TOOLS_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_VERSION)" \
+	  -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane && mv $@.tmp $@
+
+# xrdgen is our own code: rebuild it when its sources or the tools module change.
+$(BIN)/xrdgen-$(CONTROLLER_TOOLS_VERSION): $(XRDGEN_SRCS)
+	$(call tools_check_version,sigs.k8s.io/controller-tools,$(CONTROLLER_TOOLS_VERSION))
+	@echo "building xrdgen (controller-tools $(CONTROLLER_TOOLS_VERSION)) into $(BIN)"
+	@mkdir -p $(BIN)
+	@$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./xrdgen && mv $@.tmp $@
+
+$(eval $(call tools_link,$(CROSSPLANE),crossplane-$(CROSSPLANE_CLI_VERSION)))
+$(eval $(call tools_link,$(CROSSPLANE_CORE),crossplane-core-$(CROSSPLANE_CORE_VERSION)))
+$(eval $(call tools_link,$(XRDGEN),xrdgen-$(CONTROLLER_TOOLS_VERSION)))
