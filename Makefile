@@ -1,0 +1,54 @@
+# configuration-kcp: the two commands a user needs are `make render` and `make test`.
+# Every tool is built from pinned Go modules into bin/ on first use.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+BIN := $(CURDIR)/bin
+OUTPUT := $(CURDIR)/_output
+include make/tools.mk
+
+FUNCTION := $(BIN)/function-kcp
+GO_SOURCES := $(shell find apis functions -name '*.go' -not -name '*_test.go') go.mod go.sum
+
+.PHONY: all
+all: generate test
+
+## function: build the composition function binary into bin/.
+$(FUNCTION): $(GO_SOURCES)
+	@echo "building function-kcp"
+	@CGO_ENABLED=0 go build -trimpath -o $@ ./functions/kcp
+
+.PHONY: function
+function: $(FUNCTION)
+
+## generate: regenerate the XRDs from the Go types in apis/v1alpha1.
+.PHONY: generate
+generate: $(XRDGEN)
+	@$(XRDGEN) -paths ./apis/... -out apis
+
+## check-generate: fail when a generated XRD is stale.
+.PHONY: check-generate
+check-generate: $(XRDGEN)
+	@$(XRDGEN) -paths ./apis/... -out apis -check
+
+## render: render every example through `crossplane composition render`, fresh and converged,
+## into _output/render/<example>/{fresh,converged}.yaml.
+.PHONY: render
+render: $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE)
+	@go run ./test/render/cmd/kcp-render -examples examples -out $(OUTPUT)/render
+
+## unit: fast unit tests of the API types and the function.
+.PHONY: unit
+unit:
+	@go test ./apis/... ./functions/...
+
+## test: everything CI runs.
+.PHONY: test
+test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE)
+	@echo "== vet"; go vet ./...
+	@echo "== unit and render tests"; go test ./...
+	@echo "== tools module tests"; cd test/tools && GOWORK=off go test ./...
+
+.PHONY: clean
+clean:
+	rm -rf $(OUTPUT)

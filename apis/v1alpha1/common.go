@@ -1,0 +1,525 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ImageSpec selects the kcp container image. The same image provides kcp, kcp-front-proxy,
+// cache-server and virtual-workspaces.
+type ImageSpec struct {
+	// Repository is the image repository. Defaults to ghcr.io/kcp-dev/kcp.
+	// +optional
+	Repository string `json:"repository,omitempty"`
+
+	// Tag is the image tag. Defaults to the kcp version this package was tested with.
+	// Semantic versions enable version-gated flags; other tags are treated as the newest kcp.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`
+	Tag string `json:"tag,omitempty"`
+
+	// ImagePullSecrets are copied to the pod's imagePullSecrets.
+	// +optional
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+}
+
+// RootShardConfig references the RootShard a component belongs to.
+type RootShardConfig struct {
+	// Ref names a RootShard in the same namespace.
+	// +optional
+	Ref *corev1.LocalObjectReference `json:"ref,omitempty"`
+}
+
+// EtcdConfig points a shard at its etcd.
+type EtcdConfig struct {
+	// Endpoints are etcd client URLs, for example https://etcd:2379.
+	Endpoints []string `json:"endpoints"`
+
+	// TLSConfig enables mutual TLS to etcd.
+	// +optional
+	TLSConfig *EtcdTLSConfig `json:"tlsConfig,omitempty"`
+
+	// Prefix is the etcd key prefix kcp stores its data under.
+	// +optional
+	Prefix string `json:"prefix,omitempty"`
+}
+
+// EtcdTLSConfig names the Secret with the etcd client certificate.
+type EtcdTLSConfig struct {
+	// SecretRef names a Secret with the keys tls.crt, tls.key and ca.crt.
+	SecretRef corev1.LocalObjectReference `json:"secretRef"`
+}
+
+// ExternalConfig is the public address of a kcp installation or component.
+type ExternalConfig struct {
+	// Hostname is the public hostname, without scheme or port.
+	Hostname string `json:"hostname"`
+
+	// Port is the public port.
+	Port uint32 `json:"port"`
+
+	// PrivateHostname is an address reachable from inside the cluster, used by the
+	// external-logical-cluster-admin kubeconfigs instead of Hostname when set.
+	// +optional
+	PrivateHostname string `json:"privateHostname,omitempty"`
+
+	// PrivatePort goes with PrivateHostname; it defaults to Port.
+	// +optional
+	PrivatePort *uint32 `json:"privatePort,omitempty"`
+}
+
+// Certificates selects where the root CA of an installation comes from.
+// +kubebuilder:validation:XValidation:rule="!(has(self.issuerRef) && has(self.caSecretRef))",message="set either issuerRef or caSecretRef, not both"
+type Certificates struct {
+	// IssuerRef is a cert-manager Issuer or ClusterIssuer that issues the root CA.
+	// +optional
+	IssuerRef *ObjectReference `json:"issuerRef,omitempty"`
+
+	// CASecretRef names an existing CA key pair Secret (keys tls.crt and tls.key) to use as
+	// the root CA instead of issuing one.
+	// +optional
+	CASecretRef *corev1.LocalObjectReference `json:"caSecretRef,omitempty"`
+}
+
+// ObjectReference references a cert-manager issuer.
+type ObjectReference struct {
+	// Name of the issuer.
+	Name string `json:"name"`
+
+	// Kind of the issuer: Issuer or ClusterIssuer.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+
+	// Group of the issuer, usually cert-manager.io.
+	// +optional
+	Group string `json:"group,omitempty"`
+}
+
+// LocalDataKeyReference references one key of a ConfigMap or Secret in the same namespace.
+type LocalDataKeyReference struct {
+	// Name of the object.
+	Name string `json:"name"`
+	// Key within the object's data.
+	Key string `json:"key"`
+}
+
+// CertificateTemplateMap customises generated certificates, keyed by certificate kind
+// (server, client, service-account, requestheader, kubeconfig, logical-cluster-admin, ...,
+// or <ca>-ca for the CAs).
+type CertificateTemplateMap map[string]CertificateTemplate
+
+// CertificateTemplate is merged onto a generated cert-manager Certificate.
+type CertificateTemplate struct {
+	// +optional
+	Metadata *CertificateMetadataTemplate `json:"metadata,omitempty"`
+	// +optional
+	Spec *CertificateSpecTemplate `json:"spec,omitempty"`
+}
+
+// CertificateMetadataTemplate adds metadata to a generated Certificate.
+type CertificateMetadataTemplate struct {
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// CertificateSpecTemplate overrides parts of a generated Certificate's spec.
+type CertificateSpecTemplate struct {
+	// Subject fields are merged with the generated ones.
+	// +optional
+	Subject *X509Subject `json:"subject,omitempty"`
+
+	// DNSNames are added to the generated ones, or replace them when IssuerRef is also set.
+	// +optional
+	DNSNames []string `json:"dnsNames,omitempty"`
+
+	// IPAddresses are added to the generated ones.
+	// +optional
+	IPAddresses []string `json:"ipAddresses,omitempty"`
+
+	// IssuerRef replaces the generated issuer, for example to use a public ACME issuer for a
+	// serving certificate.
+	// +optional
+	IssuerRef *ObjectReference `json:"issuerRef,omitempty"`
+
+	// SecretTemplate adds labels and annotations to the Secret cert-manager writes.
+	// +optional
+	SecretTemplate *CertificateSecretTemplate `json:"secretTemplate,omitempty"`
+
+	// Duration replaces the certificate lifetime.
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+
+	// RenewBefore replaces the renewal window.
+	// +optional
+	RenewBefore *metav1.Duration `json:"renewBefore,omitempty"`
+
+	// PrivateKey overrides the private key settings.
+	// +optional
+	PrivateKey *CertificatePrivateKeyTemplate `json:"privateKey,omitempty"`
+}
+
+// X509Subject mirrors cert-manager's subject fields.
+type X509Subject struct {
+	// +optional
+	Organizations []string `json:"organizations,omitempty"`
+	// +optional
+	Countries []string `json:"countries,omitempty"`
+	// +optional
+	OrganizationalUnits []string `json:"organizationalUnits,omitempty"`
+	// +optional
+	Localities []string `json:"localities,omitempty"`
+	// +optional
+	Provinces []string `json:"provinces,omitempty"`
+	// +optional
+	StreetAddresses []string `json:"streetAddresses,omitempty"`
+	// +optional
+	PostalCodes []string `json:"postalCodes,omitempty"`
+	// +optional
+	SerialNumber string `json:"serialNumber,omitempty"`
+}
+
+// CertificateSecretTemplate adds metadata to the Secret cert-manager writes.
+type CertificateSecretTemplate struct {
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// CertificatePrivateKeyTemplate overrides private key settings.
+type CertificatePrivateKeyTemplate struct {
+	// +optional
+	// +kubebuilder:validation:Enum=Never;Always
+	RotationPolicy string `json:"rotationPolicy,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Enum=PKCS1;PKCS8
+	Encoding string `json:"encoding,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Enum=RSA;ECDSA;Ed25519
+	Algorithm string `json:"algorithm,omitempty"`
+	// +optional
+	Size int `json:"size,omitempty"`
+}
+
+// ServiceTemplate customises a generated Service.
+type ServiceTemplate struct {
+	// +optional
+	Metadata *ServiceMetadataTemplate `json:"metadata,omitempty"`
+	// +optional
+	Spec *ServiceSpecTemplate `json:"spec,omitempty"`
+}
+
+// ServiceMetadataTemplate adds metadata to a generated Service.
+type ServiceMetadataTemplate struct {
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// ServiceSpecTemplate overrides parts of a generated Service's spec.
+type ServiceSpecTemplate struct {
+	// +optional
+	Type corev1.ServiceType `json:"type,omitempty"`
+	// +optional
+	ClusterIP string `json:"clusterIP,omitempty"`
+}
+
+// DeploymentTemplate customises a generated Deployment.
+type DeploymentTemplate struct {
+	// +optional
+	Metadata *DeploymentMetadataTemplate `json:"metadata,omitempty"`
+	// +optional
+	Spec *DeploymentSpecTemplate `json:"spec,omitempty"`
+}
+
+// DeploymentMetadataTemplate adds metadata to a generated Deployment.
+type DeploymentMetadataTemplate struct {
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// DeploymentSpecTemplate customises the pod template of a generated Deployment.
+type DeploymentSpecTemplate struct {
+	// +optional
+	Template *PodTemplateSpec `json:"template,omitempty"`
+}
+
+// PodTemplateSpec customises pod metadata and scheduling.
+type PodTemplateSpec struct {
+	// +optional
+	Metadata *PodMetadataTemplate `json:"metadata,omitempty"`
+	// +optional
+	Spec *PodSpecTemplate `json:"spec,omitempty"`
+}
+
+// PodMetadataTemplate adds metadata to the pods.
+type PodMetadataTemplate struct {
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// PodSpecTemplate sets scheduling fields of the pods. Unlike kcp-operator, only the fields
+// that are set here replace the generated ones.
+type PodSpecTemplate struct {
+	// +optional
+	// +mapType=atomic
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=ip
+	HostAliases []corev1.HostAlias `json:"hostAliases,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=topologyKey
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+}
+
+// LoggingSpec sets kcp's log verbosity.
+type LoggingSpec struct {
+	// Level is passed as -v=<level> when non-zero.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	Level int `json:"level,omitempty"`
+}
+
+// AuditSpec configures kcp's audit log.
+type AuditSpec struct {
+	// +optional
+	Policy *AuditPolicySpec `json:"policy,omitempty"`
+	// +optional
+	Webhook *AuditWebhookSpec `json:"webhook,omitempty"`
+}
+
+// AuditPolicySpec names the ConfigMap holding the audit policy.
+type AuditPolicySpec struct {
+	// +optional
+	ConfigMap *LocalDataKeyReference `json:"configMap,omitempty"`
+}
+
+// AuditWebhookMode is how audit events are sent to the webhook.
+// +kubebuilder:validation:Enum="";batch;blocking;blocking-strict
+type AuditWebhookMode string
+
+// AuditWebhookSpec configures the audit webhook backend.
+type AuditWebhookSpec struct {
+	// +optional
+	BatchBufferSize int `json:"batchBufferSize,omitempty"`
+	// +optional
+	BatchMaxSize int `json:"batchMaxSize,omitempty"`
+	// +optional
+	BatchMaxWait *metav1.Duration `json:"batchMaxWait,omitempty"`
+	// +optional
+	BatchThrottleBurst int `json:"batchThrottleBurst,omitempty"`
+	// +optional
+	BatchThrottleEnable bool `json:"batchThrottleEnable,omitempty"`
+	// BatchThrottleQPS is a float, written as a string.
+	// +optional
+	BatchThrottleQPS string `json:"batchThrottleQPS,omitempty"`
+	// ConfigSecretName names a Secret with the webhook kubeconfig under the key kubeconfig.
+	// +optional
+	ConfigSecretName string `json:"configSecretName,omitempty"`
+	// +optional
+	InitialBackoff *metav1.Duration `json:"initialBackoff,omitempty"`
+	// +optional
+	Mode AuditWebhookMode `json:"mode,omitempty"`
+	// +optional
+	TruncateEnabled bool `json:"truncateEnabled,omitempty"`
+	// +optional
+	TruncateMaxBatchSize int `json:"truncateMaxBatchSize,omitempty"`
+	// +optional
+	TruncateMaxEventSize int `json:"truncateMaxEventSize,omitempty"`
+	// +optional
+	Version string `json:"version,omitempty"`
+}
+
+// AuthorizationSpec configures kcp's authorization webhook.
+type AuthorizationSpec struct {
+	// +optional
+	Webhook *AuthorizationWebhookSpec `json:"webhook,omitempty"`
+}
+
+// AuthorizationWebhookSpec configures the authorization webhook.
+type AuthorizationWebhookSpec struct {
+	// +optional
+	AllowPaths []string `json:"allowPaths,omitempty"`
+	// +optional
+	CacheAuthorizedTTL *metav1.Duration `json:"cacheAuthorizedTTL,omitempty"`
+	// +optional
+	CacheUnauthorizedTTL *metav1.Duration `json:"cacheUnauthorizedTTL,omitempty"`
+	// ConfigSecretName names a Secret with the webhook kubeconfig under the key kubeconfig.
+	// +optional
+	ConfigSecretName string `json:"configSecretName,omitempty"`
+	// +optional
+	Version string `json:"version,omitempty"`
+}
+
+// AuthSpec configures how kcp authenticates users.
+type AuthSpec struct {
+	// +optional
+	OIDC *OIDCConfiguration `json:"oidc,omitempty"`
+	// +optional
+	Webhook *AuthenticationWebhookSpec `json:"webhook,omitempty"`
+	// +optional
+	TokenAuthFile *TokenAuthFileSpec `json:"tokenAuthFile,omitempty"`
+	// +optional
+	ServiceAccount *ServiceAccountAuthentication `json:"serviceAccount,omitempty"`
+	// DropGroups are groups the front-proxy removes from users (front-proxy only).
+	// +optional
+	DropGroups []string `json:"dropGroups,omitempty"`
+	// PassOnGroups are groups the front-proxy passes on (front-proxy only).
+	// +optional
+	PassOnGroups []string `json:"passOnGroups,omitempty"`
+}
+
+// OIDCConfiguration configures OpenID Connect authentication.
+type OIDCConfiguration struct {
+	IssuerURL string `json:"issuerURL"`
+	ClientID  string `json:"clientID"`
+	// ClientSecret is deprecated and unused.
+	// +optional
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// +optional
+	GroupsClaim string `json:"groupsClaim,omitempty"`
+	// +optional
+	UsernameClaim string `json:"usernameClaim,omitempty"`
+	// +optional
+	GroupsPrefix string `json:"groupsPrefix,omitempty"`
+	// +optional
+	UsernamePrefix string `json:"usernamePrefix,omitempty"`
+	// CAFileRef names a Secret key with the OIDC issuer's CA. The key defaults to ca.crt.
+	// +optional
+	CAFileRef *SecretKeyRef `json:"caFileRef,omitempty"`
+}
+
+// SecretKeyRef references a key of a Secret in the same namespace.
+type SecretKeyRef struct {
+	Name string `json:"name"`
+	// +optional
+	Key string `json:"key,omitempty"`
+}
+
+// AuthenticationWebhookSpec configures token webhook authentication.
+type AuthenticationWebhookSpec struct {
+	// ConfigSecretName names a Secret with the webhook kubeconfig under the key kubeconfig.
+	ConfigSecretName string `json:"configSecretName"`
+	// +optional
+	CacheAuthenticationTTL *metav1.Duration `json:"cacheAuthenticationTTL,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Enum=v1beta1;v1
+	Version string `json:"version,omitempty"`
+}
+
+// TokenAuthFileSpec configures static token authentication.
+type TokenAuthFileSpec struct {
+	SecretName string `json:"secretName"`
+	// Key in the Secret; defaults to token.csv.
+	// +optional
+	Key string `json:"key,omitempty"`
+}
+
+// ServiceAccountAuthentication enables kcp service account tokens across all shards.
+type ServiceAccountAuthentication struct {
+	Enabled bool `json:"enabled"`
+}
+
+// CommonShardSpec holds the fields shared by RootShard and Shard.
+type CommonShardSpec struct {
+	// ClusterDomain is the cluster's DNS domain, used in service FQDNs. Defaults to cluster.local.
+	// +optional
+	ClusterDomain string `json:"clusterDomain,omitempty"`
+
+	// ShardBaseURL is the URL other components use to reach this shard. Defaults to
+	// https://<service>.<namespace>.svc.<clusterDomain>:6443.
+	// +optional
+	ShardBaseURL string `json:"shardBaseURL,omitempty"`
+
+	// Etcd configures the etcd this shard stores its data in.
+	Etcd EtcdConfig `json:"etcd"`
+
+	// +optional
+	Image *ImageSpec `json:"image,omitempty"`
+
+	// Replicas of the shard Deployment. Defaults to 2.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Resources override the defaults (requests cpu 1, memory 1Gi; limits cpu 2, memory 2Gi)
+	// key by key.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// +optional
+	Audit *AuditSpec `json:"audit,omitempty"`
+
+	// +optional
+	Authorization *AuthorizationSpec `json:"authorization,omitempty"`
+
+	// +optional
+	Auth *AuthSpec `json:"auth,omitempty"`
+
+	// KcpVirtualWorkspace names an external VirtualWorkspace serving this shard's virtual
+	// workspaces; the shard then runs none in process.
+	// +optional
+	KcpVirtualWorkspace *corev1.LocalObjectReference `json:"kcpVirtualWorkspace,omitempty"`
+
+	// +optional
+	CertificateTemplates CertificateTemplateMap `json:"certificateTemplates,omitempty"`
+
+	// +optional
+	ServiceTemplate *ServiceTemplate `json:"serviceTemplate,omitempty"`
+
+	// +optional
+	DeploymentTemplate *DeploymentTemplate `json:"deploymentTemplate,omitempty"`
+
+	// CABundleSecretRef names a Secret whose tls.crt is added to the CA bundle of the
+	// external-logical-cluster-admin kubeconfig.
+	// +optional
+	CABundleSecretRef *corev1.LocalObjectReference `json:"caBundleSecretRef,omitempty"`
+
+	// ClientCABundleRef names a Secret whose tls.crt holds additional trusted client CAs.
+	// +optional
+	ClientCABundleRef *corev1.LocalObjectReference `json:"clientCABundleRef,omitempty"`
+
+	// ExtraArgs are appended to the kcp command line.
+	// +optional
+	ExtraArgs []string `json:"extraArgs,omitempty"`
+
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	ExtraVolumes []corev1.Volume `json:"extraVolumes,omitempty"`
+
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	ExtraVolumeMounts []corev1.VolumeMount `json:"extraVolumeMounts,omitempty"`
+
+	// +optional
+	Logging *LoggingSpec `json:"logging,omitempty"`
+}
+
+// Get returns the template for key, or nil.
+func (m CertificateTemplateMap) Get(key string) *CertificateTemplate {
+	t, ok := m[key]
+	if !ok {
+		return nil
+	}
+	return &t
+}

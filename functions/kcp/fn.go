@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/crossplane/function-sdk-go/errors"
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composite"
+	"github.com/crossplane/function-sdk-go/response"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
+)
+
+// Function composes kcp XRs. It is stateless: every response depends only on the request.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+
+	log logging.Logger
+}
+
+// composition is what a kind's composer produced, in a kind-independent shape.
+type composition struct {
+	desired      *desired.Set
+	requirements []gate.Requirement
+	status       any
+	conditions   []condition.Condition
+	notReady     bool
+	warnings     []string
+}
+
+// RunFunction composes the observed XR. Bad input yields a Fatal result: Crossplane then
+// applies nothing and deletes nothing, so a running kcp is never harmed by a bad edit.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	rsp := response.To(req, response.DefaultTTL)
+
+	xr, err := request.GetObservedCompositeResource(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composite resource"))
+		return rsp, nil
+	}
+	gvk := xr.Resource.GroupVersionKind()
+	log := f.log.WithValues("xr-kind", gvk.Kind, "xr-name", xr.Resource.GetName(), "xr-namespace", xr.Resource.GetNamespace())
+
+	oc, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composed resources"))
+		return rsp, nil
+	}
+	st := observed.New(oc)
+	required, err := request.GetRequiredResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot get required resources"))
+		return rsp, nil
+	}
+	for _, list := range required {
+		for _, r := range list {
+			st.WithObject(r.Resource.Object)
+		}
+	}
+
+	var out composition
+	switch gvk.GroupKind() {
+	case schema.GroupKind{Group: v1alpha1.Group, Kind: "RootShard"}:
+		out, err = composeRootShard(xr.Resource.Object, st)
+	default:
+		err = fmt.Errorf("unsupported composite resource kind %s: this function composes %s kinds (RootShard)", gvk.GroupKind(), v1alpha1.Group)
+	}
+	if err != nil {
+		log.Info("Cannot compose", "error", err)
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+
+	if err := f.respond(rsp, xr, out); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	log.Debug("Composed", "resources", len(out.desired.Objects()), "requirements", len(out.requirements))
+	return rsp, nil
+}
+
+// respond writes a composition into the response.
+func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *resource.Composite, out composition) error {
+	dcds, err := out.desired.Composed()
+	if err != nil {
+		return err
+	}
+	// Earlier pipeline steps' desired resources are carried forward; ours replace same names.
+	if err := response.SetDesiredComposedResources(rsp, dcds); err != nil {
+		return errors.Wrap(err, "cannot set desired composed resources")
+	}
+
+	// Of the XR itself only the status is desired.
+	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(out.status)
+	if err != nil {
+		return errors.Wrap(err, "cannot convert composite status")
+	}
+	dxr := &resource.Composite{Resource: composite.New()}
+	dxr.Resource.SetAPIVersion(xr.Resource.GetAPIVersion())
+	dxr.Resource.SetKind(xr.Resource.GetKind())
+	dxr.Resource.Object["status"] = status
+	if out.notReady {
+		dxr.Ready = resource.ReadyFalse
+	}
+	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
+		return errors.Wrap(err, "cannot set desired composite resource")
+	}
+
+	if len(out.requirements) > 0 {
+		rsp.Requirements = &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{}}
+		ns := xr.Resource.GetNamespace()
+		for _, r := range out.requirements {
+			rsp.Requirements.Resources[r.RequirementKey()] = &fnv1.ResourceSelector{
+				ApiVersion: "v1",
+				Kind:       r.Kind,
+				Match:      &fnv1.ResourceSelector_MatchName{MatchName: r.Name},
+				Namespace:  &ns,
+			}
+		}
+	}
+
+	for _, c := range out.conditions {
+		var co *response.ConditionOption
+		if c.Status {
+			co = response.ConditionTrue(rsp, c.Type, c.Reason)
+		} else {
+			co = response.ConditionFalse(rsp, c.Type, c.Reason)
+		}
+		co.WithMessage(c.Message).TargetComposite()
+	}
+	for _, w := range out.warnings {
+		response.Warning(rsp, errors.New(w)).TargetComposite()
+	}
+	return nil
+}
+
+// composeRootShard decodes, validates and composes a RootShard.
+func composeRootShard(obj map[string]any, st *observed.State) (composition, error) {
+	rs := &v1alpha1.RootShard{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, rs); err != nil {
+		return composition{}, errors.Wrap(err, "cannot decode RootShard: check field types against the RootShard schema")
+	}
+	if errs := rootshard.Validate(rs); len(errs) > 0 {
+		return composition{}, invalid("RootShard", rs.GetNamespace(), rs.GetName(), errs.ToAggregate().Errors())
+	}
+	r := rootshard.Compose(rs, st)
+	return composition{
+		desired:      &r.Desired,
+		requirements: r.Requirements,
+		status:       &r.Status,
+		conditions:   r.Conditions,
+		notReady:     r.NotReady,
+		warnings:     rootshard.Warnings(rs),
+	}, nil
+}
+
+// invalid formats validation errors as one message naming every bad field.
+func invalid(kind, namespace, name string, errs []error) error {
+	msgs := make([]string, 0, len(errs))
+	for _, e := range errs {
+		msgs = append(msgs, e.Error())
+	}
+	return fmt.Errorf("invalid %s %s/%s, nothing was changed: %s", kind, namespace, name, strings.Join(msgs, "; "))
+}

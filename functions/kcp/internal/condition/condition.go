@@ -1,0 +1,35 @@
+// Package condition holds the XR conditions composers report, independent of the SDK so
+// composers stay pure functions that are easy to test.
+package condition
+
+// Condition is one XR status condition set by the function.
+type Condition struct {
+	Type    string
+	Status  bool
+	Reason  string
+	Message string
+}
+
+// Condition types the function reports on every kcp XR. Crossplane reserves Ready, Synced
+// and Healthy.
+const (
+	// TypeCertificatesReady says whether cert-manager has issued every Certificate of the XR.
+	TypeCertificatesReady = "CertificatesReady"
+	// TypeInputsReady says whether every Secret or ConfigMap the user referenced exists and
+	// every Secret the function derives from them could be built.
+	TypeInputsReady = "InputsReady"
+	// TypeAvailable says whether the XR's main Deployment is fully rolled out, as in kcp-operator.
+	TypeAvailable = "Available"
+)
+
+// Reasons.
+const (
+	ReasonIssued                = "Issued"
+	ReasonIssuing               = "Issuing"
+	ReasonAllPresent            = "AllPresent"
+	ReasonMissing               = "Missing"
+	ReasonReplicasUp            = "ReplicasUp"
+	ReasonReplicasUnavailable   = "ReplicasUnavailable"
+	ReasonDeploymentUnavailable = "DeploymentUnavailable"
+	ReasonWaitingForInputs      = "WaitingForInputs"
+)

@@ -1,0 +1,169 @@
+// Package desired collects the objects a composer wants to exist, keyed by their stable
+// composition resource name, with the readiness the composer decided for each.
+package desired
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func init() {
+	// composed.From needs every typed kind registered in its scheme.
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, cmv1.AddToScheme} {
+		if err := add(composed.Scheme); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// Object is one desired composed resource.
+type Object struct {
+	Name     resource.Name
+	Resource runtime.Object
+	// Kept is set when the object is the observed one carried forward unchanged because the
+	// inputs to rebuild it are missing (never destroy on doubt).
+	Kept  *composed.Unstructured
+	Ready resource.Ready
+}
+
+// Set is an ordered collection of desired objects with unique names.
+type Set struct {
+	objects []Object
+	index   map[resource.Name]int
+}
+
+// Add appends or replaces the object with the given name.
+func (s *Set) Add(name resource.Name, obj runtime.Object, ready resource.Ready) {
+	s.put(Object{Name: name, Resource: obj, Ready: ready})
+}
+
+// Keep carries an observed object forward as it is.
+func (s *Set) Keep(name resource.Name, u *composed.Unstructured, ready resource.Ready) {
+	s.put(Object{Name: name, Kept: u, Ready: ready})
+}
+
+func (s *Set) put(o Object) {
+	if s.index == nil {
+		s.index = map[resource.Name]int{}
+	}
+	if i, ok := s.index[o.Name]; ok {
+		s.objects[i] = o
+		return
+	}
+	s.index[o.Name] = len(s.objects)
+	s.objects = append(s.objects, o)
+}
+
+// Has reports whether name is desired.
+func (s *Set) Has(name resource.Name) bool {
+	_, ok := s.index[name]
+	return ok
+}
+
+// Get returns the desired object with the given name.
+func (s *Set) Get(name resource.Name) (Object, bool) {
+	i, ok := s.index[name]
+	if !ok {
+		return Object{}, false
+	}
+	return s.objects[i], true
+}
+
+// Objects returns the objects in insertion order.
+func (s *Set) Objects() []Object { return s.objects }
+
+// Names returns the sorted names of the desired objects.
+func (s *Set) Names() []resource.Name {
+	out := make([]resource.Name, 0, len(s.objects))
+	for _, o := range s.objects {
+		out = append(out, o.Name)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Composed converts the set into the SDK's desired composed resources.
+func (s *Set) Composed() (map[resource.Name]*resource.DesiredComposed, error) {
+	out := make(map[resource.Name]*resource.DesiredComposed, len(s.objects))
+	for _, o := range s.objects {
+		if o.Kept != nil {
+			out[o.Name] = &resource.DesiredComposed{Resource: keepable(o.Kept), Ready: o.Ready}
+			continue
+		}
+		cd, err := composed.From(o.Resource)
+		if err != nil {
+			return nil, fmt.Errorf("cannot convert composed resource %q: %w", o.Name, err)
+		}
+		out[o.Name] = &resource.DesiredComposed{Resource: cd, Ready: o.Ready}
+	}
+	return out, nil
+}
+
+// keepable strips what the API server owns from an observed object so that applying it
+// again changes nothing.
+func keepable(u *composed.Unstructured) *composed.Unstructured {
+	c := composed.New()
+	c.SetAPIVersion(u.GetAPIVersion())
+	c.SetKind(u.GetKind())
+	c.SetName(u.GetName())
+	c.SetNamespace(u.GetNamespace())
+	if l := u.GetLabels(); len(l) > 0 {
+		c.SetLabels(l)
+	}
+	if a := u.GetAnnotations(); len(a) > 0 {
+		delete(a, "crossplane.io/composition-resource-name")
+		if len(a) > 0 {
+			c.SetAnnotations(a)
+		}
+	}
+	for k, v := range u.Object {
+		switch k {
+		case "apiVersion", "kind", "metadata", "status":
+			continue
+		}
+		c.Object[k] = runtime.DeepCopyJSONValue(v)
+	}
+	return c
+}
+
+// Fingerprint hashes the data of a desired Secret or ConfigMap, so pods that mount it roll
+// when it changes. Other kinds hash to the empty string.
+func Fingerprint(o Object) string {
+	switch r := o.Resource.(type) {
+	case *corev1.Secret:
+		return fingerprint(r.Data)
+	case *corev1.ConfigMap:
+		return fingerprint(r.Data)
+	}
+	if o.Kept != nil {
+		raw, _ := o.Kept.Object["data"].(map[string]any)
+		data := make(map[string]string, len(raw))
+		for k, v := range raw {
+			data[k], _ = v.(string)
+		}
+		return fingerprint(data)
+	}
+	return ""
+}
+
+func fingerprint[V string | []byte](data map[string]V) string {
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s\x00%s\x00", k, data[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

@@ -1,0 +1,183 @@
+// Package gate decides when a workload may be composed or changed: only once every Secret
+// and ConfigMap its pods mount exists, so pods never start against missing files. It also
+// fingerprints those inputs, so a renewed certificate or changed configuration rolls the pods.
+package gate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
+)
+
+// Kinds of object a pod can mount.
+const (
+	KindSecret    = "Secret"
+	KindConfigMap = "ConfigMap"
+)
+
+type sourceKind int
+
+const (
+	fromCertificate sourceKind = iota
+	fromComposed
+	fromExternal
+)
+
+type source struct {
+	kind sourceKind
+	key  resource.Name
+	// objectKind and field describe an external object: where in the spec it is referenced.
+	objectKind string
+	field      string
+}
+
+// Inputs knows where every mountable object of one XR comes from.
+type Inputs struct {
+	sources map[string]source
+	// requirements are kept in registration order, so responses are deterministic.
+	requirements []Requirement
+}
+
+// Certificate registers a Secret written by cert-manager for the composed Certificate key.
+func (in *Inputs) Certificate(secret string, key resource.Name) {
+	in.set(secret, source{kind: fromCertificate, key: key})
+}
+
+// Composed registers a Secret or ConfigMap the function composes itself under key.
+func (in *Inputs) Composed(name string, key resource.Name) {
+	in.set(name, source{kind: fromComposed, key: key})
+}
+
+// External registers an object the user provides, referenced from the given spec field.
+// External objects are read as required resources.
+func (in *Inputs) External(kind, name, field string) {
+	id := kind + "/" + name
+	if _, ok := in.sources[id]; !ok {
+		in.set(id, source{kind: fromExternal, objectKind: kind, field: field})
+	}
+	in.Read(kind, name)
+}
+
+// Read requires an object whose data the function needs (say a CA certificate to merge into
+// a bundle) without making it a workload input.
+func (in *Inputs) Read(kind, name string) {
+	r := Requirement{Kind: kind, Name: name}
+	for _, x := range in.requirements {
+		if x == r {
+			return
+		}
+	}
+	in.requirements = append(in.requirements, r)
+}
+
+func (in *Inputs) set(id string, s source) {
+	if in.sources == nil {
+		in.sources = map[string]source{}
+	}
+	in.sources[id] = s
+}
+
+// Requirement is an object to read as a required resource.
+type Requirement struct {
+	Kind string
+	Name string
+}
+
+// RequirementKey is the name of the requirement in the RunFunction response.
+func (r Requirement) RequirementKey() string { return strings.ToLower(r.Kind) + "/" + r.Name }
+
+// Requirements lists the objects to read, in registration order.
+func (in *Inputs) Requirements() []Requirement { return in.requirements }
+
+// Verdict is the outcome of checking a workload's mounts.
+type Verdict struct {
+	// WaitingCertificates are certificates not yet issued.
+	WaitingCertificates []string
+	// WaitingObjects are composed or external objects that do not exist yet, described for
+	// a condition message.
+	WaitingObjects []string
+	Rollout        workload.Rollout
+}
+
+// Open reports whether every mount is available.
+func (v Verdict) Open() bool { return len(v.WaitingCertificates) == 0 && len(v.WaitingObjects) == 0 }
+
+// Check examines the Secrets and ConfigMaps mounted by a workload. Names not registered are
+// assumed to be the user's (extra volumes) and not checked.
+func (in *Inputs) Check(m workload.Mounts, st *observed.State, want *desired.Set) Verdict {
+	var v Verdict
+	for _, x := range m {
+		var kind, name string
+		switch {
+		case x.Volume.Secret != nil:
+			kind, name = KindSecret, x.Volume.Secret.SecretName
+		case x.Volume.ConfigMap != nil:
+			kind, name = KindConfigMap, x.Volume.ConfigMap.Name
+		default:
+			continue
+		}
+		s, ok := in.sources[name]
+		if !ok {
+			s, ok = in.sources[kind+"/"+name]
+		}
+		if !ok {
+			continue
+		}
+		switch s.kind {
+		case fromCertificate:
+			if !st.CertificateIssued(s.key) {
+				v.WaitingCertificates = append(v.WaitingCertificates, name)
+				continue
+			}
+			v.Rollout.Certificate(name, st.CertificateRevision(s.key))
+		case fromComposed:
+			o, ok := want.Get(s.key)
+			if !ok {
+				v.WaitingObjects = append(v.WaitingObjects, fmt.Sprintf("%s %s", kind, name))
+				continue
+			}
+			v.Rollout.Config(name, desired.Fingerprint(o))
+		case fromExternal:
+			l := st.Object(kind, name)
+			if !l.Found {
+				v.WaitingObjects = append(v.WaitingObjects, fmt.Sprintf("%s %s (%s)", kind, name, s.field))
+				continue
+			}
+			v.Rollout.Config(kind+"/"+name, l.ResourceVersion)
+		}
+	}
+	sort.Strings(v.WaitingCertificates)
+	v.WaitingCertificates = compact(v.WaitingCertificates)
+	sort.Strings(v.WaitingObjects)
+	v.WaitingObjects = compact(v.WaitingObjects)
+	return v
+}
+
+// Message describes what a workload waits for.
+func (v Verdict) Message() string {
+	var parts []string
+	if len(v.WaitingCertificates) > 0 {
+		parts = append(parts, "certificates not yet issued: "+strings.Join(v.WaitingCertificates, ", "))
+	}
+	if len(v.WaitingObjects) > 0 {
+		parts = append(parts, "missing: "+strings.Join(v.WaitingObjects, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func compact(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i > 0 && x == s[i-1] {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}

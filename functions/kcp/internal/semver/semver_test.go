@@ -1,0 +1,53 @@
+package semver
+
+import "testing"
+
+func TestSupportsMountsProxyAndRequestHeader(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		tag    string
+		want   bool
+	}{
+		"Default":        {reason: "The default kcp version supports the flags.", tag: "v0.32.3", want: true},
+		"NewerMinor":     {reason: "Newer minors support the flags.", tag: "v0.33.0", want: true},
+		"PatchTooOld":    {reason: "0.32.2 predates the flags.", tag: "v0.32.2", want: false},
+		"Backport":       {reason: "0.31.6 got the flags as a backport.", tag: "v0.31.6", want: true},
+		"BackportLater":  {reason: "Later 0.31 patches keep the backport.", tag: "v0.31.9", want: true},
+		"BeforeBackport": {reason: "0.31.5 predates the backport.", tag: "v0.31.5", want: false},
+		"OldMinor":       {reason: "0.30 never got the flags.", tag: "v0.30.9", want: false},
+		"NoVPrefix":      {reason: "Tags without v parse too.", tag: "0.32.2", want: false},
+		"PreRelease":     {reason: "Pre-release suffixes are ignored.", tag: "v0.32.3-rc.1", want: true},
+		"NotSemver":      {reason: "Non-semver tags count as the newest kcp.", tag: "main", want: true},
+		"LeadingZero":    {reason: "A leading zero is not semver, so the tag counts as newest.", tag: "v0.032.1", want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := SupportsMountsProxyAndRequestHeader(tc.tag); got != tc.want {
+				t.Errorf("%s\nSupportsMountsProxyAndRequestHeader(%q) = %v, want %v", tc.reason, tc.tag, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSupportsCacheServerClientCA(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		tag    string
+		want   bool
+	}{
+		"Old":          {reason: "0.29.1 predates the flag.", tag: "v0.29.1", want: false},
+		"Backport029":  {reason: "0.29.2 has the backport.", tag: "v0.29.2", want: true},
+		"Old030":       {reason: "0.30.1 predates the backport.", tag: "v0.30.1", want: false},
+		"Backport030":  {reason: "0.30.2 has the backport.", tag: "v0.30.2", want: true},
+		"Release031":   {reason: "0.31.0 has the flag.", tag: "v0.31.0", want: true},
+		"Unparseable":  {reason: "A digest-like tag counts as newest.", tag: "sha-abc", want: true},
+		"MajorRelease": {reason: "1.0.0 is newer than 0.31.", tag: "v1.0.0", want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := SupportsCacheServerClientCA(tc.tag); got != tc.want {
+				t.Errorf("%s\nSupportsCacheServerClientCA(%q) = %v, want %v", tc.reason, tc.tag, got, tc.want)
+			}
+		})
+	}
+}
