@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	stderrors "errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
@@ -149,8 +152,8 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *resource.Composite
 // composeRootShard decodes, validates and composes a RootShard.
 func composeRootShard(obj map[string]any, st *observed.State) (composition, error) {
 	rs := &v1alpha1.RootShard{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, rs); err != nil {
-		return composition{}, errors.Wrap(err, "cannot decode RootShard: check field types against the RootShard schema")
+	if err := decode(obj, rs); err != nil {
+		return composition{}, errors.Wrap(err, "cannot decode RootShard")
 	}
 	if errs := rootshard.Validate(rs); len(errs) > 0 {
 		return composition{}, invalid("RootShard", rs.GetNamespace(), rs.GetName(), errs.ToAggregate().Errors())
@@ -164,6 +167,36 @@ func composeRootShard(obj map[string]any, st *observed.State) (composition, erro
 		notReady:     r.NotReady,
 		warnings:     rootshard.Warnings(rs),
 	}, nil
+}
+
+// decode converts an unstructured XR into its typed form. encoding/json names the field and
+// type of a mismatch, which the unstructured converter does not.
+func decode(obj map[string]any, into any) error {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		var te *json.UnmarshalTypeError
+		if stderrors.As(err, &te) {
+			return fmt.Errorf("%s must be of type %s, not a JSON %s", jsonPath(te.Field), te.Type, te.Value)
+		}
+		return err
+	}
+	return nil
+}
+
+// jsonPath drops the names of embedded Go structs from a decoding error's field path.
+func jsonPath(goPath string) string {
+	parts := strings.Split(goPath, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && unicode.IsUpper(rune(p[0])) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ".")
 }
 
 // invalid formats validation errors as one message naming every bad field.

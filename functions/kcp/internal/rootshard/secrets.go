@@ -124,7 +124,7 @@ func (c *composer) addSecret(name string, data map[string][]byte) {
 func (c *composer) keepOrWait(key resource.Name, why string) {
 	if u, ok := c.st.Get(key); ok {
 		c.out.Desired.Keep(key, u, resource.ReadyTrue)
-		return
+		why += ", kept unchanged meanwhile"
 	}
 	c.waiting = append(c.waiting, why)
 }
