@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"testing"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// convergedRequest simulates the world of examples/basic after cert-manager issued every
+// certificate and every Deployment rolled out, by feeding responses back as observed state.
+func convergedRequest(tb testing.TB, xr string) *fnv1.RunFunctionRequest {
+	tb.Helper()
+	f := &Function{log: logging.NewNopLogger()}
+	req := newRequest(xr)
+	for range 6 {
+		rsp, err := f.RunFunction(context.Background(), req)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		observed := map[string]*fnv1.Resource{}
+		required := map[string]*fnv1.Resources{}
+		for name, r := range rsp.GetDesired().GetResources() {
+			obj := r.GetResource().AsMap()
+			md := obj["metadata"].(map[string]any)
+			switch obj["kind"] {
+			case "Certificate":
+				obj["status"] = map[string]any{"revision": 1, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+				secret := obj["spec"].(map[string]any)["secretName"].(string)
+				required["secret/"+secret] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: mustStruct(tb, map[string]any{
+					"apiVersion": "v1", "kind": "Secret",
+					"metadata": map[string]any{"name": secret, "namespace": md["namespace"]},
+					"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n"))},
+				})}}}
+			case "Issuer":
+				obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+			case "Deployment":
+				replicas := obj["spec"].(map[string]any)["replicas"]
+				md["generation"] = 1
+				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
+					"availableReplicas": replicas, "conditions": []any{map[string]any{"type": "Available", "status": "True"}}}
+			}
+			observed[name] = &fnv1.Resource{Resource: mustStruct(tb, obj)}
+		}
+		req = newRequest(xr)
+		req.Observed.Resources = observed
+		req.RequiredResources = required
+	}
+	return req
+}
+
+func mustStruct(tb testing.TB, m map[string]any) *structpb.Struct {
+	tb.Helper()
+	s, err := structpb.NewStruct(normalize(m).(map[string]any))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// normalize turns ints into float64, the only number type structpb accepts from Go maps.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+		return x
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	}
+	return v
+}
+
+func TestConvergedRequestComposesWorkloads(t *testing.T) {
+	rsp := run(t, convergedRequest(t, basicXR))
+	for _, k := range []string{"deployment-kcp", "deployment-proxy", "service-kcp", "service-proxy", "secret-proxy-merged-client-ca"} {
+		if _, ok := rsp.GetDesired().GetResources()[k]; !ok {
+			t.Errorf("converged basic RootShard must compose %s", k)
+		}
+	}
+	if got := len(rsp.GetDesired().GetResources()); got != 29 {
+		t.Errorf("converged basic RootShard composes %d resources, want 29", got)
+	}
+	if rsp.GetDesired().GetComposite().GetReady() == fnv1.Ready_READY_FALSE {
+		t.Errorf("converged XR must not be forced not ready")
+	}
+}
+
+// BenchmarkRunFunction measures one RunFunction call on examples/basic. Run with
+// `go test -run '^$' -bench RunFunction -benchmem ./functions/kcp/`.
+func BenchmarkRunFunction(b *testing.B) {
+	for name, req := range map[string]*fnv1.RunFunctionRequest{
+		"RootShard/Fresh":     newRequest(basicXR),
+		"RootShard/Converged": convergedRequest(b, basicXR),
+	} {
+		b.Run(name, func(b *testing.B) {
+			f := &Function{log: logging.NewNopLogger()}
+			rsp, err := f.RunFunction(context.Background(), req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(proto.Size(rsp)), "response-bytes")
+			b.ReportMetric(float64(proto.Size(req)), "request-bytes")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := f.RunFunction(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
