@@ -7,10 +7,13 @@ import (
 	"slices"
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 )
 
 // MaxNameLength keeps <name>-proxy-... Service names within the 63 characters of a DNS label.
@@ -52,6 +55,45 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	if p := s.Proxy; p != nil {
 		errs = append(errs, ValidateImage(spec.Child("proxy", "image"), p.Image)...)
 		errs = append(errs, validateReplicas(spec.Child("proxy", "replicas"), p.Replicas)...)
+	}
+	errs = append(errs, validateExtraVolumes(spec, rs)...)
+	return errs
+}
+
+// validateExtraVolumes rejects extra volumes whose names clash with generated ones and extra
+// mounts of volumes that do not exist: the API server would reject the Deployment.
+func validateExtraVolumes(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorList {
+	c := &composer{rs: rs, name: names.RootShard(rs.GetName()), st: observed.New(nil)}
+	var errs field.ErrorList
+	check := func(p *field.Path, generated []string, vols []corev1.Volume, mounts []corev1.VolumeMount) {
+		known := map[string]bool{}
+		for _, n := range generated {
+			known[n] = true
+		}
+		for i, v := range vols {
+			if slices.Contains(generated, v.Name) {
+				errs = append(errs, field.Duplicate(p.Child("extraVolumes").Index(i).Child("name"), v.Name))
+			}
+			known[v.Name] = true
+		}
+		for i, m := range mounts {
+			if !known[m.Name] {
+				errs = append(errs, field.NotFound(p.Child("extraVolumeMounts").Index(i).Child("name"), m.Name))
+			}
+		}
+	}
+	var shardVols []string
+	for _, v := range append(c.mounts().Volumes(), c.authentication().Mounts.Volumes()...) {
+		shardVols = append(shardVols, v.Name)
+	}
+	check(spec, shardVols, rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
+	if p := rs.Spec.Proxy; p != nil {
+		var proxyVols []string
+		generated, _, _ := c.rootProxy().Mounts()
+		for _, v := range generated.Volumes() {
+			proxyVols = append(proxyVols, v.Name)
+		}
+		check(spec.Child("proxy"), proxyVols, p.ExtraVolumes, p.ExtraVolumeMounts)
 	}
 	return errs
 }

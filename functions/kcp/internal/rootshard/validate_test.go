@@ -1,0 +1,108 @@
+package rootshard
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+)
+
+func TestValidate(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.RootShard)
+		want   []string
+	}{
+		"Valid": {
+			reason: "examples/basic is valid",
+			mod:    func(*v1alpha1.RootShard) {},
+		},
+		"BothCASources": {
+			reason: "issuerRef and caSecretRef exclude each other",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Certificates.CASecretRef = &corev1.LocalObjectReference{Name: "ca"}
+			},
+			want: []string{"spec.certificates: Forbidden: set either issuerRef (a cert-manager issuer for the root CA) or caSecretRef (an existing CA Secret), not both"},
+		},
+		"IssuerKind": {
+			reason: "cert-manager issuers are Issuers or ClusterIssuers",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Certificates.IssuerRef.Kind = "Issuers" },
+			want:   []string{`spec.certificates.issuerRef.kind: Unsupported value: "Issuers": supported values: "Issuer", "ClusterIssuer"`},
+		},
+		"ExternalIssuerKind": {
+			reason: "issuers of other groups may have any kind",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Certificates.IssuerRef = &v1alpha1.ObjectReference{Name: "vault", Kind: "VaultIssuer", Group: "example.io"}
+			},
+		},
+		"EtcdEndpoint": {
+			reason: "etcd endpoints are URLs",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Etcd.Endpoints = []string{"etcd:2379"} },
+			want:   []string{`spec.etcd.endpoints[0]: Invalid value: "etcd:2379": must be an etcd client URL such as https://etcd:2379`},
+		},
+		"ShardBaseURLWithPath": {
+			reason: "the base URL has no path: kcp appends its own",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.ShardBaseURL = "https://root.example.com:6443/clusters/root" },
+			want:   []string{`spec.shardBaseURL: Invalid value: "https://root.example.com:6443/clusters/root": must be an https URL with host and optional port and no path, for example https://root.kcp.svc.cluster.local:6443`},
+		},
+		"ShardBaseURLOK": {
+			reason: "an https URL with port is fine",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.ShardBaseURL = "https://root.example.com:6443" },
+		},
+		"HostnameWithPort": {
+			reason: "the external hostname has no port",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.External.Hostname = "api.example.com:443" },
+			want:   []string{`spec.external.hostname: Invalid value: "api.example.com:443": must be a DNS name or IP address without scheme or port`},
+		},
+		"HostnameIP": {
+			reason: "an IP address is a valid hostname",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.External.Hostname = "192.0.2.10" },
+		},
+		"Repository": {
+			reason: "repositories carry no tag",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Image = &v1alpha1.ImageSpec{Repository: "ghcr.io/kcp-dev/kcp:v1"} },
+			want:   []string{`spec.image.repository: Invalid value: "ghcr.io/kcp-dev/kcp:v1": must be an image repository without tag, for example ghcr.io/kcp-dev/kcp`},
+		},
+		"ProxyReplicas": {
+			reason: "replicas are not negative",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Proxy = &v1alpha1.RootShardProxySpec{Replicas: ptr.To[int32](-1)} },
+			want:   []string{"spec.proxy.replicas: Invalid value: -1: must not be negative"},
+		},
+		"ExtraVolumeClash": {
+			reason: "an extra volume must not reuse a generated volume name",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.ExtraVolumes = []corev1.Volume{{Name: "server-cert"}, {Name: "encryption"}}
+				rs.Spec.ExtraVolumeMounts = []corev1.VolumeMount{{Name: "encryption"}, {Name: "typo"}}
+			},
+			want: []string{
+				`spec.extraVolumes[0].name: Duplicate value: "server-cert"`,
+				`spec.extraVolumeMounts[1].name: Not found: "typo"`,
+			},
+		},
+		"ProxyExtraMountOfGeneratedVolume": {
+			reason: "extra mounts may mount a generated volume elsewhere",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Proxy = &v1alpha1.RootShardProxySpec{ExtraVolumeMounts: []corev1.VolumeMount{{Name: "root-proxy-config", MountPath: "/x"}}}
+			},
+		},
+		"VirtualWorkspace": {
+			reason: "external virtual workspaces are not supported yet, and say so",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: "vw"} },
+			want:   []string{"spec.kcpVirtualWorkspace: Forbidden: external VirtualWorkspaces are not supported by this version of configuration-kcp yet; remove the field to run virtual workspaces inside the root shard"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, e := range Validate(basic(tc.mod)) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nValidate(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
