@@ -63,13 +63,17 @@ func TestValidate(t *testing.T) {
 		},
 		"Repository": {
 			reason: "repositories carry no tag",
-			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Image = &v1alpha1.ImageSpec{Repository: "ghcr.io/kcp-dev/kcp:v1"} },
-			want:   []string{`spec.image.repository: Invalid value: "ghcr.io/kcp-dev/kcp:v1": must be an image repository without tag, for example ghcr.io/kcp-dev/kcp`},
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Image = &v1alpha1.ImageSpec{Repository: "ghcr.io/kcp-dev/kcp:v1"}
+			},
+			want: []string{`spec.image.repository: Invalid value: "ghcr.io/kcp-dev/kcp:v1": must be an image repository without tag, for example ghcr.io/kcp-dev/kcp`},
 		},
 		"ProxyReplicas": {
 			reason: "replicas are not negative",
-			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Proxy = &v1alpha1.RootShardProxySpec{Replicas: ptr.To[int32](-1)} },
-			want:   []string{"spec.proxy.replicas: Invalid value: -1: must not be negative"},
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Proxy = &v1alpha1.RootShardProxySpec{Replicas: ptr.To[int32](-1)}
+			},
+			want: []string{"spec.proxy.replicas: Invalid value: -1: must not be negative"},
 		},
 		"ExtraVolumeClash": {
 			reason: "an extra volume must not reuse a generated volume name",
