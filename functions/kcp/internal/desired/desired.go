@@ -103,9 +103,20 @@ func (s *Set) Composed() (map[resource.Name]*resource.DesiredComposed, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot convert composed resource %q: %w", o.Name, err)
 		}
+		dropNoise(cd.Object)
 		out[o.Name] = &resource.DesiredComposed{Resource: cd, Ready: o.Ready}
 	}
 	return out, nil
+}
+
+// dropNoise removes what composed.From writes although the function has no opinion on it:
+// the status (owned by controllers) and cert-manager's isCA: false (its default). Server-side
+// apply would otherwise record ownership of values nobody chose.
+func dropNoise(obj map[string]any) {
+	delete(obj, "status")
+	if spec, ok := obj["spec"].(map[string]any); ok && spec["isCA"] == false {
+		delete(spec, "isCA")
+	}
 }
 
 // keepable strips what the API server owns from an observed object so that applying it
