@@ -1,0 +1,69 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// repoRoot is the repository root seen from this package's directory, where go test runs.
+const repoRoot = "../.."
+
+// The golden and validation tests share one render of every example.
+var (
+	renderOnce sync.Once
+	rendered   []*Rendered
+	renderErr  error
+)
+
+// renderExamples renders every example under <repo>/examples once per test binary. Missing
+// tools fail the test: `make test` builds them first, so a skip would only hide a problem.
+func renderExamples(t *testing.T) []*Rendered {
+	t.Helper()
+	renderOnce.Do(func() { rendered, renderErr = renderAll() })
+	if renderErr != nil {
+		t.Fatal(renderErr)
+	}
+	return rendered
+}
+
+func renderAll() ([]*Rendered, error) {
+	tools, err := FindTools(repoRoot)
+	if err != nil {
+		return nil, err
+	}
+	examples, err := LoadExamples(filepath.Join(repoRoot, "examples"))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	h, err := Start(ctx, repoRoot, tools)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	var out []*Rendered
+	for _, ex := range examples {
+		r, err := h.RenderExample(ctx, ex)
+		if err != nil {
+			return nil, fmt.Errorf("%w\nfunction logs:\n%s", err, h.FunctionLogs())
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// states pairs each state's file name with its outputs.
+func states(r *Rendered) []struct {
+	name string
+	outs []*Output
+} {
+	return []struct {
+		name string
+		outs []*Output
+	}{{"fresh", r.Fresh}, {"converged", r.Converged}}
+}

@@ -1,0 +1,275 @@
+package render
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakePKI has readable stand-ins for PEM data, so wants show which fixture went where.
+var fakePKI = PKI{
+	RootCA:         KeyPair{Cert: []byte("root-crt"), Key: []byte("root-key"), NotBefore: day(2024), NotAfter: day(2034)},
+	IntermediateCA: KeyPair{Cert: []byte("intermediate-crt"), Key: []byte("intermediate-key"), NotBefore: day(2024), NotAfter: day(2034)},
+	Leaf:           KeyPair{Cert: []byte("leaf-crt"), Key: []byte("leaf-key"), NotBefore: day(2024), NotAfter: day(2025)},
+}
+
+func day(year int) time.Time { return time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+const issuerCA = `
+apiVersion: cert-manager.io/v1
+kind: Issuer
+metadata:
+  name: root-ca
+  namespace: kcp
+  annotations: {crossplane.io/composition-resource-name: issuer-ca}
+spec:
+  ca: {secretName: root-ca}
+status:
+  conditions: null
+`
+
+const issuerCAReady = `
+apiVersion: cert-manager.io/v1
+kind: Issuer
+metadata:
+  name: root-ca
+  namespace: kcp
+  annotations: {crossplane.io/composition-resource-name: issuer-ca}
+spec:
+  ca: {secretName: root-ca}
+status:
+  conditions:
+  - {type: Ready, status: "True", reason: KeyPairVerified, message: Signing CA verified, lastTransitionTime: "2024-01-01T00:00:00Z"}
+`
+
+// certificate is a composed Certificate named name, issued by a kind/name issuer.
+func certificate(name string, isCA bool, issuerKind, issuerName string) string {
+	ca := "false"
+	if isCA {
+		ca = "true"
+	}
+	return `
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: ` + name + `
+  namespace: kcp
+  annotations: {crossplane.io/composition-resource-name: certificate-` + name + `}
+spec:
+  isCA: ` + ca + `
+  issuerRef: {group: cert-manager.io, kind: ` + issuerKind + `, name: ` + issuerName + `}
+  secretName: ` + name + `
+  secretTemplate:
+    labels: {operator.kcp.io/rootshard: root}
+status:
+  conditions: null
+`
+}
+
+// issued is the simulated status of an issued Certificate.
+func issued(cert, notAfter string) string {
+	return strings.Replace(cert, "status:\n  conditions: null\n", `status:
+  conditions:
+  - {type: Ready, status: "True", reason: Ready, message: Certificate is up to date and has not expired, lastTransitionTime: "2024-01-01T00:00:00Z"}
+  revision: 1
+  notBefore: "2024-01-01T00:00:00Z"
+  notAfter: "`+notAfter+`"
+`, 1)
+}
+
+// tlsSecret is what cert-manager writes for Certificate name.
+func tlsSecret(name, issuerKind, issuerName, crt, key, ca string) string {
+	return `
+apiVersion: v1
+kind: Secret
+type: kubernetes.io/tls
+metadata:
+  name: ` + name + `
+  namespace: kcp
+  resourceVersion: "1"
+  labels: {operator.kcp.io/rootshard: root}
+  annotations:
+    cert-manager.io/certificate-name: ` + name + `
+    cert-manager.io/issuer-group: cert-manager.io
+    cert-manager.io/issuer-kind: ` + issuerKind + `
+    cert-manager.io/issuer-name: ` + issuerName + `
+data:
+  tls.crt: ` + b64(crt) + `
+  tls.key: ` + b64(key) + `
+  ca.crt: ` + b64(ca) + `
+`
+}
+
+func TestObserve(t *testing.T) {
+	type args struct {
+		environment []string
+		composed    []string
+	}
+	type want struct {
+		observed []string
+		required []string
+		err      string
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"RootCA": {
+			reason: "A CA from an issuer the XR does not compose is a root: it gets the root fixture, and its ca.crt is itself.",
+			args:   args{composed: []string{certificate("root-ca", true, "ClusterIssuer", "selfsigned")}},
+			want: want{
+				observed: []string{issued(certificate("root-ca", true, "ClusterIssuer", "selfsigned"), "2034-01-01T00:00:00Z")},
+				required: []string{tlsSecret("root-ca", "ClusterIssuer", "selfsigned", "root-crt", "root-key", "root-crt")},
+			},
+		},
+		"IntermediateCA": {
+			reason: "A CA issued by a composed Issuer gets the intermediate fixture, signed by the root.",
+			args:   args{composed: []string{certificate("root-server-ca", true, "Issuer", "root-ca"), issuerCA}},
+			want: want{
+				observed: []string{issued(certificate("root-server-ca", true, "Issuer", "root-ca"), "2034-01-01T00:00:00Z"), issuerCAReady},
+				required: []string{tlsSecret("root-server-ca", "Issuer", "root-ca", "intermediate-crt", "intermediate-key", "root-crt")},
+			},
+		},
+		"Leaf": {
+			reason: "A certificate that is not a CA gets the leaf fixture, signed by the intermediate.",
+			args:   args{composed: []string{certificate("root-server", false, "Issuer", "root-server-ca")}},
+			want: want{
+				observed: []string{issued(certificate("root-server", false, "Issuer", "root-server-ca"), "2025-01-01T00:00:00Z")},
+				required: []string{tlsSecret("root-server", "Issuer", "root-server-ca", "leaf-crt", "leaf-key", "intermediate-crt")},
+			},
+		},
+		"DeploymentAvailable": {
+			reason: "A Deployment is rolled out at generation 1 with every replica available.",
+			args: args{composed: []string{`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: root-kcp, namespace: kcp, annotations: {crossplane.io/composition-resource-name: deployment-kcp}}
+spec: {replicas: 3}
+status: {replicas: 0, conditions: null}
+`}},
+			want: want{observed: []string{`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: root-kcp, namespace: kcp, generation: 1, annotations: {crossplane.io/composition-resource-name: deployment-kcp}}
+spec: {replicas: 3}
+status:
+  observedGeneration: 1
+  replicas: 3
+  readyReplicas: 3
+  availableReplicas: 3
+  updatedReplicas: 3
+  conditions:
+  - {type: Available, status: "True", reason: MinimumReplicasAvailable, message: Deployment has minimum availability., lastTransitionTime: "2024-01-01T00:00:00Z"}
+  - {type: Progressing, status: "True", reason: NewReplicaSetAvailable, message: ReplicaSet "root-kcp" has successfully progressed., lastTransitionTime: "2024-01-01T00:00:00Z"}
+`}},
+		},
+		"DeploymentDefaultReplicas": {
+			reason: "A Deployment without spec.replicas runs the API server's default of one.",
+			args: args{composed: []string{`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: p, namespace: kcp, annotations: {crossplane.io/composition-resource-name: deployment-p}}
+spec: {}
+`}},
+			want: want{observed: []string{`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: p, namespace: kcp, generation: 1, annotations: {crossplane.io/composition-resource-name: deployment-p}}
+spec: {}
+status:
+  observedGeneration: 1
+  replicas: 1
+  readyReplicas: 1
+  availableReplicas: 1
+  updatedReplicas: 1
+  conditions:
+  - {type: Available, status: "True", reason: MinimumReplicasAvailable, message: Deployment has minimum availability., lastTransitionTime: "2024-01-01T00:00:00Z"}
+  - {type: Progressing, status: "True", reason: NewReplicaSetAvailable, message: ReplicaSet "p" has successfully progressed., lastTransitionTime: "2024-01-01T00:00:00Z"}
+`}},
+		},
+		"OtherKindsAsRendered": {
+			reason: "Services, ConfigMaps and composed Secrets are observed exactly as rendered.",
+			args: args{composed: []string{`
+apiVersion: v1
+kind: Service
+metadata: {name: root-kcp, namespace: kcp, annotations: {crossplane.io/composition-resource-name: service-kcp}}
+spec: {ports: [{port: 6443}]}
+`}},
+			want: want{observed: []string{`
+apiVersion: v1
+kind: Service
+metadata: {name: root-kcp, namespace: kcp, annotations: {crossplane.io/composition-resource-name: service-kcp}}
+spec: {ports: [{port: 6443}]}
+`}},
+		},
+		"Environment": {
+			reason: "The user's Secrets and ConfigMaps are required resources as the API server stores them (resourceVersion set, stringData folded into data); other documents are not.",
+			args: args{environment: []string{
+				`{apiVersion: v1, kind: Namespace, metadata: {name: kcp}}`,
+				`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp}, data: {a: YQ==}, stringData: {b: b}}`,
+				`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: kcp, resourceVersion: "7"}}`,
+				`{apiVersion: cert-manager.io/v1, kind: ClusterIssuer, metadata: {name: selfsigned}, spec: {selfSigned: {}}}`,
+			}},
+			want: want{required: []string{
+				`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, resourceVersion: "1"}, data: {a: YQ==, b: Yg==}}`,
+				`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: kcp, resourceVersion: "7"}}`,
+			}},
+		},
+		"MissingResourceName": {
+			reason: "Render matches observed resources by annotation, so one without it is an error.",
+			args:   args{composed: []string{`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: kcp}}`}},
+			want:   want{err: "composed ConfigMap c has no crossplane.io/composition-resource-name annotation"},
+		},
+		"CertificateWithoutSecretName": {
+			reason: "cert-manager cannot write a Secret without a name.",
+			args: args{composed: []string{`
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: x, namespace: kcp, annotations: {crossplane.io/composition-resource-name: certificate-x}}
+spec: {issuerRef: {name: i}}
+`}},
+			want: want{err: "Certificate x has no spec.secretName"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sim := Simulator{PKI: fakePKI, Environment: objects(tc.args.environment...)}
+			composed := objects(tc.args.composed...)
+			before := contents(objects(tc.args.composed...))
+			got, err := sim.Observe(composed)
+			if diff := cmp.Diff(tc.want.err, errorString(t, err)); diff != "" {
+				t.Fatalf("%s\nObserve(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(contents(objects(tc.want.observed...)), contents(got.Observed)); diff != "" {
+				t.Errorf("%s\nObserve(...).Observed: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(contents(objects(tc.want.required...)), contents(got.Required)); diff != "" {
+				t.Errorf("%s\nObserve(...).Required: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(before, contents(composed)); diff != "" {
+				t.Errorf("%s\nObserve(...) changed its input: -before, +after:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestFresh(t *testing.T) {
+	sim := Simulator{PKI: fakePKI, Environment: objects(
+		`{apiVersion: v1, kind: Namespace, metadata: {name: kcp}}`,
+		`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp}}`,
+	)}
+	want := World{Required: objects(`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, resourceVersion: "1"}}`)}
+	got := sim.Fresh()
+	if diff := cmp.Diff(contents(want.Required), contents(got.Required)); diff != "" {
+		t.Errorf("Fresh().Required: -want, +got:\n%s", diff)
+	}
+	if got.Observed != nil {
+		t.Errorf("Fresh().Observed: want nothing, got %d objects", len(got.Observed))
+	}
+}

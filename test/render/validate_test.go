@@ -1,0 +1,85 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// certManagerCRDs are the cert-manager kinds a composition may compose or reference.
+var certManagerCRDs = []string{"certificates", "issuers", "clusterissuers", "certificaterequests"}
+
+// TestValidate checks every rendered resource against its schema, offline: the XRs against
+// the XRDs under apis/, cert-manager kinds against the CRDs of the cert-manager version in
+// go.mod, core kinds against client-go's types.
+func TestValidate(t *testing.T) {
+	rs := renderExamples(t)
+	tools, err := FindTools(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := extensions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	for _, r := range rs {
+		for _, s := range states(r) {
+			t.Run(r.Example+"/"+s.name, func(t *testing.T) {
+				b, err := Resources(s.outs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				file := filepath.Join(t.TempDir(), "resources.yaml")
+				if err := os.WriteFile(file, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				// An empty --crossplane-image skips downloading Crossplane's own CRDs.
+				cmd := exec.Command(tools.Crossplane, "resource", "validate", strings.Join(ext, ","), file,
+					"--crossplane-image=", "--cache-dir="+cache, "--error-on-missing-schemas", "--skip-success-results")
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("crossplane resource validate: %v\n%s", err, out)
+				}
+				if !strings.Contains(string(out), " 0 missing schemas") || !strings.Contains(string(out), " 0 failure cases") {
+					t.Fatalf("crossplane resource validate did not validate everything:\n%s", out)
+				}
+			})
+		}
+	}
+}
+
+// extensions lists the XRDs and the cert-manager CRDs. cert-manager comes from the module
+// cache: it is a dependency of the function, so the schemas match the types it composes.
+func extensions() ([]string, error) {
+	xrds, err := filepath.Glob(filepath.Join(repoRoot, "apis", "*", "definition.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", "mod", "download", "-json", "github.com/cert-manager/cert-manager")
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go mod download github.com/cert-manager/cert-manager: %w", err)
+	}
+	var mod struct{ Dir, Version, Error string }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return nil, err
+	}
+	if mod.Error != "" || mod.Dir == "" {
+		return nil, fmt.Errorf("go mod download github.com/cert-manager/cert-manager: %s", mod.Error)
+	}
+	ext := xrds
+	for _, kind := range certManagerCRDs {
+		path := filepath.Join(mod.Dir, "deploy", "crds", "cert-manager.io_"+kind+".yaml")
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("cert-manager %s: %w", mod.Version, err)
+		}
+		ext = append(ext, path)
+	}
+	return ext, nil
+}
