@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
@@ -134,8 +135,16 @@ func TestComposed(t *testing.T) {
 	s.Add("certificate", &cmv1.Certificate{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "cert-manager.io/v1", Kind: "Certificate"},
 		ObjectMeta: metav1.ObjectMeta{Name: "root-server", Namespace: "kcp"},
-		Spec:       cmv1.CertificateSpec{SecretName: "root-server"},
+		Spec: cmv1.CertificateSpec{
+			SecretName: "root-server",
+			IssuerRef:  cmmeta.IssuerReference{Name: "root-server-ca", Kind: "Issuer", Group: "cert-manager.io"},
+		},
 	}, resource.ReadyFalse)
+	s.Add("ca", &cmv1.Certificate{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "cert-manager.io/v1", Kind: "Certificate"},
+		ObjectMeta: metav1.ObjectMeta{Name: "root-ca", Namespace: "kcp"},
+		Spec:       cmv1.CertificateSpec{SecretName: "root-ca", IsCA: true},
+	}, resource.ReadyTrue)
 	s.Keep("deployment", observed(map[string]any{
 		"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{
@@ -155,7 +164,7 @@ func TestComposed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Composed(): %v", err)
 	}
-	if diff := cmp.Diff([]resource.Name{"certificate", "configmap", "deployment"}, sortedKeys(got)); diff != "" {
+	if diff := cmp.Diff([]resource.Name{"ca", "certificate", "configmap", "deployment"}, sortedKeys(got)); diff != "" {
 		t.Errorf("Every object of the set is desired.\nComposed(): -want, +got:\n%s", diff)
 	}
 
@@ -167,8 +176,19 @@ func TestComposed(t *testing.T) {
 	if diff := cmp.Diff(wantCM, got["configmap"].Resource.Object); diff != "" {
 		t.Errorf("An added typed object is converted to unstructured.\nComposed(): -want, +got:\n%s", diff)
 	}
-	if c := got["certificate"].Resource; c.GetKind() != "Certificate" || c.GetAPIVersion() != "cert-manager.io/v1" || c.GetName() != "root-server" {
-		t.Errorf("An added cert-manager Certificate keeps its kind, apiVersion and name; got %s %s %s", c.GetAPIVersion(), c.GetKind(), c.GetName())
+	wantCert := map[string]any{
+		"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+		"metadata": map[string]any{"name": "root-server", "namespace": "kcp"},
+		"spec": map[string]any{
+			"secretName": "root-server",
+			"issuerRef":  map[string]any{"name": "root-server-ca", "kind": "Issuer", "group": "cert-manager.io"},
+		},
+	}
+	if diff := cmp.Diff(wantCert, got["certificate"].Resource.Object); diff != "" {
+		t.Errorf("An added Certificate has no status and no isCA: false, values the function has no opinion on.\nComposed(): -want, +got:\n%s", diff)
+	}
+	if ca := got["ca"].Resource.Object["spec"].(map[string]any)["isCA"]; ca != true {
+		t.Errorf("A CA Certificate keeps isCA: true, got %v", ca)
 	}
 	wantReady := map[resource.Name]resource.Ready{"configmap": resource.ReadyTrue, "certificate": resource.ReadyFalse, "deployment": resource.ReadyTrue}
 	for k, want := range wantReady {
