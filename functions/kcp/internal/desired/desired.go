@@ -4,6 +4,7 @@ package desired
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"sort"
@@ -99,23 +100,52 @@ func (s *Set) Composed() (map[resource.Name]*resource.DesiredComposed, error) {
 			out[o.Name] = &resource.DesiredComposed{Resource: keepable(o.Kept), Ready: o.Ready}
 			continue
 		}
-		cd, err := composed.From(o.Resource)
+		cd, err := toComposed(o.Resource)
 		if err != nil {
 			return nil, fmt.Errorf("cannot convert composed resource %q: %w", o.Name, err)
 		}
-		dropNoise(cd.Object)
 		out[o.Name] = &resource.DesiredComposed{Resource: cd, Ready: o.Ready}
 	}
 	return out, nil
 }
 
-// dropNoise removes what composed.From writes although the function has no opinion on it:
-// the status (owned by controllers) and cert-manager's isCA: false (its default). Server-side
-// apply would otherwise record ownership of values nobody chose.
-func dropNoise(obj map[string]any) {
+// toComposed converts a typed object with the API machinery's own JSON rules, which are the
+// rules kubectl and controllers use: zero values of omitempty fields (0, false, "") are left
+// out. composed.From keeps them, and server-side apply would then record ownership of values
+// nobody chose (hostPort: 0, paused: false, ...). Nulls and the status are dropped too: the
+// function has no opinion on either.
+func toComposed(o runtime.Object) (*composed.Unstructured, error) {
+	gvks, _, err := composed.Scheme.ObjectKinds(o)
+	if err != nil {
+		return nil, err
+	}
+	o.GetObjectKind().SetGroupVersionKind(gvks[0])
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return nil, err
+	}
 	delete(obj, "status")
-	if spec, ok := obj["spec"].(map[string]any); ok && spec["isCA"] == false {
-		delete(spec, "isCA")
+	pruneNulls(obj)
+	u := composed.New()
+	u.Object = obj
+	return u, nil
+}
+
+// pruneNulls removes null values, such as the zero creationTimestamp of typed metadata.
+func pruneNulls(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+				continue
+			}
+			pruneNulls(e)
+		}
+	case []any:
+		for _, e := range x {
+			pruneNulls(e)
+		}
 	}
 }
 
@@ -157,9 +187,17 @@ func Fingerprint(o Object) string {
 	}
 	if o.Kept != nil {
 		raw, _ := o.Kept.Object["data"].(map[string]any)
-		data := make(map[string]string, len(raw))
+		data := make(map[string][]byte, len(raw))
 		for k, v := range raw {
-			data[k], _ = v.(string)
+			str, _ := v.(string)
+			data[k] = []byte(str)
+			// A Secret's data is base64 on the wire: hash the bytes, as for a built Secret,
+			// so keeping a Secret does not look like a change and roll pods.
+			if o.Kept.GetKind() == "Secret" {
+				if b, err := base64.StdEncoding.DecodeString(str); err == nil {
+					data[k] = b
+				}
+			}
 		}
 		return fingerprint(data)
 	}

@@ -46,12 +46,12 @@ type Inputs struct {
 
 // Certificate registers a Secret written by cert-manager for the composed Certificate key.
 func (in *Inputs) Certificate(secret string, key resource.Name) {
-	in.set(secret, source{kind: fromCertificate, key: key})
+	in.set(KindSecret+"/"+secret, source{kind: fromCertificate, key: key})
 }
 
 // Composed registers a Secret or ConfigMap the function composes itself under key.
-func (in *Inputs) Composed(name string, key resource.Name) {
-	in.set(name, source{kind: fromComposed, key: key})
+func (in *Inputs) Composed(kind, name string, key resource.Name) {
+	in.set(kind+"/"+name, source{kind: fromComposed, key: key})
 }
 
 // External registers an object the user provides, referenced from the given spec field.
@@ -95,18 +95,29 @@ func (r Requirement) RequirementKey() string { return strings.ToLower(r.Kind) + 
 // Requirements lists the objects to read, in registration order.
 func (in *Inputs) Requirements() []Requirement { return in.requirements }
 
+// Pending reports whether Secret name will be written by cert-manager for a composed
+// Certificate that is not issued yet: its absence is expected, not a missing input.
+func (in *Inputs) Pending(name string, st *observed.State) bool {
+	s, ok := in.sources[KindSecret+"/"+name]
+	return ok && s.kind == fromCertificate && !st.CertificateIssued(s.key)
+}
+
 // Verdict is the outcome of checking a workload's mounts.
 type Verdict struct {
 	// WaitingCertificates are certificates not yet issued.
 	WaitingCertificates []string
-	// WaitingObjects are composed or external objects that do not exist yet, described for
-	// a condition message.
+	// WaitingObjects are external objects (the user's) that do not exist, described with the
+	// spec field that references them.
 	WaitingObjects []string
-	Rollout        workload.Rollout
+	// WaitingComposed are objects the function composes that do not exist yet.
+	WaitingComposed []string
+	Rollout         workload.Rollout
 }
 
 // Open reports whether every mount is available.
-func (v Verdict) Open() bool { return len(v.WaitingCertificates) == 0 && len(v.WaitingObjects) == 0 }
+func (v Verdict) Open() bool {
+	return len(v.WaitingCertificates) == 0 && len(v.WaitingObjects) == 0 && len(v.WaitingComposed) == 0
+}
 
 // Check examines the Secrets and ConfigMaps mounted by a workload. Names not registered are
 // assumed to be the user's (extra volumes) and not checked.
@@ -122,10 +133,7 @@ func (in *Inputs) Check(m workload.Mounts, st *observed.State, want *desired.Set
 		default:
 			continue
 		}
-		s, ok := in.sources[name]
-		if !ok {
-			s, ok = in.sources[kind+"/"+name]
-		}
+		s, ok := in.sources[kind+"/"+name]
 		if !ok {
 			continue
 		}
@@ -138,8 +146,8 @@ func (in *Inputs) Check(m workload.Mounts, st *observed.State, want *desired.Set
 			v.Rollout.Certificate(name, st.CertificateRevision(s.key))
 		case fromComposed:
 			o, ok := want.Get(s.key)
-			if !ok {
-				v.WaitingObjects = append(v.WaitingObjects, fmt.Sprintf("%s %s", kind, name))
+			if !ok || !st.Exists(s.key) {
+				v.WaitingComposed = append(v.WaitingComposed, fmt.Sprintf("%s %s", kind, name))
 				continue
 			}
 			v.Rollout.Config(name, desired.Fingerprint(o))
@@ -156,6 +164,8 @@ func (in *Inputs) Check(m workload.Mounts, st *observed.State, want *desired.Set
 	v.WaitingCertificates = compact(v.WaitingCertificates)
 	sort.Strings(v.WaitingObjects)
 	v.WaitingObjects = compact(v.WaitingObjects)
+	sort.Strings(v.WaitingComposed)
+	v.WaitingComposed = compact(v.WaitingComposed)
 	return v
 }
 
@@ -167,6 +177,9 @@ func (v Verdict) Message() string {
 	}
 	if len(v.WaitingObjects) > 0 {
 		parts = append(parts, "missing: "+strings.Join(v.WaitingObjects, ", "))
+	}
+	if len(v.WaitingComposed) > 0 {
+		parts = append(parts, "not created yet: "+strings.Join(v.WaitingComposed, ", "))
 	}
 	return strings.Join(parts, "; ")
 }

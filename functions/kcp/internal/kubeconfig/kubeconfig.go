@@ -15,7 +15,6 @@ type Config struct {
 	Clusters       []NamedCluster `json:"clusters"`
 	Contexts       []NamedContext `json:"contexts"`
 	CurrentContext string         `json:"current-context"`
-	Preferences    struct{}       `json:"preferences"`
 	Users          []NamedUser    `json:"users"`
 }
 

@@ -79,7 +79,6 @@ users:
 )
 
 func TestMarshal(t *testing.T) {
-	t.Skip("BUG: kubeconfig.go:18 Preferences lacks omitzero, so Marshal writes 'preferences: {}', which kcp-operator's client-go v0.36 output does not contain")
 	cases := map[string]struct {
 		reason string
 		config Config

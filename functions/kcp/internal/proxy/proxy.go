@@ -166,11 +166,12 @@ func (p Proxy) Args() []string {
 	}
 	if p.Mode == FrontProxy && p.Auth != nil {
 		// Unlike kcp-operator (quirk 2) the groups are not wrapped in literal quotes, so
-		// kcp parses a list of several groups as several groups.
-		if len(p.Auth.DropGroups) > 0 {
+		// kcp parses a list of several groups as several groups. An explicitly empty list
+		// is passed on: it clears kcp's default list.
+		if p.Auth.DropGroups != nil {
 			args = append(args, "--authentication-drop-groups="+strings.Join(p.Auth.DropGroups, ","))
 		}
-		if len(p.Auth.PassOnGroups) > 0 {
+		if p.Auth.PassOnGroups != nil {
 			args = append(args, "--authentication-pass-on-groups="+strings.Join(p.Auth.PassOnGroups, ","))
 		}
 	}

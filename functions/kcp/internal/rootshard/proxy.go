@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/proxy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
@@ -57,7 +58,7 @@ func (c *composer) composeProxy() workloadOutcome {
 	p := c.rootProxy()
 
 	cmKey := c.key("configmap", p.Secrets.ConfigMap)
-	c.inputs.Composed(p.Secrets.ConfigMap, cmKey)
+	c.inputs.Composed(gate.KindConfigMap, p.Secrets.ConfigMap, cmKey)
 	c.out.Desired.Add(cmKey, &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: p.Secrets.ConfigMap, Namespace: c.namespace, Labels: p.Labels},
@@ -65,7 +66,7 @@ func (c *composer) composeProxy() workloadOutcome {
 	}, readiness(c.st.Exists(cmKey)))
 
 	kcKey := c.key("secret", p.Secrets.DynamicKubeconfig)
-	c.inputs.Composed(p.Secrets.DynamicKubeconfig, kcKey)
+	c.inputs.Composed(gate.KindSecret, p.Secrets.DynamicKubeconfig, kcKey)
 	c.out.Desired.Add(kcKey, &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Name: p.Secrets.DynamicKubeconfig, Namespace: c.namespace, Labels: p.Labels},

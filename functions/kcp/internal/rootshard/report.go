@@ -46,7 +46,7 @@ func (c *composer) report(workloads ...workloadOutcome) {
 	sort.Strings(missing)
 	missing = dedupe(missing)
 	if len(missing) == 0 {
-		c.condition(condition.TypeInputsReady, true, condition.ReasonAllPresent, "Every referenced Secret and ConfigMap exists.")
+		c.condition(condition.TypeInputsReady, true, condition.ReasonAllPresent, "Every Secret and ConfigMap the spec references exists.")
 	} else {
 		c.condition(condition.TypeInputsReady, false, condition.ReasonMissing, "Waiting for "+strings.Join(missing, "; ")+".")
 	}

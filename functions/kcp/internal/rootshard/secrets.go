@@ -82,22 +82,28 @@ func (c *composer) composeMergedBundles() {
 // tls.crt of each user Secret, joined by newlines as kcp-operator does.
 func (c *composer) mergedBundle(name, issuedCA string, userSecrets []string) {
 	key := c.key("secret", name)
-	c.inputs.Composed(name, key)
+	c.inputs.Composed(gate.KindSecret, name, key)
 	parts := make([]string, 0, 1+len(userSecrets))
 	sources := append([]string{issuedCA}, userSecrets...)
 	var missing []string
+	pending := false
 	for _, src := range sources {
 		c.inputs.Read(gate.KindSecret, src)
 		l := c.st.Secret(src)
 		crt := l.Data["tls.crt"]
 		if !l.Found || len(crt) == 0 {
+			if c.inputs.Pending(src, c.st) {
+				// Not issued yet: CertificatesReady already says so.
+				pending = true
+				continue
+			}
 			missing = append(missing, src)
 			continue
 		}
 		parts = append(parts, string(crt))
 	}
-	if len(missing) > 0 {
-		c.keepOrWait(key, fmt.Sprintf("Secret %s needs tls.crt of %s", name, strings.Join(missing, ", ")))
+	if len(missing) > 0 || pending {
+		c.keepOrWait(key, missing, fmt.Sprintf("tls.crt of Secret %s (to build Secret %s)", strings.Join(missing, ", "), name))
 		return
 	}
 	c.addSecret(name, map[string][]byte{"tls.crt": []byte(strings.Join(parts, "\n"))})
@@ -106,7 +112,7 @@ func (c *composer) mergedBundle(name, issuedCA string, userSecrets []string) {
 // addSecret composes a Secret of this RootShard, labelled as kcp-operator labels its Secrets.
 func (c *composer) addSecret(name string, data map[string][]byte) {
 	key := c.key("secret", name)
-	c.inputs.Composed(name, key)
+	c.inputs.Composed(gate.KindSecret, name, key)
 	sec := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -120,11 +126,16 @@ func (c *composer) addSecret(name string, data map[string][]byte) {
 }
 
 // keepOrWait carries an observed object forward unchanged when it cannot be rebuilt now:
-// never delete what exists because an input is momentarily unavailable.
-func (c *composer) keepOrWait(key resource.Name, why string) {
-	if u, ok := c.st.Get(key); ok {
+// never delete what exists because an input is momentarily unavailable. Missing inputs are
+// reported with why.
+func (c *composer) keepOrWait(key resource.Name, missing []string, why string) {
+	_, exists := c.st.Get(key)
+	if exists {
+		u, _ := c.st.Get(key)
 		c.out.Desired.Keep(key, u, resource.ReadyTrue)
 		why += ", kept unchanged meanwhile"
 	}
-	c.waiting = append(c.waiting, why)
+	if len(missing) > 0 {
+		c.waiting = append(c.waiting, why)
+	}
 }

@@ -167,7 +167,8 @@ func appendInt(args []string, flag string, v int) []string {
 }
 
 func appendDuration(args []string, flag string, d *metav1.Duration) []string {
-	if d == nil || d.Duration == 0 {
+	// An explicit 0s is passed on: for the cache TTLs it turns the cache off.
+	if d == nil {
 		return args
 	}
 	return append(args, flag+"="+d.Duration.String())

@@ -201,7 +201,6 @@ func TestAuthorization(t *testing.T) {
 }
 
 func TestExplicitZeroDurations(t *testing.T) {
-	t.Skip("BUG: addons.go:170 appendDuration drops an explicit 0s; kcp-operator passes every non-nil duration, e.g. --authorization-webhook-cache-unauthorized-ttl=0s (disables the cache) — ours silently keeps kcp's default")
 	zero := dur(0)
 	cases := map[string]struct {
 		reason string
