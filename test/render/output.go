@@ -2,10 +2,12 @@ package render
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Output is one parsed render.
@@ -57,15 +59,41 @@ func Noise(r *Object) bool {
 }
 
 // Golden returns the reviewable form of an output: the XR, its composed resources and the
-// results that are not noise.
+// results that are not noise. Secret data is shown decoded, as stringData, so a reviewer can
+// read the kubeconfigs and bundles; _output/render keeps render's exact bytes.
 func (o *Output) Golden() ([]byte, error) {
-	docs := append([]*Object{o.XR}, o.Composed...)
+	docs := []*Object{o.XR}
+	for _, c := range o.Composed {
+		docs = append(docs, decodedSecret(c))
+	}
 	for _, r := range o.Results {
 		if !Noise(r) {
 			docs = append(docs, r)
 		}
 	}
 	return MarshalObjects(docs...)
+}
+
+// decodedSecret returns a Secret with its text data moved to stringData; other objects and
+// binary data are returned as they are.
+func decodedSecret(o *Object) *Object {
+	data, ok := o.Object["data"].(map[string]any)
+	if o.GetKind() != "Secret" || o.GetAPIVersion() != "v1" || !ok {
+		return o
+	}
+	text := make(map[string]any, len(data))
+	for k, v := range data {
+		s, _ := v.(string)
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil || !utf8.Valid(b) {
+			return o
+		}
+		text[k] = string(b)
+	}
+	c := o.DeepCopy()
+	delete(c.Object, "data")
+	c.Object["stringData"] = text
+	return c
 }
 
 // Resources returns what an API server would validate: the XR, and the composed resources
