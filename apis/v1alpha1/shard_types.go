@@ -1,0 +1,53 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Shard is an additional kcp shard that registers with its RootShard and serves a share of
+// the installation's workspaces.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Namespaced,categories={kcp}
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="RootShard",type="string",JSONPath=".spec.rootShard.ref.name"
+// +kubebuilder:printcolumn:name="Phase",type="string",JSONPath=".status.phase"
+type Shard struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ShardSpec   `json:"spec"`
+	Status ShardStatus `json:"status,omitempty"`
+}
+
+// ShardSpec is kcp-operator's Shard spec.
+type ShardSpec struct {
+	CommonShardSpec `json:",inline"`
+
+	// RootShard is the RootShard (same namespace) this shard belongs to.
+	RootShard RootShardConfig `json:"rootShard"`
+
+	// Cache overrides the RootShard's cache server for this shard. Without a ref here or on
+	// the RootShard, the root shard serves as the cache.
+	// +optional
+	Cache *ShardCacheConfig `json:"cache,omitempty"`
+}
+
+// ShardCacheConfig selects the cache server of a Shard.
+type ShardCacheConfig struct {
+	// Ref names a CacheServer in the same namespace.
+	// +optional
+	Ref *corev1.LocalObjectReference `json:"ref,omitempty"`
+}
+
+// ShardStatus is what the function reports about a Shard.
+type ShardStatus struct {
+	// Phase is Provisioning until the shard Deployment is available, then Running.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// BaseURL is the URL other kcp components use to reach this shard.
+	// +optional
+	BaseURL string `json:"baseURL,omitempty"`
+}
