@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	stderrors "errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -16,14 +17,12 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composite"
 	"github.com/crossplane/function-sdk-go/response"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
 )
 
 // Function composes kcp XRs. It is stateless: every response depends only on the request.
@@ -74,11 +73,11 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 
 	var out composition
-	switch gvk.GroupKind() {
-	case schema.GroupKind{Group: v1alpha1.Group, Kind: "RootShard"}:
-		out, err = composeRootShard(xr.Resource.Object, st)
-	default:
-		err = fmt.Errorf("unsupported composite resource kind %s: this function composes %s kinds (RootShard)", gvk.GroupKind(), v1alpha1.Group)
+	compose, ok := composers[gvk.Kind]
+	if !ok || gvk.Group != v1alpha1.Group {
+		err = fmt.Errorf("unsupported composite resource kind %s: this function composes %s kinds (%s)", gvk.GroupKind(), v1alpha1.Group, strings.Join(kinds(), ", "))
+	} else {
+		out, err = compose(xr.Resource.Object, st)
 	}
 	if err != nil {
 		log.Info("Cannot compose", "error", err)
@@ -125,12 +124,17 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *resource.Composite
 		rsp.Requirements = &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{}}
 		ns := xr.Resource.GetNamespace()
 		for _, r := range out.requirements {
-			rsp.Requirements.Resources[r.RequirementKey()] = &fnv1.ResourceSelector{
-				ApiVersion: "v1",
-				Kind:       r.Kind,
-				Match:      &fnv1.ResourceSelector_MatchName{MatchName: r.Name},
-				Namespace:  &ns,
+			sel := &fnv1.ResourceSelector{ApiVersion: r.APIVersion, Kind: r.Kind, Namespace: &ns}
+			if sel.ApiVersion == "" {
+				sel.ApiVersion = "v1"
 			}
+			if r.Name != "" {
+				sel.Match = &fnv1.ResourceSelector_MatchName{MatchName: r.Name}
+			} else {
+				// No labels: every object of the kind in the namespace.
+				sel.Match = &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{}}
+			}
+			rsp.Requirements.Resources[r.RequirementKey()] = sel
 		}
 	}
 
@@ -149,24 +153,20 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *resource.Composite
 	return nil
 }
 
-// composeRootShard decodes, validates and composes a RootShard.
-func composeRootShard(obj map[string]any, st *observed.State) (composition, error) {
-	rs := &v1alpha1.RootShard{}
-	if err := decode(obj, rs); err != nil {
-		return composition{}, errors.Wrap(err, "cannot decode RootShard")
+// composeFunc decodes, validates and composes one XR kind.
+type composeFunc func(obj map[string]any, st *observed.State) (composition, error)
+
+// composers holds a composeFunc per XR kind; each kind registers itself in kind_<kind>.go.
+var composers = map[string]composeFunc{}
+
+// kinds lists the composable kinds, sorted.
+func kinds() []string {
+	out := make([]string, 0, len(composers))
+	for k := range composers {
+		out = append(out, k)
 	}
-	if errs := rootshard.Validate(rs); len(errs) > 0 {
-		return composition{}, invalid("RootShard", rs.GetNamespace(), rs.GetName(), errs.ToAggregate().Errors())
-	}
-	r := rootshard.Compose(rs, st)
-	return composition{
-		desired:      &r.Desired,
-		requirements: r.Requirements,
-		status:       &r.Status,
-		conditions:   r.Conditions,
-		notReady:     r.NotReady,
-		warnings:     rootshard.Warnings(rs),
-	}, nil
+	sort.Strings(out)
+	return out
 }
 
 // decode converts an unstructured XR into its typed form. encoding/json names the field and

@@ -67,13 +67,7 @@ func (in *Inputs) External(kind, name, field string) {
 // Read requires an object whose data the function needs (say a CA certificate to merge into
 // a bundle) without making it a workload input.
 func (in *Inputs) Read(kind, name string) {
-	r := Requirement{Kind: kind, Name: name}
-	for _, x := range in.requirements {
-		if x == r {
-			return
-		}
-	}
-	in.requirements = append(in.requirements, r)
+	in.Require(Requirement{Kind: kind, Name: name})
 }
 
 func (in *Inputs) set(id string, s source) {
@@ -83,14 +77,32 @@ func (in *Inputs) set(id string, s source) {
 	in.sources[id] = s
 }
 
-// Requirement is an object to read as a required resource.
+// Requirement is an object to read as a required resource: one object by name, or every
+// object of the kind in the XR's namespace when Name is empty.
 type Requirement struct {
-	Kind string
-	Name string
+	// APIVersion defaults to v1.
+	APIVersion string
+	Kind       string
+	Name       string
 }
 
 // RequirementKey is the name of the requirement in the RunFunction response.
-func (r Requirement) RequirementKey() string { return strings.ToLower(r.Kind) + "/" + r.Name }
+func (r Requirement) RequirementKey() string {
+	if r.Name == "" {
+		return strings.ToLower(r.Kind) + "/*"
+	}
+	return strings.ToLower(r.Kind) + "/" + r.Name
+}
+
+// Require adds any requirement, for example another XR this one refers to.
+func (in *Inputs) Require(r Requirement) {
+	for _, x := range in.requirements {
+		if x == r {
+			return
+		}
+	}
+	in.requirements = append(in.requirements, r)
+}
 
 // Requirements lists the objects to read, in registration order.
 func (in *Inputs) Requirements() []Requirement { return in.requirements }

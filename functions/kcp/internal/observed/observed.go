@@ -6,6 +6,7 @@ package observed
 
 import (
 	"encoding/base64"
+	"slices"
 
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
@@ -15,6 +16,8 @@ import (
 type State struct {
 	composed map[resource.Name]resource.ObservedComposed
 	objects  map[string]Lookup
+	// kinds indexes the names of required objects by kind.
+	kinds map[string][]string
 }
 
 // Lookup is the outcome of requiring a Secret or ConfigMap by name.
@@ -24,6 +27,8 @@ type Lookup struct {
 	ResourceVersion string
 	// Data is the decoded data of a Secret, or the data of a ConfigMap.
 	Data map[string][]byte
+	// Object is the whole object, for kinds other than Secret and ConfigMap (say an XR).
+	Object map[string]any
 }
 
 // New returns the state for the given observed composed resources.
@@ -31,7 +36,7 @@ func New(oc map[resource.Name]resource.ObservedComposed) *State {
 	if oc == nil {
 		oc = map[resource.Name]resource.ObservedComposed{}
 	}
-	return &State{composed: oc, objects: map[string]Lookup{}}
+	return &State{composed: oc, objects: map[string]Lookup{}, kinds: map[string][]string{}}
 }
 
 // WithObject records a required Secret or ConfigMap that was found.
@@ -52,9 +57,20 @@ func (s *State) WithObject(u map[string]any) *State {
 				l.Data[k] = []byte(str)
 			}
 		}
+	default:
+		l.Object = u
+		s.kinds[kind] = append(s.kinds[kind], name)
 	}
 	s.objects[kind+"/"+name] = l
 	return s
+}
+
+// Names lists the names of the required objects of a kind other than Secret and ConfigMap,
+// sorted, e.g. every Shard in the namespace.
+func (s *State) Names(kind string) []string {
+	out := slices.Clone(s.kinds[kind])
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Object returns what is known about a required object; Found is false when it does not
