@@ -124,6 +124,35 @@ func (r RootShard) ProxyMergedClientCA() string { return string(r) + "-proxy-mer
 // ProxyMergedCABundle is the internal proxy's backend CA bundle (with caBundleSecretRef).
 func (r RootShard) ProxyMergedCABundle() string { return string(r) + "-proxy-merged-ca-bundle" }
 
+// Shard names the objects of one Shard.
+type Shard string
+
+// Deployment and Service of the shard.
+func (s Shard) Deployment() string { return string(s) + "-shard-kcp" }
+
+// ClientKubeconfig is the kubeconfig the shard uses to reach the root shard (and the cache
+// when the root shard serves it).
+func (s Shard) ClientKubeconfig() string { return string(s) + "-client-kubeconfig" }
+
+// Cert is a leaf certificate and its Secret, e.g. <sh>-server.
+func (s Shard) Cert(kind string) string { return fmt.Sprintf("%s-%s", s, kind) }
+
+// LogicalClusterAdminKubeconfig is the Secret for --logical-cluster-admin-kubeconfig.
+func (s Shard) LogicalClusterAdminKubeconfig() string {
+	return string(s) + "-logical-cluster-admin-kubeconfig"
+}
+
+// ExternalLogicalClusterAdminKubeconfig is the Secret for --external-logical-cluster-admin-kubeconfig.
+func (s Shard) ExternalLogicalClusterAdminKubeconfig() string {
+	return string(s) + "-external-logical-cluster-admin-kubeconfig"
+}
+
+// MergedCABundle is the server CA plus the shard's caBundleSecretRef.
+func (s Shard) MergedCABundle() string { return string(s) + "-merged-ca-bundle" }
+
+// MergedClientCA is the client CA plus the RootShard's and the shard's clientCABundleRef.
+func (s Shard) MergedClientCA() string { return string(s) + "-merged-client-ca" }
+
 // CacheServer names the objects of one CacheServer that its consumers mount.
 type CacheServer string
 

@@ -9,9 +9,7 @@ package rootshard
 
 import (
 	"fmt"
-	"net"
 	"net/url"
-	"strconv"
 
 	"github.com/crossplane/function-sdk-go/resource"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
@@ -83,9 +82,7 @@ func BaseURL(rs *v1alpha1.RootShard) string {
 }
 
 // ExternalURL is the public URL of the installation.
-func ExternalURL(rs *v1alpha1.RootShard) string {
-	return "https://" + net.JoinHostPort(rs.Spec.External.Hostname, strconv.FormatUint(uint64(rs.Spec.External.Port), 10))
-}
+func ExternalURL(rs *v1alpha1.RootShard) string { return kcpserver.ExternalURL(rs.Spec.External) }
 
 // rootCASecret is the Secret holding the root CA key pair. Unlike kcp-operator (quirk 5),
 // workloads mount the caSecretRef Secret when one is given, instead of <rs>-ca.

@@ -11,24 +11,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kubeconfig"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
-)
-
-// Mount paths inside the kcp container that kubeconfigs refer to.
-const (
-	pathServerCA      = "/etc/kcp/tls/ca/server/tls.crt"
-	pathCABundle      = "/etc/kcp/tls/ca/ca-bundle/tls.crt"
-	dirLCACert        = "/etc/kcp/tls/logical-cluster-admin"
-	dirExternalLCACrt = "/etc/kcp/tls/external-logical-cluster-admin"
 )
 
 // composeKubeconfigs composes the two kubeconfig Secrets the root shard uses to reach
 // logical clusters as their admin, through its own URL and through the external one.
 func (c *composer) composeKubeconfigs() {
 	internal := kubeconfig.Files{
-		ClusterName: "root-shard", Server: c.baseURL, CAFile: pathServerCA,
-		UserName: "shard", CertFile: dirLCACert + "/tls.crt", KeyFile: dirLCACert + "/tls.key",
+		ClusterName: "root-shard", Server: c.baseURL, CAFile: kcpserver.PathServerCA,
+		UserName: "shard", CertFile: kcpserver.DirLogicalClusterAdmin + "/tls.crt", KeyFile: kcpserver.DirLogicalClusterAdmin + "/tls.key",
 		ContextName: "shard-base",
 	}
 	c.addSecret(c.name.LogicalClusterAdminKubeconfig(), map[string][]byte{"kubeconfig": internal.Config().Marshal()})
@@ -42,13 +35,13 @@ func (c *composer) composeKubeconfigs() {
 		}
 		server = "https://" + net.JoinHostPort(ext.PrivateHostname, strconv.FormatUint(uint64(port), 10))
 	}
-	ca := pathServerCA
+	ca := kcpserver.PathServerCA
 	if c.rs.Spec.CABundleSecretRef != nil {
-		ca = pathCABundle
+		ca = kcpserver.PathCABundle
 	}
 	external := kubeconfig.Files{
 		ClusterName: "root-shard", Server: server, CAFile: ca,
-		UserName: "shard", CertFile: dirExternalLCACrt + "/tls.crt", KeyFile: dirExternalLCACrt + "/tls.key",
+		UserName: "shard", CertFile: kcpserver.DirExternalLCA + "/tls.crt", KeyFile: kcpserver.DirExternalLCA + "/tls.key",
 		ContextName: "shard-base",
 	}
 	c.addSecret(c.name.ExternalLogicalClusterAdminKubeconfig(), map[string][]byte{"kubeconfig": external.Config().Marshal()})

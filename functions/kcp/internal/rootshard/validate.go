@@ -82,11 +82,7 @@ func validateExtraVolumes(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorL
 			}
 		}
 	}
-	var shardVols []string
-	for _, v := range append(c.mounts().Volumes(), c.authentication().Mounts.Volumes()...) {
-		shardVols = append(shardVols, v.Name)
-	}
-	check(spec, shardVols, rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
+	check(spec, c.server().AllVolumeNames(), rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
 	if p := rs.Spec.Proxy; p != nil {
 		var proxyVols []string
 		generated, _, _ := c.rootProxy().Mounts()
