@@ -5,7 +5,6 @@ import (
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -22,7 +21,7 @@ var (
 // composePKI composes the root CA (unless caSecretRef provides it), the four intermediate
 // CAs with their Issuers, and the root shard's and its proxy's leaf certificates.
 func (c *composer) composePKI() {
-	ns := c.namespace
+	ns := c.Namespace
 	labels := names.Labels(string(c.name), names.ComponentRootShard)
 	secretLabels := map[string]string{names.LabelOwnerRootShard: string(c.name)}
 	tpl := c.rs.Spec.CertificateTemplates
@@ -30,14 +29,14 @@ func (c *composer) composePKI() {
 	if ref := c.rs.Spec.Certificates.IssuerRef; ref != nil {
 		// The user's issuer reference is copied verbatim, empty kind and group included.
 		root := pki.CA(c.name.RootCA(), ns, cmmeta.IssuerReference{Name: ref.Name, Kind: ref.Kind, Group: ref.Group}, labels, secretLabels)
-		c.addCertificate(root, tpl.Get("root-ca"))
+		c.Certificate(root, tpl.Get("root-ca"))
 	}
-	c.addIssuer(pki.CAIssuer(c.name.RootCA(), ns, c.rootCASecret(), labels))
+	c.Issuer(pki.CAIssuer(c.name.RootCA(), ns, c.rootCASecret(), labels))
 
 	for _, ca := range names.IntermediateCAs {
 		cert := pki.CA(c.name.CA(ca), ns, pki.IssuerRef(c.name.RootCA()), labels, secretLabels)
-		c.addCertificate(cert, tpl.Get(ca+"-ca"))
-		c.addIssuer(pki.CAIssuer(c.name.CA(ca), ns, c.name.CA(ca), labels))
+		c.Certificate(cert, tpl.Get(ca+"-ca"))
+		c.Issuer(pki.CAIssuer(c.name.CA(ca), ns, c.name.CA(ca), labels))
 	}
 
 	leaf := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
@@ -62,7 +61,7 @@ func (c *composer) composePKI() {
 		{"client", leaf("client", string(c.name), []string{"system:masters"}, pki.UsagesClient, names.CAClient)},
 		{"kcp-operator", leaf("kcp-operator", "system:kcp-operator", []string{"system:kcp:admin"}, pki.UsagesClient, names.CAClient)},
 	} {
-		c.addCertificate(l.leaf.Certificate(), tpl.Get(l.key))
+		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
 	}
 
 	// The internal proxy's certificates belong to the RootShard too.
@@ -78,15 +77,15 @@ func (c *composer) composePKI() {
 	svc := c.name.Proxy()
 	// Unlike kcp-operator (quirk 9) the FQDN uses spec.clusterDomain, not a literal cluster.local.
 	proxyServer.DNSNames = []string{svc, svc + "." + ns, names.ServiceFQDN(svc, ns, c.rs.Spec.ClusterDomain)}
-	c.addCertificate(proxyServer.Certificate(), proxyTpl.Get("server"))
-	c.addCertificate(proxy("kubeconfig", "kcp-root-shard-proxy", []string{"system:masters"}, pki.UsagesClient, names.CAClient).Certificate(), proxyTpl.Get("kubeconfig"))
-	c.addCertificate(proxy("requestheader", "kcp-root-shard-proxy", nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), proxyTpl.Get("requestheader"))
+	c.Certificate(proxyServer.Certificate(), proxyTpl.Get("server"))
+	c.Certificate(proxy("kubeconfig", "kcp-root-shard-proxy", []string{"system:masters"}, pki.UsagesClient, names.CAClient).Certificate(), proxyTpl.Get("kubeconfig"))
+	c.Certificate(proxy("requestheader", "kcp-root-shard-proxy", nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), proxyTpl.Get("requestheader"))
 }
 
 // serverDNSNames is the sorted set of names the root shard serves under.
 func (c *composer) serverDNSNames() []string {
 	dns := []string{
-		names.ServiceFQDN(c.name.Deployment(), c.namespace, c.rs.Spec.ClusterDomain),
+		names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.rs.Spec.ClusterDomain),
 		c.rs.Spec.External.Hostname,
 	}
 	if h := hostOf(c.rs.Spec.ShardBaseURL); h != "" {
@@ -101,27 +100,4 @@ func (c *composer) proxyTemplates() v1alpha1.CertificateTemplateMap {
 		return p.CertificateTemplates
 	}
 	return nil
-}
-
-// addCertificate applies the user's template, registers the certificate's Secret as a
-// workload input and composes it, ready once cert-manager reports it Ready.
-func (c *composer) addCertificate(cert *cmv1.Certificate, tpl *v1alpha1.CertificateTemplate) {
-	pki.ApplyTemplate(cert, tpl)
-	key := c.key("certificate", cert.Name)
-	c.inputs.Certificate(cert.Spec.SecretName, key)
-	c.certificates = append(c.certificates, key)
-	c.out.Desired.Add(key, cert, readiness(c.st.CertificateIssued(key)))
-}
-
-// addIssuer composes an Issuer, ready once cert-manager reports it Ready.
-func (c *composer) addIssuer(iss *cmv1.Issuer) {
-	key := c.key("issuer", iss.Name)
-	c.out.Desired.Add(key, iss, readiness(c.st.ConditionTrue(key, "Ready")))
-}
-
-func readiness(ok bool) resource.Ready {
-	if ok {
-		return resource.ReadyTrue
-	}
-	return resource.ReadyFalse
 }

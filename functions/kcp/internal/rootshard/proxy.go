@@ -1,10 +1,10 @@
 package rootshard
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/proxy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
@@ -17,7 +17,7 @@ func (c *composer) rootProxy() proxy.Proxy {
 	p := proxy.Proxy{
 		Mode:             proxy.RootProxy,
 		Name:             c.name.Proxy(),
-		Namespace:        c.namespace,
+		Namespace:        c.Namespace,
 		Labels:           names.Labels(string(c.name), names.ComponentRootShardProxy),
 		Image:            workload.ResolveImage(nil),
 		ServicePort:      6443,
@@ -48,35 +48,24 @@ func (c *composer) rootProxy() proxy.Proxy {
 		p.ServiceTemplate = spec.ServiceTemplate
 		replicas = spec.Replicas
 	}
-	p.Replicas = c.replicas(c.key("deployment", "proxy"), replicas)
+	p.Replicas = c.Replicas(c.Key("deployment", "proxy"), replicas, compose.DefaultReplicas)
 	return p
 }
 
 // composeProxy composes the internal proxy's path mapping, kubeconfig, Deployment and
 // Service. Its certificates and client CA bundle are composed with the rest of the PKI.
-func (c *composer) composeProxy() workloadOutcome {
+func (c *composer) composeProxy() compose.Outcome {
 	p := c.rootProxy()
-
-	cmKey := c.key("configmap", p.Secrets.ConfigMap)
-	c.inputs.Composed(gate.KindConfigMap, p.Secrets.ConfigMap, cmKey)
-	c.out.Desired.Add(cmKey, &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: p.Secrets.ConfigMap, Namespace: c.namespace, Labels: p.Labels},
-		Data:       map[string]string{"path-mapping.yaml": string(p.PathMappingYAML())},
-	}, readiness(c.st.Exists(cmKey)))
-
-	kcKey := c.key("secret", p.Secrets.DynamicKubeconfig)
-	c.inputs.Composed(gate.KindSecret, p.Secrets.DynamicKubeconfig, kcKey)
-	c.out.Desired.Add(kcKey, &corev1.Secret{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: p.Secrets.DynamicKubeconfig, Namespace: c.namespace, Labels: p.Labels},
-		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{"kubeconfig": p.DynamicKubeconfig()},
-	}, readiness(c.st.Exists(kcKey)))
-
+	c.ConfigMap(p.Secrets.ConfigMap, p.Labels, map[string]string{"path-mapping.yaml": string(p.PathMappingYAML())})
+	c.Secret(p.Secrets.DynamicKubeconfig, p.Labels, map[string][]byte{"kubeconfig": p.DynamicKubeconfig()})
 	m, _, _ := p.Mounts()
-	out := workloadOutcome{name: p.Name, key: c.key("deployment", "proxy")}
-	out.verdict = c.inputs.Check(m, c.st, &c.out.Desired)
-	out.composed = c.addWorkload(out.key, c.key("service", "proxy"), p.Deployment(out.verdict.Rollout.Annotations()), p.Service(), out.verdict)
-	return out
+	return c.Workload(compose.Workload{
+		Name:          p.Name,
+		DeploymentKey: c.Key("deployment", "proxy"),
+		ServiceKey:    c.Key("service", "proxy"),
+		Mounts:        m,
+		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
+			return p.Deployment(podAnnotations), p.Service()
+		},
+	})
 }

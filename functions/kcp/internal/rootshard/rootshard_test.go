@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
@@ -275,8 +276,8 @@ func TestComposeConverged(t *testing.T) {
 	if diff := cmp.Diff(wantMounts, gotMounts); diff != "" {
 		t.Errorf("root shard volumes must match kcp-operator's, in order.\n-want, +got:\n%s", diff)
 	}
-	if got := *d.Spec.Replicas; got != DefaultReplicas {
-		t.Errorf("replicas = %d, want the default %d", got, DefaultReplicas)
+	if got := *d.Spec.Replicas; got != compose.DefaultReplicas {
+		t.Errorf("replicas = %d, want the default %d", got, compose.DefaultReplicas)
 	}
 
 	wantProxyArgs := []string{

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 )
@@ -63,7 +64,7 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 // validateExtraVolumes rejects extra volumes whose names clash with generated ones and extra
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorList {
-	c := &composer{rs: rs, name: names.RootShard(rs.GetName()), st: observed.New(nil)}
+	c := &composer{Builder: compose.New(rs.GetName(), rs.GetNamespace(), observed.New(nil)), rs: rs, name: names.RootShard(rs.GetName())}
 	var errs field.ErrorList
 	check := func(p *field.Path, generated []string, vols []corev1.Volume, mounts []corev1.VolumeMount) {
 		known := map[string]bool{}
