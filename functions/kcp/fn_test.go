@@ -99,7 +99,7 @@ func TestRunFunctionFatal(t *testing.T) {
 		"UnsupportedKind": {
 			reason: "Only kcp.crossplane.io kinds are composed.",
 			xr:     `{"apiVersion": "example.org/v1", "kind": "Thing", "metadata": {"name": "x"}}`,
-			want:   fatal("unsupported composite resource kind Thing.example.org: this function composes kcp.crossplane.io kinds (RootShard)"),
+			want:   fatal("unsupported composite resource kind Thing.example.org: this function composes kcp.crossplane.io kinds (" + strings.Join(kinds(), ", ") + ")"),
 		},
 	}
 	for name, tc := range cases {

@@ -168,6 +168,9 @@ type Workload struct {
 	ServiceKey    resource.Name
 	// Mounts are every volume the pods mount that the gate should check.
 	Mounts workload.Mounts
+	// Blockers are other missing inputs that keep the workload from being rendered, such as
+	// a referenced XR that does not exist yet.
+	Blockers []string
 	// Build returns the Deployment and Service for the given pod annotations.
 	Build func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service)
 }
@@ -186,6 +189,7 @@ type Outcome struct {
 // nothing new is created.
 func (b *Builder) Workload(w Workload) Outcome {
 	v := b.Inputs.Check(w.Mounts, b.St, &b.Set)
+	v.WaitingObjects = append(v.WaitingObjects, w.Blockers...)
 	out := Outcome{Name: w.Name, Key: w.DeploymentKey, Verdict: v}
 	if v.Open() {
 		dep, svc := w.Build(v.Rollout.Annotations())

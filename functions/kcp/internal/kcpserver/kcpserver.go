@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/semver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
@@ -279,4 +280,45 @@ func (s Server) AllVolumeNames() []string {
 		out = append(out, v.Name)
 	}
 	return out
+}
+
+// ServiceAccountCerts lists the service-account certificate Secrets of the root shard and
+// each of its shards, root first and shards sorted by name, as kcp-operator orders them.
+func ServiceAccountCerts(root string, shards []string) []workload.ServiceAccountCert {
+	out := []workload.ServiceAccountCert{{Owner: root, Secret: root + "-service-account"}}
+	for _, sh := range shards {
+		out = append(out, workload.ServiceAccountCert{Owner: sh, Secret: sh + "-service-account"})
+	}
+	return out
+}
+
+// RegisterUserInputs declares the Secrets and ConfigMaps of the user that a shard's spec
+// references and its pods mount (etcd TLS, audit, authorization and authentication), so they
+// are read as required resources and gate the workload.
+func RegisterUserInputs(in *gate.Inputs, s *v1alpha1.CommonShardSpec) {
+	if t := s.Etcd.TLSConfig; t != nil {
+		in.External(gate.KindSecret, t.SecretRef.Name, "spec.etcd.tlsConfig.secretRef.name")
+	}
+	if a := s.Audit; a != nil {
+		if a.Policy != nil && a.Policy.ConfigMap != nil {
+			in.External(gate.KindConfigMap, a.Policy.ConfigMap.Name, "spec.audit.policy.configMap.name")
+		}
+		if a.Webhook != nil && a.Webhook.ConfigSecretName != "" {
+			in.External(gate.KindSecret, a.Webhook.ConfigSecretName, "spec.audit.webhook.configSecretName")
+		}
+	}
+	if a := s.Authorization; a != nil && a.Webhook != nil && a.Webhook.ConfigSecretName != "" {
+		in.External(gate.KindSecret, a.Webhook.ConfigSecretName, "spec.authorization.webhook.configSecretName")
+	}
+	if a := s.Auth; a != nil {
+		if a.OIDC != nil && a.OIDC.CAFileRef != nil {
+			in.External(gate.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
+		}
+		if a.Webhook != nil {
+			in.External(gate.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
+		}
+		if a.TokenAuthFile != nil {
+			in.External(gate.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
+		}
+	}
 }

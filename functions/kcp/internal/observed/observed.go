@@ -89,6 +89,18 @@ func (s *State) Get(name resource.Name) (*composed.Unstructured, bool) {
 	return oc.Resource, true
 }
 
+// ComposedNames lists the keys of every observed composed resource, sorted.
+func (s *State) ComposedNames() []resource.Name {
+	out := make([]resource.Name, 0, len(s.composed))
+	for k, oc := range s.composed {
+		if oc.Resource != nil {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Exists reports whether the composed resource with key name exists.
 func (s *State) Exists(name resource.Name) bool {
 	_, ok := s.Get(name)

@@ -19,6 +19,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/refs"
 )
 
 // Result is what the function should return for one RootShard.
@@ -49,6 +50,9 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) Result {
 		name:    names.RootShard(rs.GetName()),
 		baseURL: BaseURL(rs),
 	}
+	// Every Shard in the namespace is read to list this RootShard's shards in status and to
+	// trust their service account keys.
+	c.Inputs.Require(refs.All(refs.KindShard))
 	c.registerExternalInputs()
 	c.composePKI()
 	c.composeKubeconfigs()
@@ -63,10 +67,29 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) Result {
 			Phase:       compose.Phase(available),
 			BaseURL:     c.baseURL,
 			ExternalURL: ExternalURL(rs),
+			Shards:      c.shardRefs(),
 		},
 		Conditions: c.Conditions(),
 		NotReady:   c.NotReady(),
 	}
+}
+
+// shardNames lists the names of this RootShard's Shards, sorted.
+func (c *composer) shardNames() []string {
+	var out []string
+	for _, sh := range refs.ShardsOf(c.St, c.rs.Name) {
+		out = append(out, sh.Name)
+	}
+	return out
+}
+
+// shardRefs is status.shards, as kcp-operator writes it.
+func (c *composer) shardRefs() []v1alpha1.ShardReference {
+	var out []v1alpha1.ShardReference
+	for _, n := range c.shardNames() {
+		out = append(out, v1alpha1.ShardReference{Name: n})
+	}
+	return out
 }
 
 // BaseURL is where other kcp components reach the root shard.
@@ -109,31 +132,7 @@ func (c *composer) registerExternalInputs() {
 			c.Inputs.External(gate.KindSecret, n, "spec.cache.ref.name (CacheServer "+ref.Name+")")
 		}
 	}
-	if t := s.Etcd.TLSConfig; t != nil {
-		c.Inputs.External(gate.KindSecret, t.SecretRef.Name, "spec.etcd.tlsConfig.secretRef.name")
-	}
-	if a := s.Audit; a != nil {
-		if a.Policy != nil && a.Policy.ConfigMap != nil {
-			c.Inputs.External(gate.KindConfigMap, a.Policy.ConfigMap.Name, "spec.audit.policy.configMap.name")
-		}
-		if a.Webhook != nil && a.Webhook.ConfigSecretName != "" {
-			c.Inputs.External(gate.KindSecret, a.Webhook.ConfigSecretName, "spec.audit.webhook.configSecretName")
-		}
-	}
-	if a := s.Authorization; a != nil && a.Webhook != nil && a.Webhook.ConfigSecretName != "" {
-		c.Inputs.External(gate.KindSecret, a.Webhook.ConfigSecretName, "spec.authorization.webhook.configSecretName")
-	}
-	if a := s.Auth; a != nil {
-		if a.OIDC != nil && a.OIDC.CAFileRef != nil {
-			c.Inputs.External(gate.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
-		}
-		if a.Webhook != nil {
-			c.Inputs.External(gate.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
-		}
-		if a.TokenAuthFile != nil {
-			c.Inputs.External(gate.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
-		}
-	}
+	kcpserver.RegisterUserInputs(&c.Inputs, &s.CommonShardSpec)
 }
 
 // hostOf returns the hostname of a URL, or "" when it has none.

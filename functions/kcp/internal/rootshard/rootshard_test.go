@@ -191,9 +191,12 @@ func TestComposeFresh(t *testing.T) {
 	if !r.NotReady {
 		t.Errorf("The XR must be explicitly not ready while its workloads are not composed")
 	}
-	wantReq := []gate.Requirement{{Kind: "Secret", Name: "root-client-ca"}}
+	wantReq := []gate.Requirement{
+		{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard"},
+		{Kind: "Secret", Name: "root-client-ca"},
+	}
 	if diff := cmp.Diff(wantReq, r.Requirements); diff != "" {
-		t.Errorf("The client CA Secret is required to build the proxy's client CA bundle.\n-want, +got:\n%s", diff)
+		t.Errorf("Every Shard is required to list this RootShard's shards; the client CA Secret to build the proxy's client CA bundle.\n-want, +got:\n%s", diff)
 	}
 	if got := r.Conditions[2]; got.Type != condition.TypeAvailable || got.Status || !strings.Contains(got.Message, "certificates not yet issued: root-ca, root-client") {
 		t.Errorf("Available must say which certificates the Deployment waits for, got %+v", got)

@@ -41,21 +41,17 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 		}
 	}
 	if s.ShardBaseURL != "" {
-		errs = append(errs, validateBaseURL(spec.Child("shardBaseURL"), s.ShardBaseURL)...)
+		errs = append(errs, ValidateBaseURL(spec.Child("shardBaseURL"), s.ShardBaseURL)...)
 	}
 	errs = append(errs, ValidateEtcd(spec.Child("etcd"), s.Etcd)...)
 	errs = append(errs, ValidateExternal(spec.Child("external"), s.External)...)
 	errs = append(errs, ValidateCertificates(spec.Child("certificates"), s.Certificates)...)
 	errs = append(errs, ValidateImage(spec.Child("image"), s.Image)...)
-	errs = append(errs, validateReplicas(spec.Child("replicas"), s.Replicas)...)
-	errs = append(errs, validateAuth(spec.Child("auth"), s.Auth)...)
-	if s.KcpVirtualWorkspace != nil {
-		errs = append(errs, field.Forbidden(spec.Child("kcpVirtualWorkspace"),
-			"external VirtualWorkspaces are not supported by this version of configuration-kcp yet; remove the field to run virtual workspaces inside the root shard"))
-	}
+	errs = append(errs, ValidateReplicas(spec.Child("replicas"), s.Replicas)...)
+	errs = append(errs, ValidateAuth(spec.Child("auth"), s.Auth)...)
 	if p := s.Proxy; p != nil {
 		errs = append(errs, ValidateImage(spec.Child("proxy", "image"), p.Image)...)
-		errs = append(errs, validateReplicas(spec.Child("proxy", "replicas"), p.Replicas)...)
+		errs = append(errs, ValidateReplicas(spec.Child("proxy", "replicas"), p.Replicas)...)
 	}
 	errs = append(errs, validateExtraVolumes(spec, rs)...)
 	return errs
@@ -194,14 +190,14 @@ func ValidateImage(p *field.Path, img *v1alpha1.ImageSpec) field.ErrorList {
 	return errs
 }
 
-func validateReplicas(p *field.Path, r *int32) field.ErrorList {
+func ValidateReplicas(p *field.Path, r *int32) field.ErrorList {
 	if r != nil && *r < 0 {
 		return field.ErrorList{field.Invalid(p, *r, "must not be negative")}
 	}
 	return nil
 }
 
-func validateBaseURL(p *field.Path, raw string) field.ErrorList {
+func ValidateBaseURL(p *field.Path, raw string) field.ErrorList {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 		return field.ErrorList{field.Invalid(p, raw, "must be an https URL with host and optional port and no path, for example https://root.kcp.svc.cluster.local:6443")}
@@ -209,7 +205,7 @@ func validateBaseURL(p *field.Path, raw string) field.ErrorList {
 	return nil
 }
 
-func validateAuth(p *field.Path, a *v1alpha1.AuthSpec) field.ErrorList {
+func ValidateAuth(p *field.Path, a *v1alpha1.AuthSpec) field.ErrorList {
 	var errs field.ErrorList
 	if a == nil {
 		return nil

@@ -92,11 +92,6 @@ func TestValidate(t *testing.T) {
 				rs.Spec.Proxy = &v1alpha1.RootShardProxySpec{ExtraVolumeMounts: []corev1.VolumeMount{{Name: "root-proxy-config", MountPath: "/x"}}}
 			},
 		},
-		"VirtualWorkspace": {
-			reason: "external virtual workspaces are not supported yet, and say so",
-			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: "vw"} },
-			want:   []string{"spec.kcpVirtualWorkspace: Forbidden: external VirtualWorkspaces are not supported by this version of configuration-kcp yet; remove the field to run virtual workspaces inside the root shard"},
-		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

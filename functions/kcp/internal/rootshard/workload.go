@@ -5,8 +5,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpserver"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/refs"
 )
 
 // server describes the root shard's kcp server.
@@ -20,12 +21,18 @@ func (c *composer) server() kcpserver.Server {
 		BaseURL:      c.baseURL,
 		RootExternal: c.rs.Spec.External,
 		RootCASecret: c.rootCASecret(),
-		ServiceAccountCerts: []workload.ServiceAccountCert{
-			{Owner: string(c.name), Secret: c.name.Cert("service-account")},
-		},
+	}
+	if a := c.rs.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
+		srv.ServiceAccountCerts = kcpserver.ServiceAccountCerts(string(c.name), c.shardNames())
 	}
 	if ref := c.rs.Spec.Cache.Ref; ref != nil {
 		srv.CacheServer = ref.Name
+	}
+	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil {
+		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
+		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
+			srv.VirtualWorkspaceURL = kcpserver.ExternalURL(vw.Spec.External)
+		}
 	}
 	return srv
 }
@@ -35,11 +42,20 @@ func (c *composer) server() kcpserver.Server {
 func (c *composer) composeRootShardWorkload() compose.Outcome {
 	srv := c.server()
 	key := c.Key("deployment", "kcp")
+	var blockers []string
+	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil && srv.VirtualWorkspaceURL == "" {
+		// Without the VirtualWorkspace's URL the flags cannot be rendered: hold the workload.
+		blockers = append(blockers, "VirtualWorkspace "+ref.Name+" (spec.kcpVirtualWorkspace.name)")
+	}
+	for _, sa := range srv.ServiceAccountCerts[min(1, len(srv.ServiceAccountCerts)):] {
+		c.Inputs.External(gate.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of Shard "+sa.Owner+")")
+	}
 	return c.Workload(compose.Workload{
 		Name:          srv.DeploymentName(),
 		DeploymentKey: key,
 		ServiceKey:    c.Key("service", "kcp"),
 		Mounts:        append(srv.Mounts(), srv.Authentication().Mounts...),
+		Blockers:      blockers,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return srv.Deployment(c.Replicas(key, c.rs.Spec.Replicas, compose.DefaultReplicas), podAnnotations), srv.Service()
 		},
