@@ -165,6 +165,9 @@ func (c CacheServer) CA() string { return string(c) + "-ca" }
 // ClientCertificate is the client certificate Secret shards present to the cache server.
 func (c CacheServer) ClientCertificate() string { return string(c) + "-client-certificate" }
 
+// ServerCertificate is the cache server's serving certificate and its Secret.
+func (c CacheServer) ServerCertificate() string { return string(c) + "-server" }
+
 // Deployment and Service of the cache server.
 func (c CacheServer) Deployment() string { return string(c) + "-cache-server" }
 
