@@ -23,6 +23,7 @@ type CacheServer struct {
 
 // CacheServerSpec is kcp-operator's CacheServer spec.
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas <= 1 || has(self.etcd)",message="etcd must be specified when replicas > 1"
+// +kubebuilder:validation:XValidation:rule="has(self.certificates.issuerRef)",message="the cache server's CA must be issued by cert-manager: set certificates.issuerRef"
 type CacheServerSpec struct {
 	// ClusterDomain is the cluster's DNS domain. Defaults to cluster.local.
 	// +optional
