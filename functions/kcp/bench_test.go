@@ -3,17 +3,19 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // convergedRequest simulates the world of examples/basic after cert-manager issued every
 // certificate and every Deployment rolled out, by feeding responses back as observed state.
-func convergedRequest(tb testing.TB, xr string) *fnv1.RunFunctionRequest {
+func convergedRequest(tb testing.TB, xr string, world ...map[string]any) *fnv1.RunFunctionRequest {
 	tb.Helper()
 	f := &Function{log: logging.NewNopLogger()}
 	req := newRequest(xr)
@@ -46,11 +48,37 @@ func convergedRequest(tb testing.TB, xr string) *fnv1.RunFunctionRequest {
 			}
 			observed[name] = &fnv1.Resource{Resource: mustStruct(tb, obj)}
 		}
+		// Objects other XRs provide (a RootShard, its CA Secrets) are part of the world.
+		for _, o := range world {
+			md := o["metadata"].(map[string]any)
+			required[strings.ToLower(o["kind"].(string))+"/"+md["name"].(string)] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: mustStruct(tb, o)}}}
+		}
 		req = newRequest(xr)
 		req.Observed.Resources = observed
 		req.RequiredResources = required
 	}
 	return req
+}
+
+const shardXR = `{
+	"apiVersion": "kcp.crossplane.io/v1alpha1",
+	"kind": "Shard",
+	"metadata": {"name": "shard-1", "namespace": "kcp"},
+	"spec": {"rootShard": {"ref": {"name": "root"}}, "etcd": {"endpoints": ["http://etcd.kcp.svc.cluster.local:2379"], "prefix": "/shard-1"}}
+}`
+
+const benchCacheServerXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"CacheServer","metadata":{"name":"cache","namespace":"kcp"},"spec":{"certificates":{"issuerRef":{"group":"cert-manager.io","kind":"ClusterIssuer","name":"kcp-selfsigned"}},"etcd":{"endpoints":["http://etcd.kcp.svc.cluster.local:2379"],"prefix":"/cache"}}}`
+
+// rootShardWorld is what a Shard reads from its installation: the RootShard and its CAs.
+func rootShardWorld(tb testing.TB) []map[string]any {
+	rs := resource.MustStructJSON(basicXR).AsMap()
+	out := []map[string]any{rs}
+	for _, ca := range []string{"root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-service-account-ca"} {
+		out = append(out, map[string]any{"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": ca, "namespace": "kcp"},
+			"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte(ca))}})
+	}
+	return out
 }
 
 func mustStruct(tb testing.TB, m map[string]any) *structpb.Struct {
@@ -83,6 +111,16 @@ func normalize(v any) any {
 	return v
 }
 
+func TestConvergedShardComposesWorkload(t *testing.T) {
+	rsp := run(t, convergedRequest(t, shardXR, rootShardWorld(t)...))
+	if _, ok := rsp.GetDesired().GetResources()["deployment-shard-kcp"]; !ok {
+		t.Errorf("converged Shard must compose its Deployment; results: %v", rsp.GetResults())
+	}
+	if got := len(rsp.GetDesired().GetResources()); got != 12 {
+		t.Errorf("converged Shard composes %d resources, want 12", got)
+	}
+}
+
 func TestConvergedRequestComposesWorkloads(t *testing.T) {
 	rsp := run(t, convergedRequest(t, basicXR))
 	for _, k := range []string{"deployment-kcp", "deployment-proxy", "service-kcp", "service-proxy", "secret-proxy-merged-client-ca"} {
@@ -102,8 +140,10 @@ func TestConvergedRequestComposesWorkloads(t *testing.T) {
 // `go test -run '^$' -bench RunFunction -benchmem ./functions/kcp/`.
 func BenchmarkRunFunction(b *testing.B) {
 	for name, req := range map[string]*fnv1.RunFunctionRequest{
-		"RootShard/Fresh":     newRequest(basicXR),
-		"RootShard/Converged": convergedRequest(b, basicXR),
+		"RootShard/Fresh":       newRequest(basicXR),
+		"RootShard/Converged":   convergedRequest(b, basicXR),
+		"Shard/Converged":       convergedRequest(b, shardXR, rootShardWorld(b)...),
+		"CacheServer/Converged": convergedRequest(b, benchCacheServerXR),
 	} {
 		b.Run(name, func(b *testing.B) {
 			f := &Function{log: logging.NewNopLogger()}
