@@ -37,75 +37,207 @@ spec: {replicas: 2}
 	return out, nil
 }
 
+// find returns the object of kind and name among objs, or nil.
+func find(objs []*Object, kind, name string) *Object {
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// fakeRoot stands in for render plus the function for RootShard root: it composes a CA
+// Certificate, is Running once it observes it issued, and lists the Shards it requires.
+func fakeRoot(renders *int) RenderFunc {
+	return func(_ context.Context, w World) (*Output, error) {
+		*renders++
+		if find(w.Required, "RootShard", "root") != nil {
+			return nil, errors.New("RootShard root is offered to its own render")
+		}
+		phase := "Provisioning"
+		if c := find(w.Observed, "Certificate", "root-server-ca"); c != nil {
+			if conds, _, _ := unstructured.NestedSlice(c.Object, "status", "conditions"); len(conds) > 0 {
+				phase = "Running"
+			}
+		}
+		shards := []any{}
+		for _, o := range w.Required {
+			if o.GetKind() == "Shard" {
+				shards = append(shards, o.GetName())
+			}
+		}
+		xr := objects(rootShard)[0]
+		xr.Object["status"] = map[string]any{"phase": phase, "shards": shards}
+		return &Output{XR: xr, Composed: objects(certificate("root-server-ca", true, "ClusterIssuer", "selfsigned"))}, nil
+	}
+}
+
+// fakeShard stands in for render plus the function for Shard shard1: it composes its
+// Deployment once the RootShard's CA Secret exists, and is Running once the Deployment is
+// available and the RootShard it requires is Running.
+func fakeShard(renders *int) RenderFunc {
+	return func(_ context.Context, w World) (*Output, error) {
+		*renders++
+		if find(w.Required, "Shard", "shard1") != nil {
+			return nil, errors.New("Shard shard1 is offered to its own render")
+		}
+		out := &Output{XR: objects(shard)[0]}
+		if find(w.Required, "Secret", "root-server-ca") != nil {
+			out.Composed = objects(`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shard1, namespace: kcp, annotations: {crossplane.io/composition-resource-name: deployment-shard}}
+spec: {replicas: 1}
+`)
+		}
+		phase := "Provisioning"
+		available := false
+		if d := find(w.Observed, "Deployment", "shard1"); d != nil {
+			n, _, _ := unstructured.NestedInt64(d.Object, "status", "availableReplicas")
+			available = n == 1
+		}
+		if root := find(w.Required, "RootShard", "root"); root != nil && available {
+			if p, _, _ := unstructured.NestedString(root.Object, "status", "phase"); p == "Running" {
+				phase = "Running"
+			}
+		}
+		out.XR.Object["status"] = map[string]any{"phase": phase}
+		return out, nil
+	}
+}
+
+func fatalRender(xr string) RenderFunc {
+	return func(context.Context, World) (*Output, error) {
+		return fatalOutput(objects(xr)[0], "compose-kcp", "invalid"), nil
+	}
+}
+
 func TestConverge(t *testing.T) {
 	type args struct {
-		fresh  *Output
-		render RenderFunc
+		// renders[i] renders XR i. Its fresh render is by fresh[i] if set, else renders[i];
+		// fatal[i] makes it Fatal instead.
+		renders, fresh []RenderFunc
+		fatal          []bool
 	}
 	type want struct {
 		iterations int
-		composed   []string
-		phase      string
+		composed   [][]string
+		phases     []string
+		fatal      []bool
+		renders    []int
 		err        string
 	}
-	fresh := func() *Output { o, _ := fakeFunction(context.Background(), World{}); return o }
-	renders := 0
+	var counts []int
+	counting := func(fs ...func(*int) RenderFunc) []RenderFunc {
+		counts = make([]int, len(fs))
+		out := make([]RenderFunc, len(fs))
+		for i, f := range fs {
+			out[i] = f(&counts[i])
+		}
+		return out
+	}
+	never := func(string) RenderFunc {
+		return func(context.Context, World) (*Output, error) { return nil, errors.New("must not render") }
+	}
 	cases := map[string]struct {
 		reason string
-		args   args
+		args   func() args
 		want   want
 	}{
-		"SettlesWhenComposedStopsChanging": {
-			reason: "The Deployment appears after the Certificate is issued; the next render changes only the XR status, so it is the last.",
-			args:   args{fresh: fresh(), render: fakeFunction},
-			want:   want{iterations: 2, composed: []string{"certificate-root-ca", "deployment-kcp"}, phase: "Running"},
+		"OneXR": {
+			reason: "The Deployment appears after the Certificate is issued; the next render changes only the XR status, which no other XR sees, so it is the last.",
+			args:   func() args { return args{renders: []RenderFunc{fakeFunction}} },
+			want:   want{iterations: 2, composed: [][]string{{"certificate-root-ca", "deployment-kcp"}}, phases: []string{"Running"}, fatal: []bool{false}},
 		},
-		"FatalFresh": {
-			reason: "A Fatal fresh render is the result; nothing is rendered again.",
-			args: args{
-				fresh: func() *Output { o := fresh(); o.Fatal = true; return o }(),
-				render: func(context.Context, World) (*Output, error) {
-					return nil, errors.New("must not render")
-				},
+		"SharedWorldSettles": {
+			reason: "The Shard composes its Deployment once the RootShard's CA Secret exists and is Running once the RootShard it requires is; " +
+				"XRs whose world did not change are not rendered again, and neither XR is offered to its own render.",
+			args: func() args { return args{renders: counting(fakeRoot, fakeShard)} },
+			want: want{
+				iterations: 3,
+				composed:   [][]string{{"certificate-root-server-ca"}, {"deployment-shard"}},
+				phases:     []string{"Running", "Running"},
+				fatal:      []bool{false, false},
+				renders:    []int{2, 2},
 			},
-			want: want{iterations: 0, composed: []string{"certificate-root-ca"}, phase: "Provisioning"},
 		},
-		"FatalLater": {
-			reason: "A Fatal render ends convergence with that render.",
-			args: args{fresh: fresh(), render: func(ctx context.Context, w World) (*Output, error) {
-				o, err := fakeFunction(ctx, w)
-				o.Fatal = true
-				return o, err
-			}},
-			want: want{iterations: 1, composed: []string{"certificate-root-ca", "deployment-kcp"}, phase: "Provisioning"},
+		"AllFatalFresh": {
+			reason: "When every fresh render is Fatal the world stays the fresh one: nothing is rendered again.",
+			args: func() args {
+				return args{renders: []RenderFunc{never(rootShard), never(shard)}, fatal: []bool{true, true}}
+			},
+			want: want{iterations: 0, composed: [][]string{nil, nil}, phases: []string{"", ""}, fatal: []bool{true, true}},
+		},
+		"FatalKeepsLastGoodRender": {
+			reason: "A Fatal render is the XR's converged render, but Crossplane applies and deletes nothing then: the world keeps what its last good render composed.",
+			args: func() args {
+				rs := counting(fakeRoot, fakeShard)
+				fresh := []RenderFunc{rs[0], rs[1]}
+				rs[0] = fatalRender(rootShard)
+				return args{renders: rs, fresh: fresh}
+			},
+			want: want{
+				iterations: 2,
+				composed:   [][]string{nil, {"deployment-shard"}},
+				phases:     []string{"", "Provisioning"},
+				fatal:      []bool{true, false},
+			},
 		},
 		"RenderError": {
 			reason: "A failing render fails convergence.",
-			args: args{fresh: fresh(), render: func(context.Context, World) (*Output, error) {
-				return nil, errors.New("boom")
-			}},
+			args: func() args {
+				rs := counting(fakeRoot, fakeShard)
+				fresh := []RenderFunc{rs[0], rs[1]}
+				rs[1] = func(context.Context, World) (*Output, error) { return nil, errors.New("boom") }
+				return args{renders: rs, fresh: fresh}
+			},
 			want: want{iterations: 1, err: "boom"},
 		},
 		"NeverSettles": {
-			reason: "A function that changes a composed resource on every render fails after MaxIterations, naming it.",
-			args: args{fresh: fresh(), render: func(context.Context, World) (*Output, error) {
-				renders++
-				o := fresh()
-				o.Composed = append(o.Composed, objects(fmt.Sprintf(`
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: c, namespace: kcp, annotations: {crossplane.io/composition-resource-name: configmap-c}}
-data: {render: "%d"}
-`, renders))...)
-				return o, nil
-			}},
-			want: want{iterations: MaxIterations, err: "composed resources still change after 10 renders against the simulated world, " +
-				"the last one changed configmap-c: the function never settles"},
+			reason: "A function that changes a composed resource on every render fails after MaxIterations, naming the XR and the resource.",
+			args: func() args {
+				rs := counting(fakeRoot, fakeShard)
+				n := 0
+				rs[1] = func(context.Context, World) (*Output, error) {
+					n++
+					return &Output{XR: objects(shard)[0], Composed: objects(composed("ConfigMap", "c", fmt.Sprintf("data: {render: %q}", fmt.Sprint(n))))}, nil
+				}
+				return args{renders: rs}
+			},
+			want: want{iterations: MaxIterations, err: "renders still change after 10 iterations against the simulated world, " +
+				"the last one changed Shard kcp/shard1: configmap-c: the function never settles"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, n, err := Converge(context.Background(), Simulator{PKI: fakePKI}, tc.args.fresh, tc.args.render)
+			counts = nil
+			a := tc.args()
+			// The fresh renders, as RenderExample does them.
+			xrs := objects(rootShard, shard)[:len(a.renders)]
+			sim := Simulator{PKI: fakePKI}
+			worlds, err := sim.Fresh(xrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh := make([]*Output, len(a.renders))
+			for i, r := range a.renders {
+				if i < len(a.fatal) && a.fatal[i] {
+					fresh[i] = fatalOutput(xrs[i], "compose-kcp", "invalid")
+					continue
+				}
+				if i < len(a.fresh) {
+					r = a.fresh[i]
+				}
+				if fresh[i], err = r(context.Background(), worlds[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range counts {
+				counts[i] = 0
+			}
+
+			got, n, err := Converge(context.Background(), sim, fresh, worlds, a.renders)
 			if diff := cmp.Diff(tc.want.err, errorString(t, err)); diff != "" {
 				t.Fatalf("%s\nConverge(...): -want error, +got error:\n%s", tc.reason, diff)
 			}
@@ -115,16 +247,32 @@ data: {render: "%d"}
 			if err != nil {
 				return
 			}
-			var names []string
-			for _, o := range got.Composed {
-				names = append(names, o.GetAnnotations()[AnnotationResourceName])
+			var composed [][]string
+			var phases []string
+			var fatals []bool
+			for _, o := range got {
+				var names []string
+				for _, c := range o.Composed {
+					names = append(names, c.GetAnnotations()[AnnotationResourceName])
+				}
+				composed = append(composed, names)
+				phase, _, _ := unstructured.NestedString(o.XR.Object, "status", "phase")
+				phases = append(phases, phase)
+				fatals = append(fatals, o.Fatal)
 			}
-			if diff := cmp.Diff(tc.want.composed, names); diff != "" {
+			if diff := cmp.Diff(tc.want.composed, composed); diff != "" {
 				t.Errorf("%s\nConverge(...) composed: -want, +got:\n%s", tc.reason, diff)
 			}
-			phase, _, _ := unstructured.NestedString(got.XR.Object, "status", "phase")
-			if diff := cmp.Diff(tc.want.phase, phase); diff != "" {
-				t.Errorf("%s\nConverge(...) XR phase: -want, +got:\n%s", tc.reason, diff)
+			if diff := cmp.Diff(tc.want.phases, phases); diff != "" {
+				t.Errorf("%s\nConverge(...) XR phases: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.fatal, fatals); diff != "" {
+				t.Errorf("%s\nConverge(...) Fatal: -want, +got:\n%s", tc.reason, diff)
+			}
+			if tc.want.renders != nil {
+				if diff := cmp.Diff(tc.want.renders, counts); diff != "" {
+					t.Errorf("%s\nConverge(...) renders per XR: -want, +got:\n%s", tc.reason, diff)
+				}
 			}
 		})
 	}

@@ -1,7 +1,22 @@
 // Package render renders the examples of configuration-kcp through `crossplane composition
-// render`, twice per XR: fresh (nothing exists yet) and converged (a simulated cluster in
-// which cert-manager issues every Certificate and every Deployment becomes available, fed
-// back as observed and required resources until the composed resources stop changing).
+// render`, every XR of an example twice: fresh (nothing composed yet) and converged (a
+// simulated cluster in which cert-manager issues every Certificate and every Deployment
+// becomes available, fed back as observed and required resources until nothing changes).
+//
+// The XRs of an example share one simulated world, as they would share a namespace:
+//
+//   - Fresh, each XR is offered as required resources the example's Secrets and ConfigMaps
+//     and every other XR of the example as written.
+//   - Converged, each XR observes what it composed, and is offered the example's Secrets and
+//     ConfigMaps, every other XR as last rendered (with its status), the Secrets cert-manager
+//     wrote for any XR's Certificates, and the Secrets and ConfigMaps any XR composed. Every
+//     iteration renders every XR whose world changed; the example has converged when no
+//     XR's composed resources, and (with more than one XR) no XR, changed.
+//
+// The function picks from what is offered by name or by labels, as from an API server:
+// render's in-memory client matches an empty label selector to every object of the kind in
+// the namespace. An XR is never offered to its own render: render would store the copy in
+// place of the XR it reconciles.
 //
 // It backs `make render` (cmd/kcp-render) and this package's tests:
 //

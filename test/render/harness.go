@@ -57,48 +57,51 @@ func (h *Harness) FunctionLogs() string { return h.function.Logs() }
 type Rendered struct {
 	Example          string
 	Fresh, Converged []*Output
-	// Iterations is the most renders against an observed world any XR needed to converge.
+	// Iterations is how many times the example's XRs were rendered against the simulated
+	// world until it settled.
 	Iterations               int
 	FreshTime, ConvergedTime time.Duration
 }
 
-// RenderExample renders every XR of an example fresh, then converges it.
+// RenderExample renders every XR of an example fresh, then converges the example as a whole:
+// its XRs share one simulated world, in which each sees the others.
 func (h *Harness) RenderExample(ctx context.Context, ex Example) (*Rendered, error) {
 	r := &Rendered{Example: ex.Name}
 	sim := Simulator{PKI: h.pki, Environment: ex.Environment}
 	renders := make([]RenderFunc, 0, len(ex.XRs))
-
-	start := time.Now()
 	for _, xr := range ex.XRs {
 		gk := xr.GroupVersionKind().GroupKind()
 		api, ok := h.apis[gk]
 		if !ok {
 			return nil, fmt.Errorf("example %s: no XRD under apis/ defines %s", ex.Name, gk)
 		}
-		render := func(ctx context.Context, w World) (*Output, error) {
+		renders = append(renders, func(ctx context.Context, w World) (*Output, error) {
 			out, err := h.renderer.Render(ctx, Request{XR: xr, API: api, World: w})
 			if err != nil {
-				return nil, fmt.Errorf("example %s, %s %s: %w", ex.Name, xr.GetKind(), xr.GetName(), err)
+				return nil, fmt.Errorf("example %s, %s: %w", ex.Name, describe(xr), err)
 			}
 			return out, nil
-		}
-		out, err := render(ctx, sim.Fresh())
+		})
+	}
+
+	start := time.Now()
+	worlds, err := sim.Fresh(ex.XRs)
+	if err != nil {
+		return nil, fmt.Errorf("example %s: %w", ex.Name, err)
+	}
+	for i, render := range renders {
+		out, err := render(ctx, worlds[i])
 		if err != nil {
 			return nil, err
 		}
-		renders = append(renders, render)
 		r.Fresh = append(r.Fresh, out)
 	}
 	r.FreshTime = time.Since(start)
 
 	start = time.Now()
-	for i, render := range renders {
-		out, n, err := Converge(ctx, sim, r.Fresh[i], render)
-		if err != nil {
-			return nil, fmt.Errorf("example %s, %s %s: %w", ex.Name, ex.XRs[i].GetKind(), ex.XRs[i].GetName(), err)
-		}
-		r.Converged = append(r.Converged, out)
-		r.Iterations = max(r.Iterations, n)
+	r.Converged, r.Iterations, err = Converge(ctx, sim, r.Fresh, worlds, renders)
+	if err != nil {
+		return nil, fmt.Errorf("example %s: %w", ex.Name, err)
 	}
 	r.ConvergedTime = time.Since(start)
 	return r, checkFatal(ex, append(r.Fresh, r.Converged...))

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"time"
@@ -19,7 +20,8 @@ const transitionTime = "2024-01-01T00:00:00Z"
 type World struct {
 	// Observed are the observed composed resources.
 	Observed []*Object
-	// Required are the Secrets and ConfigMaps offered as required resources.
+	// Required are the objects offered as required resources: the function may ask for any
+	// of them by name or by label.
 	Required []*Object
 }
 
@@ -31,16 +33,58 @@ type Simulator struct {
 	Environment []*Object
 }
 
-// Fresh is the world before anything was composed: only the user's Secrets and ConfigMaps.
-func (s Simulator) Fresh() World {
-	return World{Required: s.environment()}
+// Fresh returns the world of each XR before anything was composed: the user's Secrets and
+// ConfigMaps, and the example's other XRs as written.
+func (s Simulator) Fresh(xrs []*Object) ([]World, error) {
+	p := s.pool()
+	for i, xr := range xrs {
+		if err := p.add(xr, i, describe(xr)); err != nil {
+			return nil, err
+		}
+	}
+	return p.worlds(make([]World, len(xrs))), nil
 }
 
-// Observe returns the world after the controllers acted on the composed resources of a
-// render. Certificates' Secrets are required resources, not observed ones: cert-manager
-// creates them, the XR does not compose them.
-func (s Simulator) Observe(composed []*Object) (World, error) {
-	w := World{Required: s.environment()}
+// Observe returns the world of each XR after the controllers acted on the renders outs, one
+// per XR of the example in order. The world is shared: every XR sees the user's Secrets and
+// ConfigMaps, the other XRs as rendered (with their status), the Secrets cert-manager wrote
+// for any XR's Certificates, and the Secrets and ConfigMaps any XR composed. Each XR observes
+// only its own composed resources.
+func (s Simulator) Observe(outs []*Output) ([]World, error) {
+	p := s.pool()
+	worlds := make([]World, len(outs))
+	for i, out := range outs {
+		owner := describe(out.XR)
+		if err := p.add(out.XR, i, owner); err != nil {
+			return nil, err
+		}
+		observed, issued, err := s.observe(out.Composed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", owner, err)
+		}
+		worlds[i].Observed = observed
+		for _, secret := range issued {
+			from := fmt.Sprintf("cert-manager (Certificate %s of %s)", secret.GetAnnotations()["cert-manager.io/certificate-name"], owner)
+			if err := p.add(secret, -1, from); err != nil {
+				return nil, err
+			}
+		}
+		for _, o := range observed {
+			if isKind(o, "", "Secret") || isKind(o, "", "ConfigMap") {
+				if err := p.add(o, -1, "composed by "+owner); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return p.worlds(worlds), nil
+}
+
+// observe simulates the controllers acting on one XR's composed resources: it returns them
+// as observed, and the Secrets cert-manager writes for its Certificates. Those Secrets are
+// required resources, not observed ones: cert-manager creates them, the XR does not compose
+// them.
+func (s Simulator) observe(composed []*Object) (observed, issued []*Object, err error) {
 	issuers := map[string]bool{}
 	for _, c := range composed {
 		if isKind(c, "cert-manager.io", "Issuer") {
@@ -49,26 +93,125 @@ func (s Simulator) Observe(composed []*Object) (World, error) {
 	}
 	for _, c := range composed {
 		if c.GetAnnotations()[AnnotationResourceName] == "" {
-			return World{}, fmt.Errorf("composed %s %s has no %s annotation", c.GetKind(), c.GetName(), AnnotationResourceName)
+			return nil, nil, fmt.Errorf("composed %s %s has no %s annotation", c.GetKind(), c.GetName(), AnnotationResourceName)
 		}
 		o := c.DeepCopy()
 		switch {
 		case isKind(o, "cert-manager.io", "Certificate"):
 			secret, err := s.issue(o, issuers)
 			if err != nil {
-				return World{}, err
+				return nil, nil, err
 			}
-			w.Required = append(w.Required, secret)
+			issued = append(issued, secret)
 		case isKind(o, "cert-manager.io", "Issuer"):
 			o.Object["status"] = map[string]any{
 				"conditions": []any{condition("Ready", "KeyPairVerified", "Signing CA verified")},
 			}
 		case isKind(o, "apps", "Deployment"):
 			rollOut(o)
+		case isKind(o, "", "Secret"):
+			foldStringData(o)
 		}
-		w.Observed = append(w.Observed, o)
+		// As the API server returns every object; other XRs may key rollouts on it.
+		if o.GetResourceVersion() == "" {
+			o.SetResourceVersion("1")
+		}
+		observed = append(observed, o)
 	}
-	return w, nil
+	return observed, issued, nil
+}
+
+// pool returns a required-resource pool holding the user's Secrets and ConfigMaps.
+func (s Simulator) pool() *pool {
+	p := &pool{index: map[objectKey]int{}}
+	for _, e := range s.environment() {
+		// Two documents of the same object in one example: the later one wins, as with
+		// kubectl apply. That is the example's business, not the harness's.
+		p.put(e, -1, "the example")
+	}
+	return p
+}
+
+// objectKey identifies an object the way the API server (and render's in-memory client) does.
+type objectKey struct {
+	group, kind, namespace, name string
+}
+
+func keyOf(o *Object) objectKey {
+	gvk := o.GroupVersionKind()
+	return objectKey{gvk.Group, gvk.Kind, o.GetNamespace(), o.GetName()}
+}
+
+// pool collects the objects of an example's simulated cluster that renders may require.
+type pool struct {
+	entries []poolEntry
+	index   map[objectKey]int
+}
+
+type poolEntry struct {
+	obj *Object
+	// xr is the index of the XR this entry is, or -1 for any other object.
+	xr   int
+	from string
+}
+
+// add adds an object. The same object from two sources must be identical: in a cluster it
+// is one object, so two producers disagreeing on it is a conflict the example must not have.
+func (p *pool) add(o *Object, xr int, from string) error {
+	if i, ok := p.index[keyOf(o)]; ok {
+		prev := p.entries[i]
+		a, err := MarshalObjects(prev.obj)
+		if err != nil {
+			return err
+		}
+		b, err := MarshalObjects(o)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(a, b) {
+			return fmt.Errorf("%s %s has two different sources: %s; %s", o.GetKind(), namespacedName(o), prev.from, from)
+		}
+		return nil
+	}
+	p.put(o, xr, from)
+	return nil
+}
+
+func (p *pool) put(o *Object, xr int, from string) {
+	if i, ok := p.index[keyOf(o)]; ok {
+		p.entries[i] = poolEntry{obj: o, xr: xr, from: from}
+		return
+	}
+	p.index[keyOf(o)] = len(p.entries)
+	p.entries = append(p.entries, poolEntry{obj: o, xr: xr, from: from})
+}
+
+// worlds sets the required resources of each XR's world: the whole pool except the XR
+// itself. Render puts the XR, the observed and the required resources into one in-memory
+// store keyed by kind, namespace and name, the required ones last. Offering an XR to its own
+// render would replace the XR render reconciles (losing the uid and resourceRefs render gives
+// it, so the observed resources look foreign). An XR's own composed Secrets and ConfigMaps
+// are offered as the very objects it observes, so replacing them changes nothing.
+func (p *pool) worlds(ws []World) []World {
+	for i := range ws {
+		var required []*Object
+		for _, e := range p.entries {
+			if e.xr != i {
+				required = append(required, e.obj)
+			}
+		}
+		ws[i].Required = required
+	}
+	return ws
+}
+
+func describe(xr *Object) string { return xr.GetKind() + " " + namespacedName(xr) }
+
+func namespacedName(o *Object) string {
+	if o.GetNamespace() == "" {
+		return o.GetName()
+	}
+	return o.GetNamespace() + "/" + o.GetName()
 }
 
 // environment returns the user's Secrets and ConfigMaps as the API server would return them.

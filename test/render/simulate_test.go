@@ -194,7 +194,7 @@ status:
 `}},
 		},
 		"OtherKindsAsRendered": {
-			reason: "Services, ConfigMaps and composed Secrets are observed exactly as rendered.",
+			reason: "Services are observed as rendered, with the resourceVersion every stored object has.",
 			args: args{composed: []string{`
 apiVersion: v1
 kind: Service
@@ -224,7 +224,7 @@ spec: {ports: [{port: 6443}]}
 		"MissingResourceName": {
 			reason: "Render matches observed resources by annotation, so one without it is an error.",
 			args:   args{composed: []string{`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: kcp}}`}},
-			want:   want{err: "composed ConfigMap c has no crossplane.io/composition-resource-name annotation"},
+			want:   want{err: "RootShard kcp/root: composed ConfigMap c has no crossplane.io/composition-resource-name annotation"},
 		},
 		"CertificateWithoutSecretName": {
 			reason: "cert-manager cannot write a Secret without a name.",
@@ -234,7 +234,7 @@ kind: Certificate
 metadata: {name: x, namespace: kcp, annotations: {crossplane.io/composition-resource-name: certificate-x}}
 spec: {issuerRef: {name: i}}
 `}},
-			want: want{err: "Certificate x has no spec.secretName"},
+			want: want{err: "RootShard kcp/root: Certificate x has no spec.secretName"},
 		},
 	}
 	for name, tc := range cases {
@@ -242,11 +242,15 @@ spec: {issuerRef: {name: i}}
 			sim := Simulator{PKI: fakePKI, Environment: objects(tc.args.environment...)}
 			composed := objects(tc.args.composed...)
 			before := contents(objects(tc.args.composed...))
-			got, err := sim.Observe(composed)
+			worlds, err := sim.Observe([]*Output{{XR: objects(rootShard)[0], Composed: composed}})
 			if diff := cmp.Diff(tc.want.err, errorString(t, err)); diff != "" {
 				t.Fatalf("%s\nObserve(...): -want error, +got error:\n%s", tc.reason, diff)
 			}
-			if diff := cmp.Diff(contents(objects(tc.want.observed...)), contents(got.Observed)); diff != "" {
+			var got World
+			if err == nil {
+				got = worlds[0]
+			}
+			if diff := cmp.Diff(contents(stored(objects(tc.want.observed...))), contents(got.Observed)); diff != "" {
 				t.Errorf("%s\nObserve(...).Observed: -want, +got:\n%s", tc.reason, diff)
 			}
 			if diff := cmp.Diff(contents(objects(tc.want.required...)), contents(got.Required)); diff != "" {
@@ -259,17 +263,188 @@ spec: {issuerRef: {name: i}}
 	}
 }
 
-func TestFresh(t *testing.T) {
-	sim := Simulator{PKI: fakePKI, Environment: objects(
-		`{apiVersion: v1, kind: Namespace, metadata: {name: kcp}}`,
-		`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp}}`,
-	)}
-	want := World{Required: objects(`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, resourceVersion: "1"}}`)}
-	got := sim.Fresh()
-	if diff := cmp.Diff(contents(want.Required), contents(got.Required)); diff != "" {
-		t.Errorf("Fresh().Required: -want, +got:\n%s", diff)
+// rootShard and shard are XRs of one example, as written.
+const (
+	rootShard = `{apiVersion: kcp.crossplane.io/v1alpha1, kind: RootShard, metadata: {name: root, namespace: kcp}, spec: {external: {hostname: kcp.example.com}}}`
+	shard     = `{apiVersion: kcp.crossplane.io/v1alpha1, kind: Shard, metadata: {name: shard1, namespace: kcp}, spec: {rootShard: {ref: {name: root}}}}`
+)
+
+// withStatus returns an XR document as render returns it, with a status.
+func withStatus(xr, phase string) string {
+	return strings.TrimSuffix(xr, "}") + `, status: {phase: ` + phase + `}}`
+}
+
+// composed returns a composed object document of kind (v1) named name.
+func composed(kind, name, body string) string {
+	return `{apiVersion: v1, kind: ` + kind + `, metadata: {name: ` + name + `, namespace: kcp, annotations: {crossplane.io/composition-resource-name: ` +
+		strings.ToLower(kind) + `-` + name + `}}, ` + body + `}`
+}
+
+// stored sets the resourceVersion the simulated API server gives every object but the XRs
+// (which render returns without one), where it is missing.
+func stored(objs []*Object) []*Object {
+	for _, o := range objs {
+		if o.GetResourceVersion() == "" && o.GroupVersionKind().Group != XRGroup {
+			o.SetResourceVersion("1")
+		}
 	}
-	if got.Observed != nil {
-		t.Errorf("Fresh().Observed: want nothing, got %d objects", len(got.Observed))
+	return objs
+}
+
+func TestFresh(t *testing.T) {
+	type args struct {
+		environment []string
+		xrs         []string
+	}
+	type want struct {
+		required [][]string
+		err      string
+	}
+	secret := `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp}}`
+	secretStored := `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, resourceVersion: "1"}}`
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"OneXR": {
+			reason: "Before anything is composed an XR requires only the user's Secrets and ConfigMaps.",
+			args:   args{environment: []string{`{apiVersion: v1, kind: Namespace, metadata: {name: kcp}}`, secret}, xrs: []string{rootShard}},
+			want:   want{required: [][]string{{secretStored}}},
+		},
+		"OtherXRsAsWritten": {
+			reason: "Each XR requires the user's objects and every other XR of the example as written, never itself.",
+			args:   args{environment: []string{secret}, xrs: []string{rootShard, shard}},
+			want:   want{required: [][]string{{secretStored, shard}, {secretStored, rootShard}}},
+		},
+		"DuplicateEnvironment": {
+			reason: "Of two documents of one user object the later wins, as with kubectl apply.",
+			args: args{environment: []string{
+				`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: kcp}, data: {v: "1"}}`,
+				`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: kcp}, data: {v: "2"}}`,
+			}, xrs: []string{rootShard}},
+			want: want{required: [][]string{{`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: kcp, resourceVersion: "1"}, data: {v: "2"}}`}}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sim := Simulator{PKI: fakePKI, Environment: objects(tc.args.environment...)}
+			got, err := sim.Fresh(objects(tc.args.xrs...))
+			if diff := cmp.Diff(tc.want.err, errorString(t, err)); diff != "" {
+				t.Fatalf("%s\nFresh(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(len(tc.want.required), len(got)); diff != "" {
+				t.Fatalf("%s\nFresh(...) worlds: -want, +got:\n%s", tc.reason, diff)
+			}
+			for i, w := range got {
+				if diff := cmp.Diff(contents(objects(tc.want.required[i]...)), contents(w.Required)); diff != "" {
+					t.Errorf("%s\nFresh(...)[%d].Required: -want, +got:\n%s", tc.reason, i, diff)
+				}
+				if w.Observed != nil {
+					t.Errorf("%s\nFresh(...)[%d].Observed: want nothing, got %d objects", tc.reason, i, len(w.Observed))
+				}
+			}
+		})
+	}
+}
+
+// TestObserveShared checks the world the XRs of one example share.
+func TestObserveShared(t *testing.T) {
+	type want struct {
+		observed [][]string
+		required [][]string
+		err      string
+	}
+	rootCA := certificate("root-server-ca", true, "ClusterIssuer", "selfsigned")
+	rootCASecret := tlsSecret("root-server-ca", "ClusterIssuer", "selfsigned", "root-crt", "root-key", "root-crt")
+	kubeconfig := composed("Secret", "root-kubeconfig", `data: {kubeconfig: YQ==}`)
+	// The API server folds stringData into data, so observers and requirers read data.
+	folded := composed("Secret", "root-kubeconfig", `data: {kubeconfig: YQ==, extra: Yg==}`)
+	shardConfig := composed("ConfigMap", "shard1-config", `data: {a: b}`)
+	service := composed("Service", "root-kcp", `spec: {ports: [{port: 6443}]}`)
+	cases := map[string]struct {
+		reason string
+		outs   []*Output
+		want   want
+	}{
+		"SharedWorld": {
+			reason: "Each XR observes only what it composed, and requires the other XRs as rendered (with status), the Secrets cert-manager wrote " +
+				"for any XR's Certificates and the Secrets and ConfigMaps any XR composed (its own as it observes them); other kinds are not offered.",
+			outs: []*Output{
+				{XR: objects(withStatus(rootShard, "Running"))[0], Composed: objects(rootCA, kubeconfig, service)},
+				{XR: objects(withStatus(shard, "Provisioning"))[0], Composed: objects(shardConfig)},
+			},
+			want: want{
+				observed: [][]string{
+					{issued(rootCA, "2034-01-01T00:00:00Z"), kubeconfig, service},
+					{shardConfig},
+				},
+				required: [][]string{
+					{rootCASecret, kubeconfig, withStatus(shard, "Provisioning"), shardConfig},
+					{withStatus(rootShard, "Running"), rootCASecret, kubeconfig, shardConfig},
+				},
+			},
+		},
+		"StringDataFolded": {
+			reason: "A composed Secret's stringData is folded into data, in what the XR observes and what others require alike.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(composed("Secret", "root-kubeconfig", `data: {kubeconfig: YQ==}, stringData: {extra: b}`))},
+				{XR: objects(shard)[0]},
+			},
+			want: want{
+				observed: [][]string{{folded}, nil},
+				required: [][]string{{folded, shard}, {rootShard, folded}},
+			},
+		},
+		"SameObjectTwice": {
+			reason: "Two XRs composing an identical object is one object.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(shardConfig)},
+				{XR: objects(shard)[0], Composed: objects(shardConfig)},
+			},
+			want: want{
+				observed: [][]string{{shardConfig}, {shardConfig}},
+				required: [][]string{{shardConfig, shard}, {rootShard, shardConfig}},
+			},
+		},
+		"Conflict": {
+			reason: "Two producers of one object that disagree is a broken example, named as such.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(rootCA)},
+				{XR: objects(shard)[0], Composed: objects(composed("Secret", "root-server-ca", `data: {tls.crt: YQ==}`))},
+			},
+			want: want{err: "Secret kcp/root-server-ca has two different sources: cert-manager (Certificate root-server-ca of RootShard kcp/root); " +
+				"composed by Shard kcp/shard1"},
+		},
+		"EnvironmentConflict": {
+			reason: "An XR composing a Secret the user also provides, differently, is a conflict too.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(composed("Secret", "s", `data: {a: YQ==}`))},
+			},
+			want: want{err: "Secret kcp/s has two different sources: the example; composed by RootShard kcp/root"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sim := Simulator{PKI: fakePKI, Environment: objects(`{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp}, data: {a: Yg==}}`)}
+			if name != "EnvironmentConflict" {
+				sim.Environment = nil
+			}
+			got, err := sim.Observe(tc.outs)
+			if diff := cmp.Diff(tc.want.err, errorString(t, err)); diff != "" {
+				t.Fatalf("%s\nObserve(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+			if err != nil {
+				return
+			}
+			for i, w := range got {
+				if diff := cmp.Diff(contents(stored(objects(tc.want.observed[i]...))), contents(w.Observed)); diff != "" {
+					t.Errorf("%s\nObserve(...)[%d].Observed: -want, +got:\n%s", tc.reason, i, diff)
+				}
+				if diff := cmp.Diff(contents(stored(objects(tc.want.required[i]...))), contents(w.Required)); diff != "" {
+					t.Errorf("%s\nObserve(...)[%d].Required: -want, +got:\n%s", tc.reason, i, diff)
+				}
+			}
+		})
 	}
 }
