@@ -32,6 +32,7 @@ const (
 	LabelOwnerShard       = "operator.kcp.io/shard"
 	LabelOwnerFrontProxy  = "operator.kcp.io/front-proxy"
 	LabelOwnerCacheServer = "operator.kcp.io/cache-server"
+	LabelOwnerVirtualWS   = "operator.kcp.io/virtual-workspace"
 )
 
 // Annotation keys the function writes on pod templates.
@@ -176,3 +177,10 @@ type VirtualWorkspace string
 
 // Deployment and Service of the virtual workspace server.
 func (v VirtualWorkspace) Deployment() string { return string(v) + "-virtual-workspace" }
+
+// Cert is a leaf certificate and its Secret: <vw>-server or <vw>-client.
+func (v VirtualWorkspace) Cert(kind string) string { return fmt.Sprintf("%s-%s", v, kind) }
+
+// MergedClientCA is the RootShard's client CA plus the RootShard's and the virtual
+// workspace's clientCABundleRef.
+func (v VirtualWorkspace) MergedClientCA() string { return string(v) + "-merged-client-ca" }
