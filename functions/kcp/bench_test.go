@@ -69,14 +69,20 @@ const shardXR = `{
 
 const benchCacheServerXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"CacheServer","metadata":{"name":"cache","namespace":"kcp"},"spec":{"certificates":{"issuerRef":{"group":"cert-manager.io","kind":"ClusterIssuer","name":"kcp-selfsigned"}},"etcd":{"endpoints":["http://etcd.kcp.svc.cluster.local:2379"],"prefix":"/cache"}}}`
 
+const benchVirtualWorkspaceXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"VirtualWorkspace","metadata":{"name":"root-vw","namespace":"kcp"},"spec":{"target":{"rootShardRef":{"name":"root"}},"external":{"hostname":"vw.example.com","port":6443}}}`
+
+func secretWith(name string) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": name, "namespace": "kcp"},
+		"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte(name)), "kubeconfig": base64.StdEncoding.EncodeToString([]byte(name))}}
+}
+
 // rootShardWorld is what a Shard reads from its installation: the RootShard and its CAs.
 func rootShardWorld(tb testing.TB) []map[string]any {
 	rs := resource.MustStructJSON(basicXR).AsMap()
 	out := []map[string]any{rs}
 	for _, ca := range []string{"root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-service-account-ca"} {
-		out = append(out, map[string]any{"apiVersion": "v1", "kind": "Secret",
-			"metadata": map[string]any{"name": ca, "namespace": "kcp"},
-			"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte(ca))}})
+		out = append(out, secretWith(ca))
 	}
 	return out
 }
@@ -121,6 +127,13 @@ func TestConvergedShardComposesWorkload(t *testing.T) {
 	}
 }
 
+func TestConvergedVirtualWorkspaceComposesWorkload(t *testing.T) {
+	rsp := run(t, convergedRequest(t, benchVirtualWorkspaceXR, append(rootShardWorld(t), secretWith("root-logical-cluster-admin-kubeconfig"))...))
+	if _, ok := rsp.GetDesired().GetResources()["deployment-virtual-workspace"]; !ok {
+		t.Errorf("converged VirtualWorkspace must compose its Deployment; results: %v, resources: %d", rsp.GetResults(), len(rsp.GetDesired().GetResources()))
+	}
+}
+
 func TestConvergedRequestComposesWorkloads(t *testing.T) {
 	rsp := run(t, convergedRequest(t, basicXR))
 	for _, k := range []string{"deployment-kcp", "deployment-proxy", "service-kcp", "service-proxy", "secret-proxy-merged-client-ca"} {
@@ -144,6 +157,8 @@ func BenchmarkRunFunction(b *testing.B) {
 		"RootShard/Converged":   convergedRequest(b, basicXR),
 		"Shard/Converged":       convergedRequest(b, shardXR, rootShardWorld(b)...),
 		"CacheServer/Converged": convergedRequest(b, benchCacheServerXR),
+		"VirtualWorkspace/Converged": convergedRequest(b, benchVirtualWorkspaceXR,
+			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...),
 	} {
 		b.Run(name, func(b *testing.B) {
 			f := &Function{log: logging.NewNopLogger()}
