@@ -79,24 +79,10 @@ func Storage(cs *v1alpha1.CacheServer) v1alpha1.Storage {
 	return v1alpha1.StorageExternal
 }
 
-// caSecret is the Secret holding the cache server's CA key pair. Unlike kcp-operator
-// (quirk 5) workloads would mount the caSecretRef Secret; Validate rejects caSecretRef on a
-// CacheServer, so this is <cs>-ca in practice.
-func (c *composer) caSecret() string {
-	if ref := c.cs.Spec.Certificates.CASecretRef; ref != nil {
-		return ref.Name
-	}
-	return c.name.CA()
-}
-
 // registerExternalInputs declares the user's Secrets the Deployment mounts, so they are read
 // as required resources and gate the Deployment.
 func (c *composer) registerExternalInputs() {
-	s := c.cs.Spec
-	if ref := s.Certificates.CASecretRef; ref != nil {
-		c.Inputs.External(gate.KindSecret, ref.Name, "spec.certificates.caSecretRef.name")
-	}
-	if e := s.Etcd; e != nil && e.TLSConfig != nil {
+	if e := c.cs.Spec.Etcd; e != nil && e.TLSConfig != nil {
 		c.Inputs.External(gate.KindSecret, e.TLSConfig.SecretRef.Name, "spec.etcd.tlsConfig.secretRef.name")
 	}
 }

@@ -39,5 +39,5 @@ func (c *composer) composePKI() {
 	}
 	c.Certificate(client.Certificate(), tpl.Get("client"))
 
-	c.Issuer(pki.CAIssuer(c.name.CA(), ns, c.caSecret(), labels))
+	c.Issuer(pki.CAIssuer(c.name.CA(), ns, c.name.CA(), labels))
 }

@@ -84,7 +84,7 @@ func (c *composer) secretMounts() workload.Mounts {
 	m.Secret("serving-cert", c.name.ServerCertificate(), dirServerCert)
 	if c.clientCA() {
 		// Unlike kcp-operator (quirk 5) this is the caSecretRef Secret when one is given.
-		m.Secret("client-ca", c.caSecret(), dirCA)
+		m.Secret("client-ca", c.name.CA(), dirCA)
 	}
 	if e := c.cs.Spec.Etcd; e != nil && e.TLSConfig != nil {
 		m.Secret("etcd-cert", e.TLSConfig.SecretRef.Name, dirEtcdTLS)
