@@ -145,6 +145,21 @@ func (b *Builder) KeepOrWait(key resource.Name, report bool, why string) {
 	}
 }
 
+// KeepAll carries every observed composed resource forward unchanged. Composers call it when
+// the XR a reference names cannot be read: nothing can be rebuilt then, and nothing may be
+// deleted. It reports whether anything was kept.
+func (b *Builder) KeepAll() bool {
+	for _, key := range b.St.ComposedNames() {
+		u, _ := b.St.Get(key)
+		ready := resource.ReadyTrue
+		if u.GetKind() == "Deployment" {
+			ready = Readiness(b.St.DeploymentAvailable(key))
+		}
+		b.Set.Keep(key, u, ready)
+	}
+	return len(b.Set.Objects()) > 0
+}
+
 // Wait records a missing input for InputsReady, e.g. a referenced XR that does not exist.
 func (b *Builder) Wait(why string) { b.waiting = append(b.waiting, why) }
 

@@ -11,7 +11,6 @@ import (
 	"strconv"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -92,16 +91,8 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) Result {
 // waitForRootShard keeps everything the Shard composed as it is while its RootShard cannot be
 // read: without the RootShard nothing can be rebuilt, and nothing may be deleted.
 func (c *composer) waitForRootShard(name string) Result {
-	for _, key := range c.St.ComposedNames() {
-		u, _ := c.St.Get(key)
-		ready := resource.ReadyTrue
-		if u.GetKind() == "Deployment" {
-			ready = compose.Readiness(c.St.DeploymentAvailable(key))
-		}
-		c.Set.Keep(key, u, ready)
-	}
 	msg := fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace)
-	if len(c.Set.Objects()) > 0 {
+	if c.KeepAll() {
 		msg += ". Everything composed so far is kept unchanged meanwhile"
 	}
 	return Result{

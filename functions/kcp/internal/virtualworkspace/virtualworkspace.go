@@ -7,8 +7,6 @@ package virtualworkspace
 import (
 	"fmt"
 
-	"github.com/crossplane/function-sdk-go/resource"
-
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
@@ -103,16 +101,8 @@ func (c *composer) resolveTarget() (string, bool) {
 // waitForTarget keeps everything the VirtualWorkspace composed as it is while its target
 // cannot be read: without it nothing can be rebuilt, and nothing may be deleted.
 func (c *composer) waitForTarget(why string) Result {
-	for _, key := range c.St.ComposedNames() {
-		u, _ := c.St.Get(key)
-		ready := resource.ReadyTrue
-		if u.GetKind() == "Deployment" {
-			ready = compose.Readiness(c.St.DeploymentAvailable(key))
-		}
-		c.Set.Keep(key, u, ready)
-	}
 	msg := why
-	if len(c.Set.Objects()) > 0 {
+	if c.KeepAll() {
 		msg += ". Everything composed so far is kept unchanged meanwhile"
 	}
 	return Result{
