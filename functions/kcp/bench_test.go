@@ -71,6 +71,8 @@ const benchCacheServerXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"C
 
 const benchVirtualWorkspaceXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"VirtualWorkspace","metadata":{"name":"root-vw","namespace":"kcp"},"spec":{"target":{"rootShardRef":{"name":"root"}},"external":{"hostname":"vw.example.com","port":6443}}}`
 
+const benchFrontProxyXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"FrontProxy","metadata":{"name":"fp","namespace":"kcp"},"spec":{"rootShard":{"ref":{"name":"root"}},"external":{"hostname":"kcp.example.com","port":443}}}`
+
 func secretWith(name string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": name, "namespace": "kcp"},
@@ -159,6 +161,7 @@ func BenchmarkRunFunction(b *testing.B) {
 		"CacheServer/Converged": convergedRequest(b, benchCacheServerXR),
 		"VirtualWorkspace/Converged": convergedRequest(b, benchVirtualWorkspaceXR,
 			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...),
+		"FrontProxy/Converged": convergedRequest(b, benchFrontProxyXR, rootShardWorld(b)...),
 	} {
 		b.Run(name, func(b *testing.B) {
 			f := &Function{log: logging.NewNopLogger()}

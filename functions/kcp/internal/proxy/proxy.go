@@ -39,13 +39,15 @@ const (
 	dirRootCA           = "/etc/kcp/tls/ca"
 	dirRequestHeaderCA  = "/etc/kcp/tls/ca/requestheader-client"
 	dirCABundle         = "/etc/kcp/tls/ca/ca-bundle"
-	mappingFileName     = "path-mapping.yaml"
 	kubeconfigFileName  = "kubeconfig"
 	containerName       = "kcp-front-proxy"
 	allowedNamesRoot    = "kcp-root-shard-proxy,kcp-mounts-proxy"
 	allowedNamesFront   = "kcp-front-proxy,kcp-mounts-proxy"
 	dynamicKubeconfigID = "system:admin"
 )
+
+// MappingFileName is the key of the path mapping in the proxy's ConfigMap.
+const MappingFileName = "path-mapping.yaml"
 
 // Secrets names the Secrets and ConfigMap a proxy mounts.
 type Secrets struct {
@@ -148,7 +150,7 @@ func (p Proxy) Args() []string {
 		"--shards-kubeconfig=" + kc,
 		"--tls-private-key-file=" + dirServing + "/tls.key",
 		"--tls-cert-file=" + dirServing + "/tls.crt",
-		"--mapping-file=" + dirConfig + "/" + mappingFileName,
+		"--mapping-file=" + dirConfig + "/" + MappingFileName,
 		"--client-ca-file=" + dirClientCA + "/tls.crt",
 	}
 	if p.requestHeaderSupported() {
