@@ -17,8 +17,9 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 )
 
-// MaxNameLength keeps <name>-proxy-... Service names within the 63 characters of a DNS label.
-const MaxNameLength = 57
+// MaxNameLength keeps the volume <name>-service-account, which every shard and front-proxy
+// mounts when service account authentication is on, within the 63 characters of a DNS label.
+const MaxNameLength = 47
 
 var (
 	tagPattern        = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)

@@ -12,8 +12,9 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
 )
 
-// MaxNameLength keeps <name>-shard-kcp within the 63 characters of a Service name.
-const MaxNameLength = 53
+// MaxNameLength keeps the volume <name>-service-account, which every shard and front-proxy
+// mounts when service account authentication is on, within the 63 characters of a DNS label.
+const MaxNameLength = 47
 
 // Validate checks what the XRD schema cannot: every error names the field and how to fix it.
 // A Shard that fails validation composes nothing new and deletes nothing.
