@@ -73,6 +73,8 @@ const benchVirtualWorkspaceXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kin
 
 const benchFrontProxyXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"FrontProxy","metadata":{"name":"fp","namespace":"kcp"},"spec":{"rootShard":{"ref":{"name":"root"}},"external":{"hostname":"kcp.example.com","port":443}}}`
 
+const benchKubeconfigXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Kubeconfig","metadata":{"name":"admin","namespace":"kcp","uid":"kc-uid"},"spec":{"target":{"rootShardRef":{"name":"root"}},"username":"kcp-admin","groups":["system:kcp:admin"],"validity":"8760h","secretRef":{"name":"admin-kubeconfig"}}}`
+
 func secretWith(name string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": name, "namespace": "kcp"},
@@ -162,6 +164,7 @@ func BenchmarkRunFunction(b *testing.B) {
 		"VirtualWorkspace/Converged": convergedRequest(b, benchVirtualWorkspaceXR,
 			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...),
 		"FrontProxy/Converged": convergedRequest(b, benchFrontProxyXR, rootShardWorld(b)...),
+		"Kubeconfig/Converged": convergedRequest(b, benchKubeconfigXR, kubeconfigWorld(b)...),
 	} {
 		b.Run(name, func(b *testing.B) {
 			f := &Function{log: logging.NewNopLogger()}

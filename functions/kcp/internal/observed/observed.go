@@ -29,6 +29,9 @@ type Lookup struct {
 	Data map[string][]byte
 	// Object is the whole object, for kinds other than Secret and ConfigMap (say an XR).
 	Object map[string]any
+	// Controller is the UID of the object's controller (its owner reference with
+	// controller: true), "" when it has none.
+	Controller string
 }
 
 // New returns the state for the given observed composed resources.
@@ -45,7 +48,7 @@ func (s *State) WithObject(u map[string]any) *State {
 	meta, _ := u["metadata"].(map[string]any)
 	name, _ := meta["name"].(string)
 	rv, _ := meta["resourceVersion"].(string)
-	l := Lookup{Found: true, ResourceVersion: rv}
+	l := Lookup{Found: true, ResourceVersion: rv, Controller: controllerUID(meta)}
 	switch kind {
 	case "Secret":
 		l.Data = DecodeSecretData(u)
@@ -63,6 +66,19 @@ func (s *State) WithObject(u map[string]any) *State {
 	}
 	s.objects[kind+"/"+name] = l
 	return s
+}
+
+// controllerUID returns the UID of the controller owner reference in metadata.
+func controllerUID(meta map[string]any) string {
+	refs, _ := meta["ownerReferences"].([]any)
+	for _, r := range refs {
+		ref, _ := r.(map[string]any)
+		if c, _ := ref["controller"].(bool); c {
+			uid, _ := ref["uid"].(string)
+			return uid
+		}
+	}
+	return ""
 }
 
 // Names lists the names of the required objects of a kind other than Secret and ConfigMap,
