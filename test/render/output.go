@@ -59,8 +59,9 @@ func Noise(r *Object) bool {
 }
 
 // Golden returns the reviewable form of an output: the XR, its composed resources and the
-// results that are not noise. Secret data is shown decoded, as stringData, so a reviewer can
-// read the kubeconfigs and bundles; _output/render keeps render's exact bytes.
+// results that are not noise. Secret data is shown decoded, as stringData (an equivalent
+// manifest), so a reviewer can read the kubeconfigs and bundles. `make render` writes this
+// form too.
 func (o *Output) Golden() ([]byte, error) {
 	docs := []*Object{o.XR}
 	for _, c := range o.Composed {
