@@ -20,6 +20,7 @@ const (
 	KindShard            = "Shard"
 	KindCacheServer      = "CacheServer"
 	KindVirtualWorkspace = "VirtualWorkspace"
+	KindFrontProxy       = "FrontProxy"
 )
 
 // Named is the requirement for the XR of a kind with a name.

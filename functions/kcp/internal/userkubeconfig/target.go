@@ -17,7 +17,7 @@ import (
 const (
 	KindRootShard  = refs.KindRootShard
 	KindShard      = refs.KindShard
-	KindFrontProxy = "FrontProxy"
+	KindFrontProxy = refs.KindFrontProxy
 )
 
 // DefaultWorkspace is the workspace the default context opens without spec.targetWorkspace.
