@@ -12,6 +12,10 @@
 //     wrote for any XR's Certificates, and the Secrets and ConfigMaps any XR composed. Every
 //     iteration renders every XR whose world changed; the example has converged when no
 //     XR's composed resources, and (with more than one XR) no XR, changed.
+//   - A composed Secret that sets only metadata, named like a Secret cert-manager wrote,
+//     adopts it, as server-side apply would: the two are one object, cert-manager's type and
+//     data with the composed labels, annotations and owner references, which the adopting XR
+//     observes under its composition resource name and every XR is offered.
 //
 // The function picks from what is offered by name or by labels, as from an API server:
 // render's in-memory client matches an empty label selector to every object of the kind in

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -50,26 +53,36 @@ func (s Simulator) Fresh(xrs []*Object) ([]World, error) {
 // ConfigMaps, the other XRs as rendered (with their status), the Secrets cert-manager wrote
 // for any XR's Certificates, and the Secrets and ConfigMaps any XR composed. Each XR observes
 // only its own composed resources.
+//
+// A composed metadata-only Secret named like a Secret cert-manager wrote adopts it: in a
+// cluster they are one object, so both the adopting XR (under its composition resource name)
+// and every requirer see cert-manager's Secret with the composed metadata merged in.
 func (s Simulator) Observe(outs []*Output) ([]World, error) {
 	p := s.pool()
 	worlds := make([]World, len(outs))
+	issued := make([][]*Object, len(outs))
+	for i, out := range outs {
+		observed, secrets, err := s.observe(out.Composed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", describe(out.XR), err)
+		}
+		worlds[i].Observed, issued[i] = observed, secrets
+	}
+	if err := adoptIssued(outs, worlds, issued); err != nil {
+		return nil, err
+	}
 	for i, out := range outs {
 		owner := describe(out.XR)
 		if err := p.add(out.XR, i, owner); err != nil {
 			return nil, err
 		}
-		observed, issued, err := s.observe(out.Composed)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", owner, err)
-		}
-		worlds[i].Observed = observed
-		for _, secret := range issued {
+		for _, secret := range issued[i] {
 			from := fmt.Sprintf("cert-manager (Certificate %s of %s)", secret.GetAnnotations()["cert-manager.io/certificate-name"], owner)
 			if err := p.add(secret, -1, from); err != nil {
 				return nil, err
 			}
 		}
-		for _, o := range observed {
+		for _, o := range worlds[i].Observed {
 			if isKind(o, "", "Secret") || isKind(o, "", "ConfigMap") {
 				if err := p.add(o, -1, "composed by "+owner); err != nil {
 					return nil, err
@@ -78,6 +91,122 @@ func (s Simulator) Observe(outs []*Output) ([]World, error) {
 		}
 	}
 	return p.worlds(worlds), nil
+}
+
+// adoptIssued merges every composed metadata-only Secret into the Secret cert-manager wrote
+// under the same name, in place: the adopting XR observes the merged Secret, and the issued
+// Secret offered to every XR is that same object. Two XRs adopting one Secret is an error:
+// they would fight over its controller.
+func adoptIssued(outs []*Output, worlds []World, issued [][]*Object) error {
+	type ref struct{ xr, i int }
+	byKey := map[objectKey]ref{}
+	for x, secrets := range issued {
+		for i, secret := range secrets {
+			if _, ok := byKey[keyOf(secret)]; !ok {
+				byKey[keyOf(secret)] = ref{x, i}
+			}
+		}
+	}
+	adopters := map[objectKey]int{}
+	for x := range worlds {
+		for i, o := range worlds[x].Observed {
+			r, ok := byKey[keyOf(o)]
+			if !ok || !isKind(o, "", "Secret") || !metadataOnly(o) {
+				continue
+			}
+			if prev, ok := adopters[keyOf(o)]; ok {
+				return fmt.Errorf("%s %s is adopted by two XRs: %s; %s", o.GetKind(), namespacedName(o), describe(outs[prev].XR), describe(outs[x].XR))
+			}
+			adopters[keyOf(o)] = x
+			merged, err := adopt(issued[r.xr][r.i], o)
+			if err != nil {
+				return fmt.Errorf("%s: %w", describe(outs[x].XR), err)
+			}
+			worlds[x].Observed[i] = merged
+			issued[r.xr][r.i] = merged
+		}
+	}
+	return nil
+}
+
+// metadataOnly reports whether a composed object sets nothing but its metadata, as an XR
+// adopting an object another controller writes does.
+func metadataOnly(o *Object) bool {
+	for k := range o.Object {
+		switch k {
+		case "apiVersion", "kind", "metadata":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// adopt returns the object server-side apply makes of an existing object and a composed
+// metadata-only one: the existing object with the composed labels, annotations and owner
+// references added. A label or annotation both set differently, or two controllers, is an
+// error: the API server would reject it or the two writers would fight over it.
+func adopt(existing, composed *Object) (*Object, error) {
+	what := fmt.Sprintf("composed %s %s adopting the one cert-manager wrote", composed.GetKind(), namespacedName(composed))
+	merged := existing.DeepCopy()
+	meta, _ := composed.Object["metadata"].(map[string]any)
+	for k := range meta {
+		switch k {
+		case "name", "namespace", "resourceVersion", "labels", "annotations", "ownerReferences":
+		default:
+			return nil, fmt.Errorf("%s sets metadata.%s, which the harness cannot merge", what, k)
+		}
+	}
+	labels, err := union(existing.GetLabels(), composed.GetLabels())
+	if err != nil {
+		return nil, fmt.Errorf("%s: label %w", what, err)
+	}
+	annotations, err := union(existing.GetAnnotations(), composed.GetAnnotations())
+	if err != nil {
+		return nil, fmt.Errorf("%s: annotation %w", what, err)
+	}
+	merged.SetLabels(labels)
+	merged.SetAnnotations(annotations)
+	refs := existing.GetOwnerReferences()
+	controllers := 0
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller {
+			controllers++
+		}
+	}
+	for _, r := range composed.GetOwnerReferences() {
+		if slices.ContainsFunc(refs, func(x metav1.OwnerReference) bool { return x.UID == r.UID }) {
+			continue
+		}
+		if r.Controller != nil && *r.Controller {
+			controllers++
+		}
+		refs = append(refs, r)
+	}
+	if controllers > 1 {
+		return nil, fmt.Errorf("%s: it would have two controllers", what)
+	}
+	merged.SetOwnerReferences(refs)
+	return merged, nil
+}
+
+// union merges two string maps; a key both set to different values is an error. It returns
+// nil for two empty maps, so merging adds no empty field.
+func union(a, b map[string]string) (map[string]string, error) {
+	if len(a)+len(b) == 0 {
+		return nil, nil
+	}
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		if v, ok := out[k]; ok && v != b[k] {
+			return nil, fmt.Errorf("%s is %q on one side and %q on the other", k, v, b[k])
+		}
+		out[k] = b[k]
+	}
+	return out, nil
 }
 
 // observe simulates the controllers acting on one XR's composed resources: it returns them

@@ -362,11 +362,97 @@ func TestObserveShared(t *testing.T) {
 	folded := composed("Secret", "root-kubeconfig", `data: {kubeconfig: YQ==, extra: Yg==}`)
 	shardConfig := composed("ConfigMap", "shard1-config", `data: {a: b}`)
 	service := composed("Service", "root-kcp", `spec: {ports: [{port: 6443}]}`)
+	clientCert := certificate("kubeconfig-cert-admin", false, "Issuer", "root-client-ca")
+	adopting := func(xr string, labels string) string {
+		return `{apiVersion: v1, kind: Secret, metadata: {name: kubeconfig-cert-admin, namespace: kcp,
+  annotations: {crossplane.io/composition-resource-name: secret-kubeconfig-cert-admin},
+  labels: {` + labels + `},
+  ownerReferences: [{apiVersion: kcp.crossplane.io/v1alpha1, kind: ` + xr + `, name: x, uid: ` + xr + `-uid, controller: true, blockOwnerDeletion: true}]}}`
+	}
+	// adopted is cert-manager's Secret with the adopting XR's metadata merged in, as
+	// server-side apply leaves it.
+	adopted := func(xr string, labels string) string {
+		return `
+apiVersion: v1
+kind: Secret
+type: kubernetes.io/tls
+metadata:
+  name: kubeconfig-cert-admin
+  namespace: kcp
+  resourceVersion: "1"
+  labels: {operator.kcp.io/rootshard: root, ` + labels + `}
+  annotations:
+    cert-manager.io/certificate-name: kubeconfig-cert-admin
+    cert-manager.io/issuer-group: cert-manager.io
+    cert-manager.io/issuer-kind: Issuer
+    cert-manager.io/issuer-name: root-client-ca
+    crossplane.io/composition-resource-name: secret-kubeconfig-cert-admin
+  ownerReferences: [{apiVersion: kcp.crossplane.io/v1alpha1, kind: ` + xr + `, name: x, uid: ` + xr + `-uid, controller: true, blockOwnerDeletion: true}]
+data:
+  tls.crt: ` + b64("leaf-crt") + `
+  tls.key: ` + b64("leaf-key") + `
+  ca.crt: ` + b64("intermediate-crt") + `
+`
+	}
 	cases := map[string]struct {
 		reason string
 		outs   []*Output
 		want   want
 	}{
+		"Adoption": {
+			reason: "A composed metadata-only Secret named like the Secret cert-manager wrote is that Secret: the XR observes it with cert-manager's type and data " +
+				"and its own labels, annotations and owner references, and every XR is offered that one object.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(clientCert, adopting("RootShard", "crossplane.io/composite: root"))},
+				{XR: objects(shard)[0]},
+			},
+			want: want{
+				observed: [][]string{{issued(clientCert, "2025-01-01T00:00:00Z"), adopted("RootShard", "crossplane.io/composite: root")}, nil},
+				required: [][]string{
+					{adopted("RootShard", "crossplane.io/composite: root"), shard},
+					{rootShard, adopted("RootShard", "crossplane.io/composite: root")},
+				},
+			},
+		},
+		"AdoptionSameLabel": {
+			reason: "A label both cert-manager and the XR set to the same value is one label.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(clientCert, adopting("RootShard", "operator.kcp.io/rootshard: root"))},
+			},
+			want: want{
+				observed: [][]string{{issued(clientCert, "2025-01-01T00:00:00Z"), adopted("RootShard", "operator.kcp.io/rootshard: root")}},
+				required: [][]string{{adopted("RootShard", "operator.kcp.io/rootshard: root")}},
+			},
+		},
+		"AdoptionAcrossXRs": {
+			reason: "An XR may adopt the Secret of a Certificate another XR composes; the issuing XR is offered the adopted Secret.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(clientCert)},
+				{XR: objects(shard)[0], Composed: objects(adopting("Shard", "crossplane.io/composite: shard1"))},
+			},
+			want: want{
+				observed: [][]string{{issued(clientCert, "2025-01-01T00:00:00Z")}, {adopted("Shard", "crossplane.io/composite: shard1")}},
+				required: [][]string{
+					{adopted("Shard", "crossplane.io/composite: shard1"), shard},
+					{rootShard, adopted("Shard", "crossplane.io/composite: shard1")},
+				},
+			},
+		},
+		"AdoptionLabelConflict": {
+			reason: "An adopting XR setting a label cert-manager sets, to another value, would fight cert-manager over it.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(clientCert, adopting("RootShard", "operator.kcp.io/rootshard: other"))},
+			},
+			want: want{err: `RootShard kcp/root: composed Secret kcp/kubeconfig-cert-admin adopting the one cert-manager wrote: label operator.kcp.io/rootshard is "root" on one side and "other" on the other`},
+		},
+		"TwoAdopters": {
+			reason: "Two XRs adopting one Secret would fight over its controller.",
+			outs: []*Output{
+				{XR: objects(rootShard)[0], Composed: objects(clientCert, adopting("RootShard", "crossplane.io/composite: root"))},
+				{XR: objects(shard)[0], Composed: objects(adopting("Shard", "crossplane.io/composite: shard1"))},
+			},
+			want: want{err: "Secret kcp/kubeconfig-cert-admin is adopted by two XRs: RootShard kcp/root; Shard kcp/shard1"},
+		},
 		"SharedWorld": {
 			reason: "Each XR observes only what it composed, and requires the other XRs as rendered (with status), the Secrets cert-manager wrote " +
 				"for any XR's Certificates and the Secrets and ConfigMaps any XR composed (its own as it observes them); other kinds are not offered.",
@@ -446,5 +532,83 @@ func TestObserveShared(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAdopt checks the merge of a composed metadata-only object into an existing one.
+func TestAdopt(t *testing.T) {
+	existing := `{apiVersion: v1, kind: Secret, type: kubernetes.io/tls, metadata: {name: s, namespace: kcp, resourceVersion: "1", labels: {a: "1"},
+  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: c, uid: c-uid}]}, data: {tls.key: a2V5}}`
+	cases := map[string]struct {
+		reason   string
+		existing string
+		composed string
+		want     string
+		err      string
+	}{
+		"Merged": {
+			reason:   "Labels, annotations and owner references are added; type, data and resourceVersion stay the existing object's.",
+			existing: existing,
+			composed: `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, resourceVersion: "1", labels: {b: "2"}, annotations: {note: m},
+  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: c, uid: c-uid}, {apiVersion: x/v1, kind: X, name: x, uid: x-uid, controller: true}]}}`,
+			want: `{apiVersion: v1, kind: Secret, type: kubernetes.io/tls, metadata: {name: s, namespace: kcp, resourceVersion: "1", labels: {a: "1", b: "2"}, annotations: {note: m},
+  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: c, uid: c-uid}, {apiVersion: x/v1, kind: X, name: x, uid: x-uid, controller: true}]}, data: {tls.key: a2V5}}`,
+		},
+		"NothingToAdd": {
+			reason:   "Adopting with no metadata of its own adds no empty fields.",
+			existing: `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp}, data: {k: dg==}}`,
+			composed: `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp}}`,
+			want:     `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp}, data: {k: dg==}}`,
+		},
+		"TwoControllers": {
+			reason:   "The API server rejects an object with two controllers.",
+			existing: `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, ownerReferences: [{apiVersion: v1, kind: A, name: a, uid: a, controller: true}]}}`,
+			composed: `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, ownerReferences: [{apiVersion: v1, kind: B, name: b, uid: b, controller: true}]}}`,
+			err:      "composed Secret kcp/s adopting the one cert-manager wrote: it would have two controllers",
+		},
+		"AnnotationConflict": {
+			reason:   "An annotation set to two values is a fight between writers.",
+			existing: `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, annotations: {note: "1"}}}`,
+			composed: `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, annotations: {note: "2"}}}`,
+			err:      `composed Secret kcp/s adopting the one cert-manager wrote: annotation note is "1" on one side and "2" on the other`,
+		},
+		"UnknownMetadata": {
+			reason:   "Metadata the harness does not know how server-side apply merges is not guessed at.",
+			existing: existing,
+			composed: `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: kcp, finalizers: [f]}}`,
+			err:      "composed Secret kcp/s adopting the one cert-manager wrote sets metadata.finalizers, which the harness cannot merge",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, c := objects(tc.existing)[0], objects(tc.composed)[0]
+			before := contents(objects(tc.existing, tc.composed))
+			got, err := adopt(e, c)
+			if diff := cmp.Diff(tc.err, errorString(t, err)); diff != "" {
+				t.Fatalf("%s\nadopt(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(before, contents([]*Object{e, c})); diff != "" {
+				t.Errorf("%s\nadopt(...) changed its inputs: -before, +after:\n%s", tc.reason, diff)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(contents(objects(tc.want)), contents([]*Object{got})); diff != "" {
+				t.Errorf("%s\nadopt(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestMetadataOnly(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`{apiVersion: v1, kind: Secret, metadata: {name: s}}`:                  true,
+		`{apiVersion: v1, kind: Secret, metadata: {name: s}, type: Opaque}`:    false,
+		`{apiVersion: v1, kind: Secret, metadata: {name: s}, data: {}}`:        false,
+		`{apiVersion: v1, kind: Secret, metadata: {name: s}, immutable: true}`: false,
+	} {
+		if got := metadataOnly(objects(doc)[0]); got != want {
+			t.Errorf("metadataOnly(%s) = %v, want %v", doc, got, want)
+		}
 	}
 }

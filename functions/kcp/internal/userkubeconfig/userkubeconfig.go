@@ -4,8 +4,10 @@
 // key and the server CA, with the clusters and contexts kcp-operator writes for the target
 // kind (RootShard, Shard or FrontProxy).
 //
-// Unlike kcp-operator both objects belong to the XR (quirk 7): they are deleted with it, and
-// a renewed certificate rewrites the kubeconfig on the reconcile its renewal triggers.
+// Unlike kcp-operator both objects, and the Secret cert-manager writes for the Certificate
+// (adopted once issued, see adoptCertificateSecret), belong to the XR (quirk 7): they are
+// deleted with it, and a renewed certificate rewrites the kubeconfig on the reconcile its
+// renewal triggers.
 //
 // The package is named userkubeconfig so as not to clash with internal/kubeconfig, which
 // writes the kubeconfig file format.
@@ -121,6 +123,7 @@ func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (Result, field.ErrorLi
 	}
 	c.composeCertificate()
 	c.composeSecret()
+	c.adoptCertificateSecret()
 	return c.result(), nil
 }
 
@@ -131,6 +134,11 @@ func (c *composer) waitForTarget(why string) Result {
 		why += ". Everything composed so far is kept unchanged meanwhile"
 		if c.Set.Has(c.secretKey) {
 			c.secret = secretKept
+		}
+		if c.St.Exists(c.certSecretKey()) {
+			// Kept as composed, never as observed: that holds cert-manager's type and key
+			// material, which are not the XR's to apply.
+			c.composeCertificateSecret()
 		}
 	}
 	c.missing = append(c.missing, why)

@@ -505,12 +505,12 @@ func TestWaiting(t *testing.T) {
 				{Type: "KubeconfigReady", Reason: "WaitingForCertificate", Message: "Secret kcp/admin-kubeconfig is written once cert-manager issues Certificate kubeconfig-cert-admin."}},
 		},
 		"Composed": {
-			reason: "Once issued the Secret is composed; the phase waits until it exists (quirk 15 fixed).",
+			reason: "Once issued the kubeconfig Secret is composed and cert-manager's Secret adopted; the phase waits until the kubeconfig exists (quirk 15 fixed).",
 			kc:     kubeconfigXR(),
 			world: func(w *world) {
 				w.installation(t, rootShard()).issued(kubeconfigXR(), 1, notAfter, clientCrt, clientKey)
 			},
-			keys: []resource.Name{"certificate-kubeconfig-cert-admin", "secret-admin-kubeconfig"},
+			keys: []resource.Name{"certificate-kubeconfig-cert-admin", "secret-admin-kubeconfig", "secret-kubeconfig-cert-admin"},
 			conds: []condition.Condition{certIssued, inputsOK,
 				{Type: "KubeconfigReady", Reason: "SecretPending", Message: "Secret kcp/admin-kubeconfig is composed; waiting for Crossplane to create it."}},
 			status: v1alpha1.KubeconfigStatus{Expiry: notAfter},
@@ -549,7 +549,7 @@ func TestWaiting(t *testing.T) {
 			reason: "An issued certificate without the server CA Secret waits, naming the Secret.",
 			kc:     kubeconfigXR(),
 			world:  func(w *world) { w.object(rootShard()); issue(kubeconfigXR())(w) },
-			keys:   []resource.Name{"certificate-kubeconfig-cert-admin"},
+			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
 			conds:  []condition.Condition{certIssued, missing("Secret root-server-ca (the server CA of RootShard root)"), noSecret},
 			status: v1alpha1.KubeconfigStatus{Expiry: notAfter},
 		},
@@ -569,7 +569,7 @@ func TestWaiting(t *testing.T) {
 			reason: "A FrontProxy's caBundleSecretRef Secret must exist.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
 			world:  func(w *world) { w.installation(t, rootShard()).object(fpWithBundle); issue(kubeconfigXR())(w) },
-			keys:   []resource.Name{"certificate-kubeconfig-cert-admin"},
+			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
 			conds:  []condition.Condition{certIssued, missing("Secret corporate-ca (spec.caBundleSecretRef.name of FrontProxy edge)"), noSecret},
 			status: v1alpha1.KubeconfigStatus{TargetName: "FrontProxy/edge", Expiry: notAfter},
 		},
@@ -580,7 +580,7 @@ func TestWaiting(t *testing.T) {
 				w.installation(t, rootShard()).object(fpWithBundle).secret("corporate-ca", map[string][]byte{"ca.crt": fixtureBundleCA.chain})
 				issue(kubeconfigXR())(w)
 			},
-			keys:   []resource.Name{"certificate-kubeconfig-cert-admin"},
+			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
 			conds:  []condition.Condition{certIssued, invalid("Secret corporate-ca (spec.caBundleSecretRef.name of FrontProxy edge) has no tls.crt key"), noSecret},
 			status: v1alpha1.KubeconfigStatus{TargetName: "FrontProxy/edge", Expiry: notAfter},
 		},
@@ -591,7 +591,7 @@ func TestWaiting(t *testing.T) {
 				w.installation(t, rootShard()).object(fpWithBundle).secret("corporate-ca", map[string][]byte{"tls.crt": append(append([]byte{}, fixtureBundleCA.chain...), fixtureBundleCA.keyPEM(t)...)})
 				issue(kubeconfigXR())(w)
 			},
-			keys:   []resource.Name{"certificate-kubeconfig-cert-admin"},
+			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
 			conds:  []condition.Condition{certIssued, invalid(`tls.crt of Secret corporate-ca (spec.caBundleSecretRef.name of FrontProxy edge): it holds a PEM block of type "PRIVATE KEY" (block 2); only CERTIFICATE blocks are allowed`), noSecret},
 			status: v1alpha1.KubeconfigStatus{TargetName: "FrontProxy/edge", Expiry: notAfter},
 		},
@@ -602,7 +602,7 @@ func TestWaiting(t *testing.T) {
 				w.object(rootShard()).secret("root-server-ca", map[string][]byte{"tls.crt": []byte("not a certificate")})
 				issue(kubeconfigXR())(w)
 			},
-			keys:   []resource.Name{"certificate-kubeconfig-cert-admin"},
+			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
 			conds:  []condition.Condition{certIssued, invalid("tls.crt of Secret root-server-ca (the server CA of RootShard root): it holds no PEM certificate"), noSecret},
 			status: v1alpha1.KubeconfigStatus{Expiry: notAfter},
 		},
@@ -613,7 +613,7 @@ func TestWaiting(t *testing.T) {
 				w.installation(t, rootShard()).secret("admin-kubeconfig", map[string][]byte{"kubeconfig": []byte("old")})
 				issue(kubeconfigXR())(w)
 			},
-			keys: []resource.Name{"certificate-kubeconfig-cert-admin"},
+			keys: []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
 			conds: []condition.Condition{certIssued, inputsOK,
 				{Type: "KubeconfigReady", Reason: "SecretConflict", Message: "Secret kcp/admin-kubeconfig (spec.secretRef.name) exists and was not created by this Kubeconfig; it is left untouched. Delete it or choose another spec.secretRef.name."}},
 			status: v1alpha1.KubeconfigStatus{Expiry: notAfter},
@@ -767,7 +767,7 @@ func TestRenameSecret(t *testing.T) {
 	// admin-kubeconfig and kubeconfig would share a key if the XR's name were trimmed.
 	kc.Spec.SecretRef.Name = "kubeconfig"
 	r := run(t, kc, w)
-	if diff := cmp.Diff([]resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig"}, r.Desired.Names()); diff != "" {
+	if diff := cmp.Diff([]resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig", "secret-kubeconfig-cert-admin"}, r.Desired.Names()); diff != "" {
 		t.Errorf("a renamed output Secret is composed under its own key; the old one is no longer desired.\n-want, +got:\n%s", diff)
 	}
 	if o, _ := r.Desired.Get("secret-kubeconfig"); o.Resource.(*corev1.Secret).Name != "kubeconfig" {
