@@ -71,8 +71,8 @@ func TestConvergedKubeconfig(t *testing.T) {
 	for k := range rsp.GetDesired().GetResources() {
 		keys = append(keys, k)
 	}
-	if diff := cmp.Diff([]string{"certificate-kubeconfig-cert-admin", "secret-admin-kubeconfig"}, keys, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
-		t.Errorf("a converged Kubeconfig composes its Certificate and its Secret.\n-want, +got:\n%s", diff)
+	if diff := cmp.Diff([]string{"certificate-kubeconfig-cert-admin", "secret-admin-kubeconfig", "secret-kubeconfig-cert-admin"}, keys, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("a converged Kubeconfig composes its Certificate, its kubeconfig Secret, and adopts the issued certificate Secret.\n-want, +got:\n%s", diff)
 	}
 	if rsp.GetDesired().GetComposite().GetReady() == fnv1.Ready_READY_FALSE {
 		t.Errorf("a converged Kubeconfig is not forced not ready")
