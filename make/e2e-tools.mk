@@ -9,7 +9,7 @@
 # versioned file ($(BIN)/etcd-v3.6.7, ...) and exposed through a stable symlink
 # ($(BIN)/etcd, ...); present files are never rebuilt. The stable paths are
 # exported as E2E_* variables for test code. A cold build of everything takes
-# ~10-15 minutes on 2 cores and ~15 GiB of Go build cache; cache the binaries.
+# ~10-15 minutes on 2 cores and several GiB of Go build cache; cache the binaries.
 #
 # The versions below must match the go.mod files in test/e2e/tools; each recipe
 # checks that before building. See test/e2e/tools/README.md to bump one.
