@@ -6,6 +6,7 @@ SHELL := /bin/bash
 BIN := $(CURDIR)/bin
 OUTPUT := $(CURDIR)/_output
 include make/tools.mk
+include make/e2e-tools.mk
 
 FUNCTION := $(BIN)/function-kcp
 GO_SOURCES := $(shell find apis functions -name '*.go' -not -name '*_test.go') go.mod go.sum
