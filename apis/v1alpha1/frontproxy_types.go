@@ -23,7 +23,7 @@ type FrontProxy struct {
 }
 
 // FrontProxySpec is kcp-operator's FrontProxy spec.
-// +kubebuilder:validation:XValidation:rule="!(has(self.externalHostname) && has(self.external.hostname))",message="Cannot set both ExternalHostname (deprecated) and External.hostname. Use External.hostname only."
+// +kubebuilder:validation:XValidation:rule="!(has(self.externalHostname) && has(self.external) && has(self.external.hostname))",message="Cannot set both ExternalHostname (deprecated) and External.hostname. Use External.hostname only."
 type FrontProxySpec struct {
 	// RootShard is the RootShard (same namespace) of the installation this proxy serves.
 	RootShard RootShardConfig `json:"rootShard"`
