@@ -18,6 +18,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/refs"
@@ -114,7 +115,7 @@ func URL(fp *v1alpha1.FrontProxy, rs *v1alpha1.RootShard) string {
 }
 
 func hostPortURL(host string, port uint32) string {
-	return "https://" + net.JoinHostPort(host, strconv.FormatUint(uint64(port), 10))
+	return kcpserver.ExternalURL(v1alpha1.ExternalConfig{Hostname: host, Port: port})
 }
 
 // ServicePort is the port of the <fp>-front-proxy Service, kcp-operator's fallback chain:

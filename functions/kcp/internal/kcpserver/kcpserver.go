@@ -5,6 +5,7 @@ package kcpserver
 
 import (
 	"net"
+	"net/url"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -321,4 +322,26 @@ func RegisterUserInputs(in *gate.Inputs, s *v1alpha1.CommonShardSpec) {
 			in.External(gate.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
 		}
 	}
+}
+
+// ExternalAdminURL is the server of the external-logical-cluster-admin kubeconfigs: the
+// private address when one is given (port defaulting to the public one), else the public URL.
+func ExternalAdminURL(e v1alpha1.ExternalConfig) string {
+	if e.PrivateHostname == "" {
+		return ExternalURL(e)
+	}
+	port := e.Port
+	if e.PrivatePort != nil {
+		port = *e.PrivatePort
+	}
+	return ExternalURL(v1alpha1.ExternalConfig{Hostname: e.PrivateHostname, Port: port})
+}
+
+// HostOf returns the hostname of a URL such as spec.shardBaseURL, or "" when it has none.
+func HostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }

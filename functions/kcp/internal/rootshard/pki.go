@@ -7,6 +7,7 @@ import (
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/pki"
 )
@@ -88,7 +89,7 @@ func (c *composer) serverDNSNames() []string {
 		names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.rs.Spec.ClusterDomain),
 		c.rs.Spec.External.Hostname,
 	}
-	if h := hostOf(c.rs.Spec.ShardBaseURL); h != "" {
+	if h := kcpserver.HostOf(c.rs.Spec.ShardBaseURL); h != "" {
 		dns = append(dns, h)
 	}
 	slices.Sort(dns)

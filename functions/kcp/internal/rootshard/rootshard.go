@@ -9,7 +9,6 @@ package rootshard
 
 import (
 	"fmt"
-	"net/url"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
@@ -133,13 +132,4 @@ func (c *composer) registerExternalInputs() {
 		}
 	}
 	kcpserver.RegisterUserInputs(&c.Inputs, &s.CommonShardSpec)
-}
-
-// hostOf returns the hostname of a URL, or "" when it has none.
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
 }

@@ -1,9 +1,6 @@
 package rootshard
 
 import (
-	"net"
-	"strconv"
-
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kubeconfig"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -20,15 +17,7 @@ func (c *composer) composeKubeconfigs() {
 	labels := map[string]string{names.LabelOwnerRootShard: string(c.name)}
 	c.Secret(c.name.LogicalClusterAdminKubeconfig(), labels, map[string][]byte{"kubeconfig": internal.Config().Marshal()})
 
-	ext := c.rs.Spec.External
-	server := ExternalURL(c.rs)
-	if ext.PrivateHostname != "" {
-		port := ext.Port
-		if ext.PrivatePort != nil {
-			port = *ext.PrivatePort
-		}
-		server = "https://" + net.JoinHostPort(ext.PrivateHostname, strconv.FormatUint(uint64(port), 10))
-	}
+	server := kcpserver.ExternalAdminURL(c.rs.Spec.External)
 	ca := kcpserver.PathServerCA
 	if c.rs.Spec.CABundleSecretRef != nil {
 		ca = kcpserver.PathCABundle

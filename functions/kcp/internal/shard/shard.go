@@ -5,10 +5,7 @@ package shard
 
 import (
 	"fmt"
-	"net"
-	"net/url"
 	"slices"
-	"strconv"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -203,7 +200,7 @@ func (c *composer) composePKI() {
 	svc := names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.sh.Spec.ClusterDomain)
 	server := leaf("server", "", nil, pki.UsagesServing, names.CAServer)
 	server.DNSNames = []string{"localhost", svc}
-	if h := hostOf(c.sh.Spec.ShardBaseURL); h != "" {
+	if h := kcpserver.HostOf(c.sh.Spec.ShardBaseURL); h != "" {
 		server.DNSNames = append(server.DNSNames, h)
 	}
 	slices.Sort(server.DNSNames)
@@ -245,15 +242,7 @@ func (c *composer) composeKubeconfigs() {
 		UserName: "logical-cluster-admin", CertFile: kcpserver.DirLogicalClusterAdmin + "/tls.crt", KeyFile: kcpserver.DirLogicalClusterAdmin + "/tls.key",
 		ContextName: "logical-cluster",
 	})
-	ext := c.rs.Spec.External
-	server := kcpserver.ExternalURL(ext)
-	if ext.PrivateHostname != "" {
-		port := ext.Port
-		if ext.PrivatePort != nil {
-			port = *ext.PrivatePort
-		}
-		server = "https://" + net.JoinHostPort(ext.PrivateHostname, strconv.FormatUint(uint64(port), 10))
-	}
+	server := kcpserver.ExternalAdminURL(c.rs.Spec.External)
 	ca := kcpserver.PathServerCA
 	if c.sh.Spec.CABundleSecretRef != nil {
 		ca = kcpserver.PathCABundle
@@ -303,12 +292,4 @@ func (c *composer) composeWorkload(srv kcpserver.Server) compose.Outcome {
 			return srv.Deployment(c.Replicas(key, c.sh.Spec.Replicas, compose.DefaultReplicas), podAnnotations), srv.Service()
 		},
 	})
-}
-
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
 }
