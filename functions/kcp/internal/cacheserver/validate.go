@@ -81,24 +81,7 @@ func validateCertificates(p *field.Path, c v1alpha1.Certificates) field.ErrorLis
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, cs *v1alpha1.CacheServer) field.ErrorList {
 	c := &composer{cs: cs, name: names.CacheServer(cs.GetName()), image: workload.ResolveImage(cs.Spec.Image)}
-	generated := c.generatedVolumeNames()
-	var errs field.ErrorList
-	known := map[string]bool{}
-	for _, n := range generated {
-		known[n] = true
-	}
-	for i, v := range cs.Spec.ExtraVolumes {
-		if slices.Contains(generated, v.Name) {
-			errs = append(errs, field.Duplicate(spec.Child("extraVolumes").Index(i).Child("name"), v.Name))
-		}
-		known[v.Name] = true
-	}
-	for i, m := range cs.Spec.ExtraVolumeMounts {
-		if !known[m.Name] {
-			errs = append(errs, field.NotFound(spec.Child("extraVolumeMounts").Index(i).Child("name"), m.Name))
-		}
-	}
-	return errs
+	return workload.ValidateExtraVolumes(spec, c.generatedVolumeNames(), cs.Spec.ExtraVolumes, cs.Spec.ExtraVolumeMounts)
 }
 
 // Warnings are accepted but probably not what the user meant.

@@ -15,6 +15,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
 )
 
 // MaxNameLength keeps <name>-front-proxy within the 63 characters of a Service name.
@@ -133,22 +134,7 @@ func validateVolumes(spec *field.Path, fp *v1alpha1.FrontProxy, root names.RootS
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), fp.Name,
 			fmt.Sprintf("with RootShard %s (spec.rootShard.ref.name) the front-proxy would mount volumes named %s, which are not valid volume names (at most 63 lowercase letters, digits and '-'): shorten the FrontProxy's name", root, strings.Join(bad, ", "))))
 	}
-	known := map[string]bool{}
-	for _, n := range generated {
-		known[n] = true
-	}
-	for i, v := range fp.Spec.ExtraVolumes {
-		if slices.Contains(generated, v.Name) {
-			errs = append(errs, field.Duplicate(spec.Child("extraVolumes").Index(i).Child("name"), v.Name))
-		}
-		known[v.Name] = true
-	}
-	for i, m := range fp.Spec.ExtraVolumeMounts {
-		if !known[m.Name] {
-			errs = append(errs, field.NotFound(spec.Child("extraVolumeMounts").Index(i).Child("name"), m.Name))
-		}
-	}
-	return errs
+	return append(errs, workload.ValidateExtraVolumes(spec, generated, fp.Spec.ExtraVolumes, fp.Spec.ExtraVolumeMounts)...)
 }
 
 // Warnings are accepted but probably not what the user meant.

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
 )
 
 // MaxNameLength keeps the volume <name>-service-account, which every shard and front-proxy
@@ -62,32 +62,14 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorList {
 	c := &composer{Builder: compose.New(rs.GetName(), rs.GetNamespace(), observed.New(nil)), rs: rs, name: names.RootShard(rs.GetName())}
-	var errs field.ErrorList
-	check := func(p *field.Path, generated []string, vols []corev1.Volume, mounts []corev1.VolumeMount) {
-		known := map[string]bool{}
-		for _, n := range generated {
-			known[n] = true
-		}
-		for i, v := range vols {
-			if slices.Contains(generated, v.Name) {
-				errs = append(errs, field.Duplicate(p.Child("extraVolumes").Index(i).Child("name"), v.Name))
-			}
-			known[v.Name] = true
-		}
-		for i, m := range mounts {
-			if !known[m.Name] {
-				errs = append(errs, field.NotFound(p.Child("extraVolumeMounts").Index(i).Child("name"), m.Name))
-			}
-		}
-	}
-	check(spec, c.server().AllVolumeNames(), rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
+	errs := workload.ValidateExtraVolumes(spec, c.server().AllVolumeNames(), rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
 	if p := rs.Spec.Proxy; p != nil {
 		var proxyVols []string
 		generated, _, _ := c.rootProxy().Mounts()
 		for _, v := range generated.Volumes() {
 			proxyVols = append(proxyVols, v.Name)
 		}
-		check(spec.Child("proxy"), proxyVols, p.ExtraVolumes, p.ExtraVolumeMounts)
+		errs = append(errs, workload.ValidateExtraVolumes(spec.Child("proxy"), proxyVols, p.ExtraVolumes, p.ExtraVolumeMounts)...)
 	}
 	return errs
 }

@@ -1,8 +1,6 @@
 package shard
 
 import (
-	"slices"
-
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -10,6 +8,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
 )
 
 // MaxNameLength keeps the volume <name>-service-account, which every shard and front-proxy
@@ -55,22 +54,5 @@ func validateExtraVolumes(spec *field.Path, sh *v1alpha1.Shard) field.ErrorList 
 	if r := sh.Spec.RootShard.Ref; r != nil {
 		srv.Root = names.RootShard(r.Name)
 	}
-	generated := srv.AllVolumeNames()
-	known := map[string]bool{}
-	for _, n := range generated {
-		known[n] = true
-	}
-	var errs field.ErrorList
-	for i, v := range sh.Spec.ExtraVolumes {
-		if slices.Contains(generated, v.Name) {
-			errs = append(errs, field.Duplicate(spec.Child("extraVolumes").Index(i).Child("name"), v.Name))
-		}
-		known[v.Name] = true
-	}
-	for i, m := range sh.Spec.ExtraVolumeMounts {
-		if !known[m.Name] {
-			errs = append(errs, field.NotFound(spec.Child("extraVolumeMounts").Index(i).Child("name"), m.Name))
-		}
-	}
-	return errs
+	return workload.ValidateExtraVolumes(spec, srv.AllVolumeNames(), sh.Spec.ExtraVolumes, sh.Spec.ExtraVolumeMounts)
 }
