@@ -343,11 +343,10 @@ func TestNeverDestroyOnDoubt(t *testing.T) {
 }
 
 func TestCertificateRenewalRollsPods(t *testing.T) {
-	first, w := converge(basic(), nil)
+	first, _ := converge(basic(), nil)
 	before := deployment(t, first, "deployment-kcp").Spec.Template.Annotations[names.AnnotationCertificateRevisions]
 
 	w2 := newWorld().issued(first, 2).exists(first)
-	_ = w
 	r := Compose(basic(), w2.state())
 	after := deployment(t, r, "deployment-kcp").Spec.Template.Annotations[names.AnnotationCertificateRevisions]
 
