@@ -7,6 +7,7 @@ BIN := $(CURDIR)/bin
 OUTPUT := $(CURDIR)/_output
 include make/tools.mk
 include make/e2e-tools.mk
+include make/package.mk
 
 FUNCTION := $(BIN)/function-kcp
 GO_SOURCES := $(shell find apis functions -name '*.go' -not -name '*_test.go') go.mod go.sum

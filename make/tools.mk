@@ -10,19 +10,22 @@
 # back to an already built version only re-points the symlink.
 #
 # The versions below must match test/tools/go.mod; each recipe checks that
-# before building. To bump one: `cd test/tools && go get -tool <pkg>@<version>`,
-# then change the variable here.
+# before building. To bump one: `cd test/tools && go get -tool <pkg>@<version>`
+# (go-containerregistry, a library: `go get <module>@<version>`), then change
+# the variable here.
 
 BIN ?= $(CURDIR)/bin
 
 CROSSPLANE_CLI_VERSION   := v2.5.0
 CROSSPLANE_CORE_VERSION  := v2.3.4
 CONTROLLER_TOOLS_VERSION := v0.20.1
+GGCR_VERSION             := v0.21.9
 
 CROSSPLANE      := $(BIN)/crossplane
 CROSSPLANE_CORE := $(BIN)/crossplane-core
 XRDGEN          := $(BIN)/xrdgen
-export CROSSPLANE CROSSPLANE_CORE XRDGEN
+RUNTIME_IMAGE   := $(BIN)/runtime-image
+export CROSSPLANE CROSSPLANE_CORE XRDGEN RUNTIME_IMAGE
 
 TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/tools)
 
@@ -31,6 +34,8 @@ TOOLS_GO := cd $(TOOLS_DIR) && GOWORK=off go
 TOOLS_VERSION_LDFLAG := github.com/crossplane/crossplane-runtime/v2/pkg/version.version
 
 XRDGEN_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xrdgen/*.go)) \
+	$(TOOLS_DIR)/go.mod $(TOOLS_DIR)/go.sum
+RUNTIME_IMAGE_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/runtimeimage/*.go)) \
 	$(TOOLS_DIR)/go.mod $(TOOLS_DIR)/go.sum
 
 # tools_check_version: fail if test/tools/go.mod does not pin module $(1) at $(2).
@@ -51,7 +56,7 @@ endif
 endef
 
 .PHONY: tools _tools_force
-tools: $(CROSSPLANE) $(CROSSPLANE_CORE) $(XRDGEN)
+tools: $(CROSSPLANE) $(CROSSPLANE_CORE) $(XRDGEN) $(RUNTIME_IMAGE)
 _tools_force:
 
 $(BIN)/crossplane-$(CROSSPLANE_CLI_VERSION):
@@ -75,6 +80,16 @@ $(BIN)/xrdgen-$(CONTROLLER_TOOLS_VERSION): $(XRDGEN_SRCS)
 	@mkdir -p $(BIN)
 	@$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./xrdgen && mv $@.tmp $@
 
+# runtime-image builds the function's runtime image tarball without Docker (see
+# make/package.mk). Our own code too, so rebuilt like xrdgen; named after the
+# go-containerregistry version because that library writes the image format.
+$(BIN)/runtime-image-$(GGCR_VERSION): $(RUNTIME_IMAGE_SRCS)
+	$(call tools_check_version,github.com/google/go-containerregistry,$(GGCR_VERSION))
+	@echo "building runtime-image (go-containerregistry $(GGCR_VERSION)) into $(BIN)"
+	@mkdir -p $(BIN)
+	@$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./runtimeimage && mv $@.tmp $@
+
 $(eval $(call tools_link,$(CROSSPLANE),crossplane-$(CROSSPLANE_CLI_VERSION)))
 $(eval $(call tools_link,$(CROSSPLANE_CORE),crossplane-core-$(CROSSPLANE_CORE_VERSION)))
 $(eval $(call tools_link,$(XRDGEN),xrdgen-$(CONTROLLER_TOOLS_VERSION)))
+$(eval $(call tools_link,$(RUNTIME_IMAGE),runtime-image-$(GGCR_VERSION)))
