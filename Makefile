@@ -51,6 +51,35 @@ unit:
 e2e-schema: $(CROSSPLANE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL)
 	@go test ./test/e2e/schema/ -count=1
 
+E2E_BINARIES := $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL) \
+	$(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_CERT_MANAGER_CONTROLLER)
+HOST_ARCH := $(shell go env GOARCH)
+E2E_PACKAGES := E2E_FUNCTION_XPKG=$(PACKAGE_DIR)/function-kcp-$(HOST_ARCH).xpkg E2E_CONFIGURATION_XPKG=$(CONFIGURATION_XPKG)
+
+## e2e: install the packages `make build` produces on a real control plane (etcd,
+## kube-apiserver, kube-controller-manager, cert-manager, Crossplane; local processes in a
+## private network namespace) and run the scenarios of test/e2e/scenarios: basic, renewal,
+## bad input, delete, sharded. Progress on standard error; logs in _output/e2e/.
+.PHONY: e2e
+e2e: build $(E2E_BINARIES)
+	@echo "== end-to-end scenarios on a real control plane (about 10 minutes; logs in _output/e2e/TestKCP)"
+	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
+	@# The test binary runs directly, not under go test, so its progress lines stream live.
+	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=45m
+
+## demo: bring up the local control plane, install the packages, apply examples/basic and
+## show the XRs until the certificates are issued and the kubeconfig Secret exists; keeps
+## running until Ctrl-C (or `make demo-down` in another terminal). Logs in _output/demo/.
+.PHONY: demo demo-down
+demo: build $(E2E_BINARIES)
+	@go build -o $(OUTPUT)/demo/kcp-demo ./test/e2e/cmd/kcp-demo
+	@$(OUTPUT)/demo/kcp-demo -function $(PACKAGE_DIR)/function-kcp-$(HOST_ARCH).xpkg -configuration $(CONFIGURATION_XPKG)
+
+demo-down:
+	@if [ -f $(OUTPUT)/demo/demo.pid ] && kill $$(cat $(OUTPUT)/demo/demo.pid) 2>/dev/null; then \
+	  echo "stopping the demo (pid $$(cat $(OUTPUT)/demo/demo.pid))"; rm -f $(OUTPUT)/demo/demo.pid; \
+	else echo "no demo running"; fi
+
 ## test: everything CI runs. The end-to-end packages under test/e2e need the binaries the
 ## e2e targets build, so they run through those targets, not through `go test ./...`.
 .PHONY: test
@@ -59,6 +88,7 @@ test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE)
 	@echo "== unit and render tests"; go test $$(go list ./... | grep -v '/test/e2e/')
 	@echo "== tools module tests"; cd test/tools && GOWORK=off go test ./...
 	@echo "== schema tests against a real API server"; $(MAKE) --no-print-directory e2e-schema
+	@$(MAKE) --no-print-directory e2e
 
 .PHONY: clean
 clean:

@@ -16,16 +16,19 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/certs"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
 // Environment variables naming the binaries; make/e2e-tools.mk and make/tools.mk export them.
 const (
-	EnvEtcd          = "E2E_ETCD"
-	EnvKubeAPIServer = "E2E_KUBE_APISERVER"
-	EnvKubectl       = "E2E_KUBECTL"
+	EnvEtcd                  = "E2E_ETCD"
+	EnvKubeAPIServer         = "E2E_KUBE_APISERVER"
+	EnvKubectl               = "E2E_KUBECTL"
+	EnvKubeControllerManager = "E2E_KUBE_CONTROLLER_MANAGER"
 )
 
 // Options configures Start.
@@ -33,8 +36,15 @@ type Options struct {
 	// Etcd, KubeAPIServer and Kubectl are paths to the binaries.
 	Etcd, KubeAPIServer, Kubectl string
 
+	// KubeControllerManager, when set, is started with only the controllers that RBAC and
+	// deletion need: ClusterRole aggregation (Crossplane's permissions are aggregated),
+	// garbage collection (Crossplane deletes composed resources through owner references),
+	// namespaces and service accounts. No controller creates pods.
+	KubeControllerManager string
+
 	// Dir receives the PKI, the kubeconfig and the logs (etcd.log, kube-apiserver.log,
-	// kubectl.log). It is emptied first. Defaults to OutputDir(t).
+	// kube-controller-manager.log, kubectl.log). It is emptied first. Start defaults it to
+	// OutputDir(t); New requires it.
 	Dir string
 
 	// ReadyTimeout bounds the wait for /readyz. Defaults to 2 minutes.
@@ -57,6 +67,21 @@ func FromEnv(t testing.TB) Options {
 		return p
 	}
 	return Options{Etcd: get(EnvEtcd), KubeAPIServer: get(EnvKubeAPIServer), Kubectl: get(EnvKubectl)}
+}
+
+// WithControllerManager adds the kube-controller-manager named by E2E_KUBE_CONTROLLER_MANAGER
+// to o, failing the test when it is unset or missing.
+func WithControllerManager(t testing.TB, o Options) Options {
+	t.Helper()
+	p := os.Getenv(EnvKubeControllerManager)
+	if p == "" {
+		t.Fatalf("%s is not set: run end-to-end tests through make, which builds bin/ and exports it", EnvKubeControllerManager)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s=%s: %v (make e2e-tools builds it)", EnvKubeControllerManager, p, err)
+	}
+	o.KubeControllerManager = p
+	return o
 }
 
 // OutputDir is _output/e2e/<test name> in the root of the Go module the test runs in.
@@ -101,7 +126,50 @@ type Cluster struct {
 	kubectl    string
 	kubectlLog io.Writer
 	logMu      sync.Mutex
-	procs      []*process
+	procs      []*proc.Process
+	pki        pki
+}
+
+// UserKubeconfig writes a kubeconfig for user name in groups, authenticated by a client
+// certificate of the cluster's CA, and returns its path. Components that should run with
+// their production permissions (Crossplane) use it instead of the admin kubeconfig.
+func (c *Cluster) UserKubeconfig(name string, groups ...string) (string, error) {
+	kp, err := c.pki.CA.Issue(certs.Leaf{CommonName: name, Organization: groups, Usage: x509.ExtKeyUsageClientAuth})
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(c.Dir, "users", strings.NewReplacer(":", "_", "/", "_").Replace(name))
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return "", err
+	}
+	if err := writePair(kp, base+".crt", base+".key"); err != nil {
+		return "", err
+	}
+	return base + ".kubeconfig", writeKubeconfig(base+".kubeconfig", c.URL, c.pki.CACert, base+".crt", base+".key")
+}
+
+// writeKubeconfig writes a kubeconfig with one cluster, one certificate user and one context.
+func writeKubeconfig(path, url, ca, cert, key string) error {
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: %s
+    certificate-authority: %s
+users:
+- name: user
+  user:
+    client-certificate: %s
+    client-key: %s
+contexts:
+- name: e2e
+  context:
+    cluster: e2e
+    user: user
+current-context: e2e
+`, url, ca, cert, key)
+	return os.WriteFile(path, []byte(kc), 0o600)
 }
 
 // Start runs etcd and kube-apiserver on free 127.0.0.1 ports, waits until /readyz answers
@@ -114,10 +182,7 @@ func Start(t testing.TB, o Options) *Cluster {
 	if o.Dir == "" {
 		o.Dir = OutputDir(t)
 	}
-	if o.ReadyTimeout == 0 {
-		o.ReadyTimeout = 2 * time.Minute
-	}
-	c, err := start(o)
+	c, err := New(o)
 	if c != nil {
 		t.Cleanup(c.Stop)
 	}
@@ -128,7 +193,19 @@ func Start(t testing.TB, o Options) *Cluster {
 	return c
 }
 
-func start(o Options) (*Cluster, error) {
+// New is Start for callers without a testing.TB (the demo). It must run inside a private
+// network namespace (see Run). On error, the returned Cluster, if not nil, must still be
+// stopped.
+func New(o Options) (*Cluster, error) {
+	if !InNetNS() {
+		return nil, errors.New("the control plane must run inside a private network namespace (cluster.Run)")
+	}
+	if o.Dir == "" {
+		return nil, errors.New("cluster.Options.Dir is required")
+	}
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 2 * time.Minute
+	}
 	if err := os.RemoveAll(o.Dir); err != nil {
 		return nil, err
 	}
@@ -139,7 +216,7 @@ func start(o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PKI: %w", err)
 	}
-	ports, err := freePorts(4)
+	ports, err := FreePorts(4)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +231,7 @@ func start(o Options) (*Cluster, error) {
 
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPeer)
-	etcd, err := startProcess(filepath.Join(o.Dir, "etcd.log"), o.Etcd,
+	etcd, err := proc.Start(filepath.Join(o.Dir, "etcd.log"), nil, o.Etcd,
 		"--name=e2e",
 		"--data-dir="+filepath.Join(o.Dir, "etcd-data"),
 		"--listen-client-urls="+etcdURL, "--advertise-client-urls="+etcdURL,
@@ -168,7 +245,7 @@ func start(o Options) (*Cluster, error) {
 	}
 	c.procs = append(c.procs, etcd)
 
-	api, err := startProcess(filepath.Join(o.Dir, "kube-apiserver.log"), o.KubeAPIServer,
+	api, err := proc.Start(filepath.Join(o.Dir, "kube-apiserver.log"), nil, o.KubeAPIServer,
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(apiPort),
@@ -189,28 +266,10 @@ func start(o Options) (*Cluster, error) {
 	c.procs = append(c.procs, api)
 
 	c.Kubeconfig = filepath.Join(o.Dir, "admin.kubeconfig")
-	kc := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster:
-    server: %s
-    certificate-authority: %s
-users:
-- name: admin
-  user:
-    client-certificate: %s
-    client-key: %s
-contexts:
-- name: e2e
-  context:
-    cluster: e2e
-    user: admin
-current-context: e2e
-`, c.URL, p.CACert, p.AdminCert, p.AdminKey)
-	if err := os.WriteFile(c.Kubeconfig, []byte(kc), 0o600); err != nil {
+	if err := writeKubeconfig(c.Kubeconfig, c.URL, p.CACert, p.AdminCert, p.AdminKey); err != nil {
 		return c, err
 	}
+	c.pki = p
 
 	caPEM, err := os.ReadFile(p.CACert)
 	if err != nil {
@@ -229,7 +288,31 @@ current-context: e2e
 			TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		},
 	}
-	return c, c.waitReady(o.ReadyTimeout)
+	if err := c.waitReady(o.ReadyTimeout); err != nil {
+		return c, err
+	}
+	if o.KubeControllerManager == "" {
+		return c, nil
+	}
+	kcmPort, err := FreePorts(1)
+	if err != nil {
+		return c, err
+	}
+	kcm, err := proc.Start(filepath.Join(o.Dir, "kube-controller-manager.log"), nil, o.KubeControllerManager,
+		"--kubeconfig="+c.Kubeconfig,
+		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(kcmPort[0]),
+		"--controllers=garbage-collector-controller,namespace-controller,clusterrole-aggregation-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller",
+		"--service-account-private-key-file="+p.SAKey,
+		"--root-ca-file="+p.CACert,
+		"--use-service-account-credentials=false",
+		"--leader-elect=false",
+		"--cert-dir="+filepath.Join(o.Dir, "kcm-certs"),
+	)
+	if err != nil {
+		return c, err
+	}
+	c.procs = append(c.procs, kcm)
+	return c, nil
 }
 
 // waitReady polls /readyz until it answers 200, a process exits, or the timeout passes.
@@ -238,10 +321,8 @@ func (c *Cluster) waitReady(timeout time.Duration) error {
 	last := ""
 	for {
 		for _, p := range c.procs {
-			select {
-			case <-p.done:
-				return fmt.Errorf("%s exited: %v; last lines of %s:\n%s", filepath.Base(p.cmd.Path), p.err, p.log, tail(p.log, 20))
-			default:
+			if err := p.Exited(); err != nil {
+				return err
 			}
 		}
 		resp, err := c.HTTP.Get(c.URL + "/readyz")
@@ -268,7 +349,7 @@ func (c *Cluster) waitReady(timeout time.Duration) error {
 func (c *Cluster) Kubectl(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, c.kubectl, append([]string{"--kubeconfig=" + c.Kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), "HTTPS_PROXY=", "HTTP_PROXY=", "https_proxy=", "http_proxy=")
+	cmd.Env = append(os.Environ(), proc.NoProxy...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -288,10 +369,21 @@ func (c *Cluster) Kubectl(ctx context.Context, stdin []byte, args ...string) ([]
 	return stdout.Bytes(), nil
 }
 
-// Stop ends kube-apiserver, then etcd: SIGTERM, then SIGKILL after 10 seconds.
+// Exited reports the first of the cluster's processes that has ended, or nil.
+func (c *Cluster) Exited() error {
+	for _, p := range c.procs {
+		if err := p.Exited(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stop ends kube-controller-manager, kube-apiserver, then etcd: SIGTERM, then SIGKILL after
+// 10 seconds.
 func (c *Cluster) Stop() {
 	for i := len(c.procs) - 1; i >= 0; i-- {
-		c.procs[i].stop(10 * time.Second)
+		c.procs[i].Stop(10 * time.Second)
 	}
 	c.procs = nil
 	if f, ok := c.kubectlLog.(io.Closer); ok {
@@ -299,54 +391,9 @@ func (c *Cluster) Stop() {
 	}
 }
 
-type process struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-	err  error
-}
-
-// startProcess starts bin with args, standard output and error to logPath. The process is
-// killed if the thread that started it (and so the test process) dies.
-func startProcess(logPath, bin string, args ...string) (*process, error) {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		_ = f.Close()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-func (p *process) stop(grace time.Duration) {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(grace):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// freePorts returns n distinct free TCP ports on 127.0.0.1. Inside a private network
+// FreePorts returns n distinct free TCP ports on 127.0.0.1. Inside a private network
 // namespace nothing else competes for them.
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	var ls []net.Listener
 	defer func() {
@@ -363,17 +410,4 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
-}
-
-// tail returns the last n lines of a file.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

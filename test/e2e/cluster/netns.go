@@ -33,13 +33,18 @@ const netnsEnv = "CONFIGURATION_KCP_E2E_NETNS"
 // returns its exit code; the re-executed binary brings lo up and runs m. The child is killed
 // when this process dies, and every process the tests start inside the namespace is killed
 // when the child dies (see Start), so the namespace disappears with the test run.
-func RunInNetNS(m *testing.M) int {
+func RunInNetNS(m *testing.M) int { return Run(m.Run) }
+
+// Run is RunInNetNS for any program: it re-executes the running binary inside a new network
+// namespace, where it calls main and returns its exit code. Call it first thing in main or
+// TestMain; code before it runs twice.
+func Run(main func() int) int {
 	if os.Getenv(netnsEnv) == "1" {
 		if err := setupNetNS(); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: cannot set up the private network namespace: %v\n", err)
 			return 1
 		}
-		return m.Run()
+		return main()
 	}
 
 	exe, err := os.Executable()

@@ -5,17 +5,18 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
-	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/certs"
 )
 
-// pki holds the paths of the files writePKI writes.
+// pki holds the paths of the files writePKI writes, and the CA for more client certificates.
 type pki struct {
+	CA *certs.CA
+
 	CACert, ServerCert, ServerKey, AdminCert, AdminKey, SAKey, SAPub string
 }
 
@@ -33,70 +34,31 @@ func writePKI(dir string) (pki, error) {
 		SAKey:      filepath.Join(dir, "sa.key"),
 		SAPub:      filepath.Join(dir, "sa.pub"),
 	}
-	now := time.Now().Add(-time.Hour)
-	notAfter := now.Add(7 * 24 * time.Hour)
-
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := certs.NewCA("e2e-ca")
 	if err != nil {
 		return p, err
 	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "e2e-ca"},
-		NotBefore:             now,
-		NotAfter:              notAfter,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
+	p.CA = ca
+	if err := os.WriteFile(p.CACert, ca.PEM, 0o600); err != nil {
+		return p, err
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	server, err := ca.Issue(certs.Leaf{
+		CommonName: "kube-apiserver",
+		Usage:      x509.ExtKeyUsageServerAuth,
+		IPs:        []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 0, 0, 1)},
+		DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
+	})
 	if err != nil {
 		return p, err
 	}
-	ca, err := x509.ParseCertificate(caDER)
+	if err := writePair(server, p.ServerCert, p.ServerKey); err != nil {
+		return p, err
+	}
+	admin, err := ca.Issue(certs.Leaf{CommonName: "admin", Organization: []string{"system:masters"}, Usage: x509.ExtKeyUsageClientAuth})
 	if err != nil {
 		return p, err
 	}
-	if err := writePEM(p.CACert, "CERTIFICATE", caDER); err != nil {
-		return p, err
-	}
-
-	leaf := func(serial int64, subject pkix.Name, usage x509.ExtKeyUsage, ips []net.IP, dns []string, certPath, keyPath string) error {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return err
-		}
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial),
-			Subject:      subject,
-			NotBefore:    now,
-			NotAfter:     notAfter,
-			KeyUsage:     x509.KeyUsageDigitalSignature,
-			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-			IPAddresses:  ips,
-			DNSNames:     dns,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			return err
-		}
-		if err := writePEM(certPath, "CERTIFICATE", der); err != nil {
-			return err
-		}
-		kder, err := x509.MarshalPKCS8PrivateKey(key)
-		if err != nil {
-			return err
-		}
-		return writePEM(keyPath, "PRIVATE KEY", kder)
-	}
-	if err := leaf(2, pkix.Name{CommonName: "kube-apiserver"}, x509.ExtKeyUsageServerAuth,
-		[]net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 0, 0, 1)},
-		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		p.ServerCert, p.ServerKey); err != nil {
-		return p, err
-	}
-	if err := leaf(3, pkix.Name{CommonName: "admin", Organization: []string{"system:masters"}}, x509.ExtKeyUsageClientAuth,
-		nil, nil, p.AdminCert, p.AdminKey); err != nil {
+	if err := writePair(admin, p.AdminCert, p.AdminKey); err != nil {
 		return p, err
 	}
 
@@ -116,6 +78,13 @@ func writePKI(dir string) (pki, error) {
 		return p, err
 	}
 	return p, writePEM(p.SAPub, "PUBLIC KEY", pubDER)
+}
+
+func writePair(kp certs.KeyPair, certPath, keyPath string) error {
+	if err := os.WriteFile(certPath, kp.CertPEM, 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(keyPath, kp.KeyPEM, 0o600)
 }
 
 func writePEM(path, typ string, der []byte) error {

@@ -1,0 +1,211 @@
+// Command kcp-demo brings up the e2e stack (package stack: etcd, kube-apiserver,
+// kube-controller-manager, cert-manager, Crossplane, a local registry; local processes in a
+// private network namespace), installs configuration-kcp's packages as a user would, applies
+// examples/basic, shows the XRs with `crossplane resource trace` until the certificates are
+// issued and the kubeconfig Secret exists, and keeps everything running until interrupted.
+//
+// Run it with `make demo`; `make demo-down` stops it from another terminal.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+)
+
+const (
+	namespace      = "kcp"
+	kubeconfigName = "kcp-admin-kubeconfig"
+	repository     = "xpkg.crossplane.io/configuration-kcp"
+)
+
+func main() {
+	if !cluster.InNetNS() {
+		// Outside the namespace: find the CRDs while the module proxy is reachable.
+		root, err := cluster.ModuleRoot()
+		if err == nil {
+			err = stack.ResolveCRDs(context.Background(), root)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kcp-demo: %v\n", err)
+			os.Exit(1)
+		}
+	}
+	os.Exit(cluster.Run(run))
+}
+
+func run() int {
+	fn := flag.String("function", "", "Function package (.xpkg); default _output/package/function-kcp-<arch>.xpkg")
+	cfg := flag.String("configuration", "", "Configuration package (.xpkg); default _output/package/configuration-kcp.xpkg")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := demo(ctx, *fn, *cfg); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(os.Stderr, "kcp-demo: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func demo(ctx context.Context, fn, cfg string) error {
+	root, err := cluster.ModuleRoot()
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(root, "_output", "demo")
+	if fn == "" {
+		fn = filepath.Join(root, "_output", "package", "function-kcp-"+runtime.GOARCH+".xpkg")
+	}
+	if cfg == "" {
+		cfg = filepath.Join(root, "_output", "package", "configuration-kcp.xpkg")
+	}
+	version, err := os.ReadFile(filepath.Join(root, "VERSION"))
+	if err != nil {
+		return err
+	}
+	bin, err := stack.BinariesFromEnv()
+	if err != nil {
+		return err
+	}
+
+	fmt.Println("Starting a local control plane in a private network namespace (logs in " + out + ")")
+	s, err := stack.Up(ctx, stack.Options{
+		Bin: bin, Dir: out, Progress: os.Stdout,
+		CrossplaneCRDs:  os.Getenv(stack.EnvCrossplaneCRDs),
+		CertManagerCRDs: os.Getenv(stack.EnvCertManagerCRDs),
+	})
+	if s != nil {
+		defer s.Stop()
+	}
+	if err != nil {
+		return err
+	}
+	// The parent (outside the namespace) is what make demo-down signals; this process's
+	// namespace is what nsenter joins.
+	if err := os.WriteFile(filepath.Join(out, "demo.pid"), []byte(strconv.Itoa(os.Getppid())+"\n"), 0o644); err != nil {
+		return err
+	}
+	kubectl, err := writeKubectlWrapper(out, bin.Kubectl, s.Kubeconfig)
+	if err != nil {
+		return err
+	}
+
+	if err := s.Install(ctx, stack.Packages{
+		Function: fn, Configuration: cfg,
+		Repository: repository, Version: strings.TrimSpace(string(version)),
+		ClusterRole: filepath.Join(root, "install", "clusterrole.yaml"),
+	}); err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(root, "examples", "basic", "*.yaml"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.ApplyFiles(ctx, files...); err != nil {
+		return err
+	}
+	s.Step("applied examples/basic: a ClusterIssuer, a RootShard, a FrontProxy and a Kubeconfig in namespace %s", namespace)
+
+	if err := watch(ctx, s, bin.CrossplaneCLI); err != nil {
+		return err
+	}
+	kcpKubeconfig := filepath.Join(out, "kcp-admin.kubeconfig")
+	data, err := s.SecretData(ctx, namespace, kubeconfigName)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(kcpKubeconfig, data["kubeconfig"], 0o600); err != nil {
+		return err
+	}
+
+	fmt.Printf(`
+Every certificate is issued and the kubeconfig Secret %[1]s/%[2]s exists.
+
+The control plane keeps running until Ctrl-C here, or make demo-down elsewhere. Reach it with
+  %[3]s get rootshards,frontproxies,kubeconfigs -n %[1]s
+  %[3]s get certificates,deployments -n %[1]s
+  %[4]s resource trace rootshard.kcp.crossplane.io/root -n %[1]s   (with KUBECONFIG=%[5]s, inside the namespace)
+
+The kcp admin kubeconfig (the Secret's content) is in %[6]s:
+  kubectl --kubeconfig %[6]s get workspaces
+It targets https://api.example.com:6443, the FrontProxy's external address. No kubelet runs
+here, so the composed Deployments have no pods: on a real cluster, point api.example.com at
+the front-proxy's LoadBalancer Service and use the kubeconfig as it is.
+`, namespace, kubeconfigName, kubectl, bin.CrossplaneCLI, s.Kubeconfig, kcpKubeconfig)
+
+	<-ctx.Done()
+	fmt.Println("\nStopping the control plane")
+	return nil
+}
+
+// watch prints `crossplane resource trace` of the basic example's XRs every few seconds
+// until every Certificate in the namespace is Ready and the kubeconfig Secret exists.
+func watch(ctx context.Context, s *stack.Stack, cli string) error {
+	return s.Eventually(ctx, 10*time.Minute, "certificates issued and kubeconfig written", func(ctx context.Context) (bool, string, error) {
+		var certs struct {
+			Items []stack.Object `json:"items"`
+		}
+		if err := s.GetJSON(ctx, &certs, "certificates.cert-manager.io", "-n", namespace); err != nil {
+			return false, "", err
+		}
+		ready := 0
+		for _, c := range certs.Items {
+			if c.Condition("Ready").Status == "True" {
+				ready++
+			}
+		}
+		_, secretErr := s.Kubectl(ctx, nil, "get", "secret", "-n", namespace, kubeconfigName)
+		done := len(certs.Items) > 0 && ready == len(certs.Items) && secretErr == nil
+
+		fmt.Printf("\n--- %s: %d/%d certificates issued, kubeconfig Secret %s\n", time.Now().Format(time.TimeOnly), ready, len(certs.Items), map[bool]string{true: "written", false: "not yet written"}[secretErr == nil])
+		for _, xr := range []string{"rootshard.kcp.crossplane.io/root", "frontproxy.kcp.crossplane.io/frontproxy", "kubeconfig.kcp.crossplane.io/admin"} {
+			cmd := exec.CommandContext(ctx, cli, "resource", "trace", xr, "-n", namespace)
+			cmd.Env = append(os.Environ(), "KUBECONFIG="+s.Kubeconfig)
+			b, _ := cmd.CombinedOutput()
+			fmt.Print(string(b))
+		}
+		if !done {
+			select {
+			case <-ctx.Done():
+			case <-time.After(4 * time.Second):
+			}
+		}
+		return done, fmt.Sprintf("%d/%d certificates issued", ready, len(certs.Items)), nil
+	})
+}
+
+// writeKubectlWrapper writes a kubectl script that joins this process's network namespace,
+// where the API server listens, so that a user can reach it from another terminal.
+func writeKubectlWrapper(dir, kubectl, kubeconfig string) (string, error) {
+	enter := fmt.Sprintf("nsenter --net=/proc/%d/ns/net --", os.Getpid())
+	if inUserNamespace() {
+		enter = fmt.Sprintf("nsenter --preserve-credentials --user --net --target=%d --", os.Getpid())
+	}
+	path := filepath.Join(dir, "kubectl")
+	script := fmt.Sprintf("#!/bin/sh\n# kubectl against the demo's API server, inside its network namespace.\nexec %s %s --kubeconfig=%s \"$@\"\n", enter, kubectl, kubeconfig)
+	return path, os.WriteFile(path, []byte(script), 0o755)
+}
+
+// inUserNamespace reports whether this process runs in a user namespace of its own (the
+// demo started by a non-root user): then nsenter must join it too.
+func inUserNamespace() bool {
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return false
+	}
+	return strings.Join(strings.Fields(string(b)), " ") != "0 0 4294967295"
+}

@@ -1,0 +1,211 @@
+package scenarios
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+)
+
+// The basic example: a ClusterIssuer, a RootShard, a FrontProxy and an admin Kubeconfig in
+// namespace kcp.
+const (
+	basicNamespace = "kcp"
+	kubeconfigName = "kcp-admin-kubeconfig"
+)
+
+// golden returns, for one example's reviewed golden render, the XRs' resourceRefs ("Kind/name"
+// sorted, by "Kind/name" of the XR) and the number of Certificates.
+func golden(t *testing.T, e *env, example string) (refs map[string][]string, certificates int) {
+	t.Helper()
+	docs, err := stack.ReadManifests(e.root + "/test/render/testdata/golden/" + example + "/converged.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs = map[string][]string{}
+	for _, d := range docs {
+		var x xr
+		if err := json.Unmarshal(d, &x); err != nil {
+			t.Fatal(err)
+		}
+		if x.Kind == "Certificate" {
+			certificates++
+		}
+		if !strings.HasPrefix(x.APIVersion, "kcp.crossplane.io/") {
+			continue
+		}
+		refs[x.Kind+"/"+x.Metadata.Name] = x.refs()
+	}
+	return refs, certificates
+}
+
+func (x xr) refs() []string {
+	out := make([]string, 0, len(x.Spec.Crossplane.ResourceRefs))
+	for _, r := range x.Spec.Crossplane.ResourceRefs {
+		out = append(out, r.Kind+"/"+r.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func testBasic(t *testing.T, e *env) {
+	ctx := t.Context()
+	wantRefs, wantCerts := golden(t, e, "basic")
+
+	callsBefore, err := functionCalls(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	applyExample(ctx, t, e, "basic")
+
+	if err := waitCertificatesReady(ctx, e, basicNamespace, wantCerts); err != nil {
+		t.Fatal(err)
+	}
+	certsIssued := time.Since(start)
+	if err := e.Eventually(ctx, timeout, "Secret "+kubeconfigName, func(ctx context.Context) (bool, string, error) {
+		data, err := e.SecretData(ctx, basicNamespace, kubeconfigName)
+		return err == nil && len(data["kubeconfig"]) > 0, "no kubeconfig key yet", err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfigWritten := time.Since(start)
+	e.Step("basic: %d certificates issued %.1fs after apply; kubeconfig Secret written after %.1fs", wantCerts, certsIssued.Seconds(), kubeconfigWritten.Seconds())
+
+	// No kubelet runs pods: until the FakeKubelet acts, the RootShard and the FrontProxy
+	// must say that their Deployments are not available, and must not be Ready.
+	t.Run("ConditionsBeforeAvailable", func(t *testing.T) {
+		for _, kind := range []struct{ kind, name, deployment string }{
+			{"RootShard", "root", "root-kcp"},
+			{"FrontProxy", "frontproxy", "frontproxy-front-proxy"},
+		} {
+			x, err := waitXR(ctx, e, kind.kind, basicNamespace, kind.name, "CertificatesReady", "True")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := x.conditions()
+			if c["Ready"].Status == "True" {
+				t.Errorf("%s %s is Ready while no pod of its Deployments runs: %+v", kind.kind, kind.name, c["Ready"])
+			}
+			if c["Available"].Status != "False" || !strings.Contains(c["Available"].Message, kind.deployment) {
+				t.Errorf("%s %s condition Available = %+v, want False naming Deployment %s", kind.kind, kind.name, c["Available"], kind.deployment)
+			}
+			if x.Status["phase"] != "Provisioning" {
+				t.Errorf("%s %s status.phase = %v, want Provisioning", kind.kind, kind.name, x.Status["phase"])
+			}
+		}
+	})
+
+	startFakeKubelet(t, e, basicNamespace)
+	xrs := map[string]xr{}
+	for _, k := range []struct{ kind, name string }{{"RootShard", "root"}, {"FrontProxy", "frontproxy"}, {"Kubeconfig", "admin"}} {
+		x, err := waitXR(ctx, e, k.kind, basicNamespace, k.name, "Ready", "True")
+		if err != nil {
+			t.Fatal(err)
+		}
+		xrs[k.kind] = x
+	}
+	calls, err := functionCalls(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("basic: RootShard, FrontProxy and Kubeconfig Ready %.1fs after apply (Deployments marked available by the FakeKubelet), after %d RunFunction calls", time.Since(start).Seconds(), calls-callsBefore)
+
+	t.Run("ComposedAsRendered", func(t *testing.T) {
+		for _, x := range xrs {
+			key := x.Kind + "/" + x.Metadata.Name
+			if got, want := x.refs(), wantRefs[key]; strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("%s composed %v, the golden render has %v", key, got, want)
+			}
+		}
+	})
+	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, basicNamespace, "basic") })
+	t.Run("StatusFields", func(t *testing.T) {
+		if p := xrs["RootShard"].Status["phase"]; p != "Running" {
+			t.Errorf("RootShard status.phase = %v, want Running", p)
+		}
+		if p, u := xrs["FrontProxy"].Status["phase"], xrs["FrontProxy"].Status["url"]; p != "Running" || u != "https://api.example.com:6443" {
+			t.Errorf("FrontProxy status phase %v url %v, want Running https://api.example.com:6443", p, u)
+		}
+		kc := xrs["Kubeconfig"].Status
+		if kc["secretName"] != kubeconfigName || kc["targetName"] != "FrontProxy/frontproxy" {
+			t.Errorf("Kubeconfig status secretName %v targetName %v, want %s FrontProxy/frontproxy", kc["secretName"], kc["targetName"], kubeconfigName)
+		}
+		data, err := e.SecretData(ctx, basicNamespace, "kubeconfig-cert-admin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := leaf(data["tls.crt"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exp, _ := kc["expiry"].(string); exp != cert.NotAfter.UTC().Format(time.RFC3339) {
+			t.Errorf("Kubeconfig status.expiry = %v, the client certificate expires %s", kc["expiry"], cert.NotAfter.UTC().Format(time.RFC3339))
+		}
+	})
+	t.Run("KubeconfigTrustsFrontProxyAndRootShardTrustsUser", func(t *testing.T) { checkAdminKubeconfig(ctx, t, e) })
+}
+
+// checkAdminKubeconfig checks the kubeconfig Secret the way kcp and a client would use it: the
+// client certificate chains to the root shard's client CA (the CA kcp and the front-proxy
+// verify clients with) for client auth, and the kubeconfig's CA verifies the front-proxy's
+// serving certificate (with the chain it serves) for the server URL's host.
+func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) {
+	data, err := e.SecretData(ctx, basicNamespace, kubeconfigName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := parseKubeconfig(data["kubeconfig"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, ca, cert, err := k.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Host != "api.example.com:6443" || u.Path != "/clusters/root" {
+		t.Errorf("kubeconfig server %s, want https://api.example.com:6443/clusters/root", server)
+	}
+	// The groups are spec.groups plus kubeconfig:<name>, sorted, as kcp-operator issues them.
+	if cert.Leaf.Subject.CommonName != "kcp-admin" || strings.Join(cert.Leaf.Subject.Organization, ",") != "kubeconfig:admin,system:kcp:admin" {
+		t.Errorf("client certificate subject %s, want CN=kcp-admin O=kubeconfig:admin O=system:kcp:admin", cert.Leaf.Subject)
+	}
+
+	clientCA, err := e.SecretData(ctx, basicNamespace, "root-client-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cert.Leaf.Verify(x509.VerifyOptions{
+		Roots:     pool(clientCA["tls.crt"]),
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}); err != nil {
+		t.Errorf("the kubeconfig's client certificate does not verify against the root shard's client CA (Secret root-client-ca): %v", err)
+	}
+
+	serving, err := e.SecretData(ctx, basicNamespace, "root-frontproxy-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	servingCert, err := leaf(serving["tls.crt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := servingCert.Verify(x509.VerifyOptions{
+		DNSName:       u.Hostname(),
+		Roots:         pool(ca),
+		Intermediates: chain(serving["tls.crt"]),
+		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}); err != nil {
+		t.Errorf("the kubeconfig's CA does not verify the front-proxy's serving certificate (Secret root-frontproxy-server) for %s: %v", u.Hostname(), err)
+	}
+}

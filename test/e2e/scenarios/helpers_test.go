@@ -1,0 +1,464 @@
+package scenarios
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+)
+
+// applyExample applies every manifest of examples/<name>, as a user following the README.
+func applyExample(ctx context.Context, t *testing.T, e *env, name string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(e.root, "examples", name, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests in examples/%s: %v", name, err)
+	}
+	sort.Strings(files)
+	n, err := e.ApplyFiles(ctx, files...)
+	if err != nil {
+		t.Fatalf("apply examples/%s: %v", name, err)
+	}
+	t.Logf("applied examples/%s (%d objects)", name, n)
+}
+
+// composed lists the objects of the given kinds in a namespace that Crossplane composed
+// (they carry the crossplane.io/composite label), by "Kind/name".
+func composed(ctx context.Context, e *env, namespace string, kinds ...string) (map[string]stack.Object, error) {
+	out := map[string]stack.Object{}
+	var list struct {
+		Items []stack.Object `json:"items"`
+	}
+	if err := e.GetJSON(ctx, &list, strings.Join(kinds, ","), "-n", namespace, "-l", "crossplane.io/composite"); err != nil {
+		return nil, err
+	}
+	for _, o := range list.Items {
+		out[o.Kind+"/"+o.Metadata.Name] = o
+	}
+	return out, nil
+}
+
+// composedKinds are the kinds the function composes.
+var composedKinds = []string{"certificates.cert-manager.io", "issuers.cert-manager.io", "secrets", "configmaps", "deployments.apps", "services"}
+
+// waitCertificatesReady waits until every Certificate in the namespace is Ready, and there
+// are at least want of them.
+func waitCertificatesReady(ctx context.Context, e *env, namespace string, want int) error {
+	return e.Eventually(ctx, timeout, "certificates in "+namespace+" Ready", func(ctx context.Context) (bool, string, error) {
+		var list struct {
+			Items []stack.Object `json:"items"`
+		}
+		if err := e.GetJSON(ctx, &list, "certificates.cert-manager.io", "-n", namespace); err != nil {
+			return false, "", err
+		}
+		var waiting []string
+		for _, c := range list.Items {
+			if cond := c.Condition("Ready"); cond.Status != "True" {
+				waiting = append(waiting, fmt.Sprintf("%s (%s: %s)", c.Metadata.Name, cond.Reason, cond.Message))
+			}
+		}
+		status := fmt.Sprintf("%d certificates, not Ready: %s", len(list.Items), strings.Join(waiting, ", "))
+		return len(list.Items) >= want && len(waiting) == 0, status, nil
+	})
+}
+
+// xr is the part of a configuration-kcp XR the scenarios read.
+type xr struct {
+	stack.Object
+	Spec struct {
+		Crossplane struct {
+			ResourceRefs []struct {
+				Kind string `json:"kind"`
+				Name string `json:"name"`
+			} `json:"resourceRefs"`
+		} `json:"crossplane"`
+	} `json:"spec"`
+	Status map[string]any `json:"status"`
+}
+
+// conditions returns the XR's conditions by type.
+func (x xr) conditions() map[string]stack.Condition {
+	out := map[string]stack.Condition{}
+	b, _ := json.Marshal(x.Status["conditions"])
+	var cs []stack.Condition
+	_ = json.Unmarshal(b, &cs)
+	for _, c := range cs {
+		out[c.Type] = c
+	}
+	return out
+}
+
+func getXR(ctx context.Context, e *env, kind, namespace, name string) (xr, error) {
+	var x xr
+	err := e.GetJSON(ctx, &x, strings.ToLower(kind)+".kcp.crossplane.io", "-n", namespace, name)
+	return x, err
+}
+
+// waitXR waits until the XR's condition has the wanted status.
+func waitXR(ctx context.Context, e *env, kind, namespace, name, condition, status string) (xr, error) {
+	var last xr
+	err := e.Eventually(ctx, timeout, fmt.Sprintf("%s %s/%s %s=%s", kind, namespace, name, condition, status), func(ctx context.Context) (bool, string, error) {
+		x, err := getXR(ctx, e, kind, namespace, name)
+		if err != nil {
+			return false, "", err
+		}
+		last = x
+		var parts []string
+		for _, c := range x.conditions() {
+			parts = append(parts, fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message))
+		}
+		sort.Strings(parts)
+		return x.conditions()[condition].Status == status, strings.Join(parts, "; "), nil
+	})
+	return last, err
+}
+
+// fakeKubelet stands in for the kubelet, scheduler and deployment controller, which do not
+// run here: while it runs, every Deployment in its namespace gets the status a healthy
+// rollout of its current generation would have. It is named FakeKubelet wherever a test
+// relies on it.
+type fakeKubelet struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	marked map[string]int64 // Deployment name -> generation marked available
+}
+
+// startFakeKubelet starts a fakeKubelet for the namespace that runs until TestKCP ends (the
+// scenarios after Basic rely on it), unless one already runs there.
+func startFakeKubelet(t *testing.T, e *env, namespace string) *fakeKubelet {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if k, ok := e.kubelets[namespace]; ok {
+		return k
+	}
+	ctx, cancel := context.WithCancel(e.t.Context())
+	k := &fakeKubelet{cancel: cancel, done: make(chan struct{}), marked: map[string]int64{}}
+	t.Logf("FakeKubelet: marking Deployments in %s available as a kubelet and the deployment controller would (no kubelet runs here)", namespace)
+	go func() {
+		defer close(k.done)
+		for {
+			if err := k.mark(ctx, e, namespace); err != nil && ctx.Err() == nil {
+				e.t.Logf("FakeKubelet: %v", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	e.t.Cleanup(k.stop)
+	e.kubelets[namespace] = k
+	return k
+}
+
+func (k *fakeKubelet) stop() {
+	k.cancel()
+	<-k.done
+}
+
+// generation returns the generation last marked available for a Deployment.
+func (k *fakeKubelet) generation(name string) int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.marked[name]
+}
+
+func (k *fakeKubelet) mark(ctx context.Context, e *env, namespace string) error {
+	var list struct {
+		Items []struct {
+			stack.Object
+			Spec struct {
+				Replicas *int64 `json:"replicas"`
+			} `json:"spec"`
+			Status struct {
+				ObservedGeneration int64 `json:"observedGeneration"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := e.GetJSON(ctx, &list, "deployments.apps", "-n", namespace); err != nil {
+		return err
+	}
+	for _, d := range list.Items {
+		if d.Status.ObservedGeneration == d.Metadata.Generation {
+			continue
+		}
+		replicas := int64(1)
+		if d.Spec.Replicas != nil {
+			replicas = *d.Spec.Replicas
+		}
+		now := time.Now().UTC().Format(time.RFC3339)
+		status := map[string]any{"status": map[string]any{
+			"observedGeneration": d.Metadata.Generation,
+			"replicas":           replicas, "updatedReplicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas,
+			"conditions": []map[string]string{
+				{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable", "message": "FakeKubelet: marked available by the e2e test", "lastUpdateTime": now, "lastTransitionTime": now},
+				{"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable", "message": "FakeKubelet: rollout complete", "lastUpdateTime": now, "lastTransitionTime": now},
+			},
+		}}
+		b, _ := json.Marshal(status)
+		if _, err := e.Kubectl(ctx, b, "patch", "deployment", "-n", namespace, d.Metadata.Name, "--subresource=status", "--type=merge", "--patch-file=/dev/stdin"); err != nil {
+			return err
+		}
+		k.mu.Lock()
+		k.marked[d.Metadata.Name] = d.Metadata.Generation
+		k.mu.Unlock()
+	}
+	return nil
+}
+
+// deployment is the part of a Deployment the scenarios compare with the golden renders.
+type deployment struct {
+	stack.Object
+	Spec struct {
+		Template struct {
+			Metadata struct {
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+			Spec struct {
+				Containers []struct {
+					Name         string   `json:"name"`
+					Image        string   `json:"image"`
+					Command      []string `json:"command"`
+					Args         []string `json:"args"`
+					VolumeMounts []struct {
+						Name      string `json:"name"`
+						MountPath string `json:"mountPath"`
+						ReadOnly  bool   `json:"readOnly"`
+					} `json:"volumeMounts"`
+				} `json:"containers"`
+				Volumes []struct {
+					Name   string `json:"name"`
+					Secret *struct {
+						SecretName string `json:"secretName"`
+					} `json:"secret"`
+					ConfigMap *struct {
+						Name string `json:"name"`
+					} `json:"configMap"`
+				} `json:"volumes"`
+			} `json:"spec"`
+		} `json:"template"`
+	} `json:"spec"`
+}
+
+// goldenDeployments reads the Deployments of a reviewed golden render, by name.
+func goldenDeployments(t *testing.T, e *env, example string) map[string]deployment {
+	t.Helper()
+	docs, err := stack.ReadManifests(filepath.Join(e.root, "test", "render", "testdata", "golden", example, "converged.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]deployment{}
+	for _, d := range docs {
+		var dep deployment
+		if err := json.Unmarshal(d, &dep); err != nil {
+			t.Fatal(err)
+		}
+		if dep.Kind == "Deployment" {
+			out[dep.Metadata.Name] = dep
+		}
+	}
+	return out
+}
+
+// checkDeployments compares every live Deployment of the namespace with the golden render
+// (containers' images, commands, args in order, mounts, and the Secrets and ConfigMaps behind
+// the volumes), and checks that every Secret and ConfigMap a volume names exists.
+func checkDeployments(ctx context.Context, t *testing.T, e *env, namespace, example string) {
+	t.Helper()
+	want := goldenDeployments(t, e, example)
+	var list struct {
+		Items []deployment `json:"items"`
+	}
+	if err := e.GetJSON(ctx, &list, "deployments.apps", "-n", namespace); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]deployment{}
+	for _, d := range list.Items {
+		got[d.Metadata.Name] = d
+	}
+	if len(got) != len(want) {
+		t.Errorf("namespace %s has Deployments %v, the golden render of %s has %v", namespace, keys(got), example, keys(want))
+	}
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok {
+			t.Errorf("Deployment %s of the golden render does not exist", name)
+			continue
+		}
+		gc, wc := g.Spec.Template.Spec.Containers, w.Spec.Template.Spec.Containers
+		if len(gc) != len(wc) {
+			t.Errorf("Deployment %s: %d containers, golden has %d", name, len(gc), len(wc))
+			continue
+		}
+		for i := range wc {
+			if gc[i].Image != wc[i].Image || strings.Join(gc[i].Command, " ") != strings.Join(wc[i].Command, " ") {
+				t.Errorf("Deployment %s container %s: image %s command %v, golden %s %v", name, wc[i].Name, gc[i].Image, gc[i].Command, wc[i].Image, wc[i].Command)
+			}
+			if a, b := strings.Join(gc[i].Args, "\n"), strings.Join(wc[i].Args, "\n"); a != b {
+				t.Errorf("Deployment %s container %s args differ from the golden render:\n got: %q\nwant: %q", name, wc[i].Name, gc[i].Args, wc[i].Args)
+			}
+			if a, b := fmt.Sprint(gc[i].VolumeMounts), fmt.Sprint(wc[i].VolumeMounts); a != b {
+				t.Errorf("Deployment %s container %s mounts differ from the golden render:\n got: %s\nwant: %s", name, wc[i].Name, a, b)
+			}
+		}
+		if a, b := volumeSources(g), volumeSources(w); a != b {
+			t.Errorf("Deployment %s volumes differ from the golden render:\n got: %s\nwant: %s", name, a, b)
+		}
+		for _, v := range g.Spec.Template.Spec.Volumes {
+			switch {
+			case v.Secret != nil:
+				if _, err := e.Kubectl(ctx, nil, "get", "secret", "-n", namespace, v.Secret.SecretName); err != nil {
+					t.Errorf("Deployment %s mounts Secret %s, which does not exist: %v", name, v.Secret.SecretName, err)
+				}
+			case v.ConfigMap != nil:
+				if _, err := e.Kubectl(ctx, nil, "get", "configmap", "-n", namespace, v.ConfigMap.Name); err != nil {
+					t.Errorf("Deployment %s mounts ConfigMap %s, which does not exist: %v", name, v.ConfigMap.Name, err)
+				}
+			}
+		}
+	}
+}
+
+func volumeSources(d deployment) string {
+	var out []string
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		switch {
+		case v.Secret != nil:
+			out = append(out, v.Name+"=secret:"+v.Secret.SecretName)
+		case v.ConfigMap != nil:
+			out = append(out, v.Name+"=configmap:"+v.ConfigMap.Name)
+		default:
+			out = append(out, v.Name+"=other")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// kubeconfigFile is the part of a kubeconfig file the scenarios read.
+type kubeconfigFile struct {
+	CurrentContext string `json:"current-context"`
+	Clusters       []struct {
+		Name    string `json:"name"`
+		Cluster struct {
+			Server                   string `json:"server"`
+			CertificateAuthorityData []byte `json:"certificate-authority-data"`
+		} `json:"cluster"`
+	} `json:"clusters"`
+	Users []struct {
+		Name string `json:"name"`
+		User struct {
+			ClientCertificateData []byte `json:"client-certificate-data"`
+			ClientKeyData         []byte `json:"client-key-data"`
+		} `json:"user"`
+	} `json:"users"`
+	Contexts []struct {
+		Name    string `json:"name"`
+		Context struct {
+			Cluster string `json:"cluster"`
+			User    string `json:"user"`
+		} `json:"context"`
+	} `json:"contexts"`
+}
+
+// current returns the server, CA and client key pair of the current context.
+func (k kubeconfigFile) current() (server string, ca []byte, cert tls.Certificate, err error) {
+	for _, c := range k.Contexts {
+		if c.Name != k.CurrentContext {
+			continue
+		}
+		for _, cl := range k.Clusters {
+			if cl.Name == c.Context.Cluster {
+				server, ca = cl.Cluster.Server, cl.Cluster.CertificateAuthorityData
+			}
+		}
+		for _, u := range k.Users {
+			if u.Name == c.Context.User {
+				cert, err = tls.X509KeyPair(u.User.ClientCertificateData, u.User.ClientKeyData)
+				if err != nil {
+					return "", nil, cert, fmt.Errorf("user %s: client certificate and key do not match: %w", u.Name, err)
+				}
+				cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0])
+				if err != nil {
+					return "", nil, cert, err
+				}
+			}
+		}
+		if server == "" || len(ca) == 0 || cert.Leaf == nil {
+			return "", nil, cert, fmt.Errorf("context %s lacks a server, a CA or a client certificate", c.Name)
+		}
+		return server, ca, cert, nil
+	}
+	return "", nil, cert, fmt.Errorf("no context %q", k.CurrentContext)
+}
+
+// parseKubeconfig reads a kubeconfig from a Secret's key.
+func parseKubeconfig(b []byte) (kubeconfigFile, error) {
+	var k kubeconfigFile
+	j, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return k, err
+	}
+	return k, json.Unmarshal(j, &k)
+}
+
+// pool returns a certificate pool of every PEM certificate in b.
+func pool(b []byte) *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AppendCertsFromPEM(b)
+	return p
+}
+
+// chain returns the certificates after the first of a PEM bundle (what a TLS server sends
+// as intermediates).
+func chain(b []byte) *x509.CertPool {
+	p := x509.NewCertPool()
+	first := true
+	for {
+		var blk *pem.Block
+		blk, b = pem.Decode(b)
+		if blk == nil {
+			return p
+		}
+		if first {
+			first = false
+			continue
+		}
+		if c, err := x509.ParseCertificate(blk.Bytes); err == nil {
+			p.AddCert(c)
+		}
+	}
+}
+
+// leaf parses the first certificate of a PEM bundle.
+func leaf(b []byte) (*x509.Certificate, error) {
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, errors.New("no PEM certificate")
+	}
+	return x509.ParseCertificate(blk.Bytes)
+}

@@ -1,0 +1,157 @@
+// Package scenarios installs configuration-kcp's packages on a real control plane (see
+// package stack: real etcd, kube-apiserver, kube-controller-manager, cert-manager and
+// Crossplane, in a private network namespace) and plays what platform engineers do with
+// them: install a single-shard and a sharded kcp from the examples, renew certificates, make
+// mistakes, delete. Each scenario asserts outcomes on the objects the cluster ends up with.
+//
+// Two parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
+// kubelet marks Deployments available (FakeKubelet in test names); and the harness plays
+// Crossplane's package runtime (see package stack).
+//
+// Run with `make e2e`, which builds the packages and the binaries and exports their paths.
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+)
+
+func TestMain(m *testing.M) {
+	if !cluster.InNetNS() {
+		// The Go module proxy is unreachable from inside the namespace: find the CRD
+		// directories first; the re-executed test binary inherits the environment.
+		root, err := cluster.ModuleRoot()
+		if err == nil {
+			err = stack.ResolveCRDs(context.Background(), root)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+			os.Exit(1)
+		}
+	}
+	os.Exit(cluster.RunInNetNS(m))
+}
+
+// env is what every scenario shares: the running stack, the module root and timings.
+type env struct {
+	*stack.Stack
+	root string
+	// functionName is the Function Crossplane installed as the Configuration's dependency.
+	functionName string
+
+	// t is TestKCP's T: what lives as long as the stack (the fake kubelets) is bound to it.
+	t        *testing.T
+	mu       sync.Mutex
+	kubelets map[string]*fakeKubelet
+}
+
+// Environment variables naming the packages to install; make e2e sets them to make build's
+// output.
+const (
+	envFunctionXpkg      = "E2E_FUNCTION_XPKG"
+	envConfigurationXpkg = "E2E_CONFIGURATION_XPKG"
+	// envCrossplaneArgs adds flags to Crossplane core (space separated), to compare settings.
+	envCrossplaneArgs = "E2E_CROSSPLANE_ARGS"
+)
+
+// repository is where users get the packages from: the Configuration's dependsOn names it.
+const repository = "xpkg.crossplane.io/configuration-kcp"
+
+func TestKCP(t *testing.T) {
+	ctx := t.Context()
+	e := setUp(t)
+
+	// The scenarios build on each other: Basic installs what Renewal, BadInput and Delete
+	// act on; Sharded reuses the namespace Delete emptied.
+	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
+		t.Fatal("Basic failed: the scenarios that build on it cannot run")
+	}
+	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
+	t.Run("BadInput", func(t *testing.T) { testBadInput(t, e) })
+	if !t.Run("Delete", func(t *testing.T) { testDelete(t, e) }) {
+		t.Fatal("Delete failed: Sharded needs the namespace it empties")
+	}
+	t.Run("Sharded", func(t *testing.T) { testSharded(t, e) })
+
+	reportFunctionCalls(ctx, t, e)
+}
+
+// setUp starts the stack and installs the packages, with progress on standard error (a cold
+// start takes a while; nobody should stare at a silent terminal).
+func setUp(t *testing.T) *env {
+	t.Helper()
+	root, err := cluster.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := stack.BinariesFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := os.ReadFile(filepath.Join(root, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := stack.Packages{
+		Function:      envOr(envFunctionXpkg, filepath.Join(root, "_output", "package", "function-kcp-"+runtime.GOARCH+".xpkg")),
+		Configuration: envOr(envConfigurationXpkg, filepath.Join(root, "_output", "package", "configuration-kcp.xpkg")),
+		Repository:    repository,
+		Version:       strings.TrimSpace(string(version)),
+		ClusterRole:   filepath.Join(root, "install", "clusterrole.yaml"),
+	}
+	for _, f := range []string{pkgs.Function, pkgs.Configuration} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%v: run the e2e tests through make e2e, which builds the packages first (make build)", err)
+		}
+	}
+
+	s, err := stack.Up(t.Context(), stack.Options{
+		Bin:             bin,
+		Dir:             cluster.OutputDir(t),
+		CrossplaneCRDs:  os.Getenv(stack.EnvCrossplaneCRDs),
+		CertManagerCRDs: os.Getenv(stack.EnvCertManagerCRDs),
+		Progress:        progress{t},
+		CrossplaneArgs:  strings.Fields(os.Getenv(envCrossplaneArgs)),
+	})
+	if s != nil {
+		t.Cleanup(s.Stop)
+	}
+	if err != nil {
+		t.Fatalf("cannot start the stack (logs in %s): %v", cluster.OutputDir(t), err)
+	}
+	if err := s.Install(t.Context(), pkgs); err != nil {
+		t.Fatalf("cannot install the packages (logs in %s): %v", s.Dir, err)
+	}
+	return &env{Stack: s, root: root, functionName: stack.FunctionName(repository), t: t, kubelets: map[string]*fakeKubelet{}}
+}
+
+// progress writes the stack's steps to standard error as they happen, and to the test log.
+type progress struct{ t *testing.T }
+
+func (p progress) Write(b []byte) (int, error) {
+	fmt.Fprintf(os.Stderr, "e2e %s", b)
+	p.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// timeout for one wait of a scenario. Crossplane re-reads required resources (the XRs and
+// Secrets one XR reads from another) only on its poll interval, one minute by default, so
+// one step can take two of them.
+const timeout = 3 * time.Minute

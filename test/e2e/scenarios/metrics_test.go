@@ -1,0 +1,73 @@
+package scenarios
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// functionCalls is the number of RunFunction calls the function served so far, from its own
+// Prometheus metrics (function-sdk-go counts handled gRPC requests).
+func functionCalls(ctx context.Context, e *env) (int, error) {
+	total := 0
+	for _, f := range e.Functions() {
+		lines, err := scrape(ctx, "http://"+f.Metrics+"/metrics", "grpc_server_handled_total")
+		if err != nil {
+			return 0, err
+		}
+		for _, l := range lines {
+			if !strings.Contains(l, `grpc_method="RunFunction"`) {
+				continue
+			}
+			fields := strings.Fields(l)
+			n, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+			if err != nil {
+				return 0, err
+			}
+			total += int(n)
+		}
+	}
+	return total, nil
+}
+
+// reportFunctionCalls prints the run's totals: the function's RunFunction calls, and what
+// Crossplane counted on its side.
+func reportFunctionCalls(ctx context.Context, t *testing.T, e *env) {
+	n, err := functionCalls(ctx, e)
+	if err != nil {
+		t.Logf("function metrics: %v", err)
+	}
+	e.Step("function-kcp served %d RunFunction calls in this run", n)
+	lines, err := scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", "function_run_function_request_total")
+	if err != nil {
+		t.Logf("crossplane metrics: %v", err)
+	}
+	for _, l := range lines {
+		e.Step("crossplane: %s", l)
+	}
+}
+
+// scrape returns the metric lines that contain substr.
+func scrape(ctx context.Context, url, substr string) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close() //nolint:errcheck // Read-only.
+	var out []string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if l := sc.Text(); !strings.HasPrefix(l, "#") && strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,164 @@
+package stack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Object is the part of any Kubernetes object the harness reads generically.
+type Object struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name              string            `json:"name"`
+		Namespace         string            `json:"namespace"`
+		UID               string            `json:"uid"`
+		Generation        int64             `json:"generation"`
+		Labels            map[string]string `json:"labels"`
+		Annotations       map[string]string `json:"annotations"`
+		DeletionTimestamp string            `json:"deletionTimestamp"`
+		OwnerReferences   []struct {
+			Kind       string `json:"kind"`
+			Name       string `json:"name"`
+			UID        string `json:"uid"`
+			Controller bool   `json:"controller"`
+		} `json:"ownerReferences"`
+	} `json:"metadata"`
+	Status struct {
+		Conditions []Condition `json:"conditions"`
+	} `json:"status"`
+}
+
+// Condition is a status condition.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Condition returns the condition of type t, or one with status "Unknown".
+func (o Object) Condition(t string) Condition {
+	for _, c := range o.Status.Conditions {
+		if c.Type == t {
+			return c
+		}
+	}
+	return Condition{Type: t, Status: "Unknown"}
+}
+
+// GetJSON runs `kubectl get <args> -o json` and decodes the result into out.
+func (s *Stack) GetJSON(ctx context.Context, out any, args ...string) error {
+	b, err := s.Kubectl(ctx, nil, append(append([]string{"get"}, args...), "-o", "json")...)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("kubectl get %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// Apply server-side applies manifests (YAML or JSON) as field manager e2e.
+func (s *Stack) Apply(ctx context.Context, manifests []byte) error {
+	_, err := s.Kubectl(ctx, manifests, "apply", "--server-side", "--force-conflicts", "--field-manager=e2e", "-f", "-")
+	return err
+}
+
+// Eventually polls check every interval until it reports done, the timeout passes, the
+// context ends, or a process of the stack dies. check's status says what it saw last; it is
+// part of the timeout's error, so a failure tells what was missing. An error from check is
+// treated as not done yet (the API may be catching up) and reported as the status.
+func (s *Stack) Eventually(ctx context.Context, timeout time.Duration, what string, check func(context.Context) (done bool, status string, err error)) error {
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		done, status, err := check(ctx)
+		if err != nil {
+			status = err.Error()
+		}
+		if done && err == nil {
+			return nil
+		}
+		last = status
+		if err := s.Exited(); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: not done after %s; last seen: %s", what, timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w; last seen: %s", what, ctx.Err(), last)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// WaitCondition waits until the object's condition has status True.
+func (s *Stack) WaitCondition(ctx context.Context, timeout time.Duration, condition string, args ...string) error {
+	return s.Eventually(ctx, timeout, fmt.Sprintf("%s %s", strings.Join(args, " "), condition), func(ctx context.Context) (bool, string, error) {
+		var o Object
+		if err := s.GetJSON(ctx, &o, args...); err != nil {
+			return false, "", err
+		}
+		c := o.Condition(condition)
+		return c.Status == "True", fmt.Sprintf("%s=%s %s: %s", c.Type, c.Status, c.Reason, c.Message), nil
+	})
+}
+
+// ModuleDir returns the directory in the module cache of module at the version that the
+// go.mod in goModDir requires, downloading it if needed. It needs the Go module proxy, so
+// call it before entering the network namespace (see ResolveCRDs).
+func ModuleDir(ctx context.Context, goModDir, module string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module)
+	cmd.Dir = goModDir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s (in %s): %w", module, goModDir, err)
+	}
+	var m struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &m); err != nil {
+		return "", err
+	}
+	if m.Error != "" || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s (in %s): %s", module, goModDir, m.Error)
+	}
+	return m.Dir, nil
+}
+
+// Environment variables carrying the CRD directories into the network namespace.
+const (
+	EnvCrossplaneCRDs  = "E2E_CROSSPLANE_CRDS"
+	EnvCertManagerCRDs = "E2E_CERT_MANAGER_CRDS"
+)
+
+// ResolveCRDs sets E2E_CROSSPLANE_CRDS and E2E_CERT_MANAGER_CRDS, unless set, to the CRD
+// directories of the Crossplane core version test/tools pins and of the cert-manager version
+// the root module pins. Call it before cluster.Run re-executes into the network namespace,
+// which inherits the environment.
+func ResolveCRDs(ctx context.Context, moduleRoot string) error {
+	for _, r := range []struct{ env, goModDir, module, sub string }{
+		{EnvCrossplaneCRDs, filepath.Join(moduleRoot, "test", "tools"), "github.com/crossplane/crossplane/v2", "cluster/crds"},
+		{EnvCertManagerCRDs, moduleRoot, "github.com/cert-manager/cert-manager", "deploy/crds"},
+	} {
+		if os.Getenv(r.env) != "" {
+			continue
+		}
+		dir, err := ModuleDir(ctx, r.goModDir, r.module)
+		if err != nil {
+			return err
+		}
+		if err := os.Setenv(r.env, filepath.Join(dir, r.sub)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

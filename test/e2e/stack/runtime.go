@@ -1,0 +1,316 @@
+package stack
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/certs"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
+)
+
+// packageRuntime stands in for Crossplane's Deployment package runtime, which would run each
+// active FunctionRevision's image as a pod: for every active revision it pulls the revision's
+// image from the registry, extracts the image's entrypoint binary, serves it on 127.0.0.1
+// with mTLS (server certificate signed by Crossplane's CA, Crossplane's client certificates
+// verified against the same CA), and sets the revision's status.endpoint, its TLS server
+// Secret and a RuntimeHealthy condition, as the runtime controller would.
+type packageRuntime struct {
+	s    *Stack
+	dir  string
+	logf func(format string, args ...any)
+
+	mu        sync.Mutex
+	functions map[string]*Function // by FunctionRevision name
+	done      chan struct{}
+	cancel    context.CancelFunc
+}
+
+// Function is a function the package runtime runs.
+type Function struct {
+	Revision string
+	Image    string
+	// Endpoint is the gRPC address Crossplane dials; Metrics serves Prometheus metrics.
+	Endpoint, Metrics string
+	// Binary is the file extracted from the package's runtime image.
+	Binary string
+	proc   *proc.Process
+}
+
+func newPackageRuntime(s *Stack) *packageRuntime {
+	dir := filepath.Join(s.Dir, "functions")
+	r := &packageRuntime{s: s, dir: dir, functions: map[string]*Function{}, done: make(chan struct{})}
+	logPath := filepath.Join(dir, "runtime.log")
+	r.logf = func(format string, args ...any) {
+		_ = os.MkdirAll(dir, 0o755)
+		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return
+		}
+		defer f.Close() //nolint:errcheck // Best-effort log.
+		fmt.Fprintf(f, "%s %s\n", time.Now().Format(time.RFC3339), fmt.Sprintf(format, args...))
+	}
+	return r
+}
+
+// Functions returns the functions running now.
+func (s *Stack) Functions() []Function {
+	if s.runtime == nil {
+		return nil
+	}
+	s.runtime.mu.Lock()
+	defer s.runtime.mu.Unlock()
+	out := make([]Function, 0, len(s.runtime.functions))
+	for _, f := range s.runtime.functions {
+		out = append(out, *f)
+	}
+	return out
+}
+
+// run reconciles every second until stop.
+func (r *packageRuntime) run(ctx context.Context) {
+	ctx, r.cancel = context.WithCancel(ctx)
+	defer close(r.done)
+	for {
+		if err := r.reconcile(ctx); err != nil && ctx.Err() == nil {
+			r.logf("reconcile: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (r *packageRuntime) stop() {
+	if r.cancel == nil {
+		return
+	}
+	r.cancel()
+	<-r.done
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.functions {
+		f.proc.Stop(5 * time.Second)
+	}
+}
+
+// functionRevision is the part of a FunctionRevision the runtime reads.
+type functionRevision struct {
+	Object
+	Spec struct {
+		Image        string `json:"image"`
+		DesiredState string `json:"desiredState"`
+	} `json:"spec"`
+	Status struct {
+		Endpoint            string      `json:"endpoint"`
+		TLSServerSecretName string      `json:"tlsServerSecretName"`
+		ResolvedImage       string      `json:"resolvedImage"`
+		Conditions          []Condition `json:"conditions"`
+	} `json:"status"`
+}
+
+func (r *packageRuntime) reconcile(ctx context.Context) error {
+	var list struct {
+		Items []functionRevision `json:"items"`
+	}
+	if err := r.s.GetJSON(ctx, &list, "functionrevisions"); err != nil {
+		return err
+	}
+	var errs []error
+	for _, rev := range list.Items {
+		if rev.Spec.DesiredState != "Active" {
+			continue
+		}
+		if err := r.reconcileRevision(ctx, rev); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", rev.Metadata.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *packageRuntime) reconcileRevision(ctx context.Context, rev functionRevision) error {
+	name := rev.Metadata.Name
+	r.mu.Lock()
+	f := r.functions[name]
+	r.mu.Unlock()
+	if f == nil {
+		image := rev.Status.ResolvedImage
+		if image == "" {
+			image = rev.Spec.Image
+		}
+		var err error
+		if f, err = r.serve(ctx, name, image); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.functions[name] = f
+		r.mu.Unlock()
+		r.logf("%s: serving %s (%s) at %s, metrics at %s", name, image, f.Binary, f.Endpoint, f.Metrics)
+	}
+	if err := f.proc.Exited(); err != nil {
+		return err
+	}
+
+	secret := name + "-tls-server"
+	if rev.Status.Endpoint != f.Endpoint || rev.Status.TLSServerSecretName != secret {
+		patch := fmt.Sprintf(`{"status":{"endpoint":%q,"tlsServerSecretName":%q}}`, f.Endpoint, secret)
+		if _, err := r.s.Kubectl(ctx, []byte(patch), "patch", "functionrevision", name, "--subresource=status", "--type=merge", "--patch-file=/dev/stdin"); err != nil {
+			return err
+		}
+		r.logf("%s: set status.endpoint %s", name, f.Endpoint)
+	}
+	for _, c := range rev.Status.Conditions {
+		if c.Type == "RuntimeHealthy" && c.Status == "True" {
+			return nil
+		}
+	}
+	cond := map[string]string{
+		"type": "RuntimeHealthy", "status": "True", "reason": "HealthyPackageRevision",
+		"message":            "served by the e2e package runtime (not a Deployment)",
+		"lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
+	}
+	op := []map[string]any{{"op": "add", "path": "/status/conditions/-", "value": cond}}
+	if len(rev.Status.Conditions) == 0 {
+		op = []map[string]any{{"op": "add", "path": "/status/conditions", "value": []any{cond}}}
+	}
+	b, _ := json.Marshal(op)
+	if _, err := r.s.Kubectl(ctx, b, "patch", "functionrevision", name, "--subresource=status", "--type=json", "--patch-file=/dev/stdin"); err != nil {
+		return err
+	}
+	r.logf("%s: set RuntimeHealthy", name)
+	return nil
+}
+
+// serve extracts the image's entrypoint, writes its TLS files and the revision's TLS Secret,
+// and starts it.
+func (r *packageRuntime) serve(ctx context.Context, revision, image string) (*Function, error) {
+	dir := filepath.Join(r.dir, revision)
+	bin, err := extractEntrypoint(ctx, image, dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot extract the function from %s: %w", image, err)
+	}
+
+	data, err := r.s.SecretData(ctx, crossplaneNamespace, rootCASecret)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := certs.LoadCA(data["tls.crt"], data["tls.key"])
+	if err != nil {
+		return nil, fmt.Errorf("secret %s/%s: %w", crossplaneNamespace, rootCASecret, err)
+	}
+	kp, err := ca.Issue(certs.Leaf{
+		CommonName: revision, Usage: x509.ExtKeyUsageServerAuth,
+		IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	tlsDir := filepath.Join(dir, "tls")
+	if err := os.MkdirAll(tlsDir, 0o700); err != nil {
+		return nil, err
+	}
+	for file, b := range map[string][]byte{"ca.crt": ca.PEM, "tls.crt": kp.CertPEM, "tls.key": kp.KeyPEM} {
+		if err := os.WriteFile(filepath.Join(tlsDir, file), b, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	secret := map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": revision + "-tls-server", "namespace": crossplaneNamespace},
+		"type":     "Opaque",
+		"stringData": map[string]string{
+			"tls.crt": string(kp.CertPEM), "tls.key": string(kp.KeyPEM), "ca.crt": string(ca.PEM),
+		},
+	}
+	sb, _ := json.Marshal(secret)
+	if err := r.s.Apply(ctx, sb); err != nil {
+		return nil, err
+	}
+
+	ports, err := cluster.FreePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	f := &Function{
+		Revision: revision, Image: image, Binary: bin,
+		Endpoint: fmt.Sprintf("127.0.0.1:%d", ports[0]),
+		Metrics:  fmt.Sprintf("127.0.0.1:%d", ports[1]),
+	}
+	// Like the Deployment runtime: the image's entrypoint, TLS_SERVER_CERTS_DIR in the
+	// environment. The address flags only bind to loopback instead of every interface.
+	f.proc, err = r.s.start("function-"+revision, []string{"TLS_SERVER_CERTS_DIR=" + tlsDir}, bin,
+		"--address="+f.Endpoint, "--metrics-address="+f.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	return f, r.s.Eventually(ctx, 30*time.Second, "function "+revision+" metrics", func(ctx context.Context) (bool, string, error) {
+		return httpOK(ctx, "http://"+f.Metrics+"/metrics")
+	})
+}
+
+// extractEntrypoint pulls image and writes the file its config names as entrypoint to dir.
+func extractEntrypoint(ctx context.Context, image, dir string) (string, error) {
+	ref, err := name.ParseReference(image, name.Insecure)
+	if err != nil {
+		return "", err
+	}
+	img, err := remote.Image(ref, remote.WithContext(ctx), remote.WithTransport(&http.Transport{Proxy: nil}))
+	if err != nil {
+		return "", err
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return "", err
+	}
+	if len(cfg.Config.Entrypoint) == 0 {
+		return "", errors.New("the image has no entrypoint")
+	}
+	want := strings.TrimPrefix(path.Clean(cfg.Config.Entrypoint[0]), "/")
+	rc := mutate.Extract(img)
+	defer rc.Close() //nolint:errcheck // Read-only.
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("entrypoint %s not found in the image's layers", cfg.Config.Entrypoint[0])
+		}
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimPrefix(path.Clean(h.Name), "/") != want || h.Typeflag != tar.TypeReg {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		out := filepath.Join(dir, path.Base(want))
+		f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+		if err != nil {
+			return "", err
+		}
+		if _, err := io.Copy(f, tr); err != nil {
+			_ = f.Close()
+			return "", err
+		}
+		return out, f.Close()
+	}
+}

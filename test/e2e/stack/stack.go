@@ -1,0 +1,189 @@
+// Package stack brings up, as local processes inside a private network namespace, what a
+// platform engineer's cluster has when they install configuration-kcp: etcd, kube-apiserver,
+// kube-controller-manager (garbage collection and namespaces only), cert-manager's
+// controllers, Crossplane core and its RBAC manager running with the permissions the
+// Crossplane Helm chart grants, an OCI registry holding the packages, and a package runtime
+// that runs functions from their packages.
+//
+// What is not real: no kubelet or scheduler runs pods, and this package plays Crossplane's
+// package runtime (Crossplane runs with --package-runtime=Function=External): it starts the
+// function binary it extracts from the installed package, with a serving certificate signed
+// by Crossplane's CA, and points the FunctionRevision at it.
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
+)
+
+// Environment variables naming the binaries, exported by make/tools.mk and make/e2e-tools.mk.
+const (
+	EnvCertManager   = "E2E_CERT_MANAGER_CONTROLLER"
+	EnvCrossplaneCore = "CROSSPLANE_CORE"
+	EnvCrossplaneCLI  = "CROSSPLANE"
+)
+
+// Binaries are the paths of the programs the stack runs.
+type Binaries struct {
+	Etcd, KubeAPIServer, KubeControllerManager, Kubectl string
+	CertManager                                         string
+	CrossplaneCore, CrossplaneCLI                       string
+}
+
+// BinariesFromEnv reads the binaries' paths from the variables the Makefile exports.
+func BinariesFromEnv() (Binaries, error) {
+	var errs []error
+	get := func(env string) string {
+		p := os.Getenv(env)
+		if p == "" {
+			errs = append(errs, fmt.Errorf("%s is not set: run this through make, which builds bin/ and exports it", env))
+			return ""
+		}
+		if _, err := os.Stat(p); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w (make e2e-tools and make tools build it)", env, err))
+		}
+		return p
+	}
+	b := Binaries{
+		Etcd:                  get(cluster.EnvEtcd),
+		KubeAPIServer:         get(cluster.EnvKubeAPIServer),
+		KubeControllerManager: get(cluster.EnvKubeControllerManager),
+		Kubectl:               get(cluster.EnvKubectl),
+		CertManager:           get(EnvCertManager),
+		CrossplaneCore:        get(EnvCrossplaneCore),
+		CrossplaneCLI:         get(EnvCrossplaneCLI),
+	}
+	return b, errors.Join(errs...)
+}
+
+// Options configures Up.
+type Options struct {
+	Bin Binaries
+	// Dir receives the PKI, kubeconfigs, data and every process's log. It is emptied first.
+	Dir string
+	// CrossplaneCRDs and CertManagerCRDs are directories of CRD manifests: cluster/crds of
+	// the Crossplane core module and deploy/crds of the cert-manager module (see ModuleDir).
+	CrossplaneCRDs, CertManagerCRDs string
+	// Progress receives one line per step, with the time since Up began. May be nil.
+	Progress io.Writer
+	// CrossplaneArgs are added to `crossplane core start`'s flags (to try settings such as
+	// --circuit-breaker-burst).
+	CrossplaneArgs []string
+}
+
+// Stack is a running control plane.
+type Stack struct {
+	*cluster.Cluster
+
+	// Registry is the host:port of the OCI registry.
+	Registry string
+	// CrossplaneMetrics is the address of Crossplane core's Prometheus metrics.
+	CrossplaneMetrics string
+
+	opts     Options
+	began    time.Time
+	mu       sync.Mutex
+	procs    []*proc.Process
+	registry *registry
+	runtime  *packageRuntime
+}
+
+// Up starts everything. On error, the returned Stack, if not nil, must still be stopped.
+func Up(ctx context.Context, o Options) (*Stack, error) {
+	s := &Stack{opts: o, began: time.Now()}
+	s.Step("starting etcd, kube-apiserver and kube-controller-manager")
+	c, err := cluster.New(cluster.Options{
+		Etcd: o.Bin.Etcd, KubeAPIServer: o.Bin.KubeAPIServer, Kubectl: o.Bin.Kubectl,
+		KubeControllerManager: o.Bin.KubeControllerManager,
+		Dir:                   o.Dir,
+	})
+	if c != nil {
+		s.Cluster = c
+	}
+	if err != nil {
+		return s, fmt.Errorf("control plane: %w", err)
+	}
+	s.Step("kube-apiserver ready at %s", c.URL)
+
+	if err := s.startCertManager(ctx); err != nil {
+		return s, fmt.Errorf("cert-manager: %w", err)
+	}
+	s.Step("cert-manager controllers running")
+	if err := s.startCrossplane(ctx); err != nil {
+		return s, fmt.Errorf("crossplane: %w", err)
+	}
+	s.Step("Crossplane core and RBAC manager ready")
+	if err := s.startRegistry(); err != nil {
+		return s, fmt.Errorf("registry: %w", err)
+	}
+	s.Step("OCI registry at %s", s.Registry)
+	s.runtime = newPackageRuntime(s)
+	go s.runtime.run(ctx)
+	return s, nil
+}
+
+// Step prints a progress line: the time since Up began, and what happened.
+func (s *Stack) Step(format string, args ...any) {
+	if s.opts.Progress == nil {
+		return
+	}
+	fmt.Fprintf(s.opts.Progress, "[%6.1fs] %s\n", time.Since(s.began).Seconds(), fmt.Sprintf(format, args...))
+}
+
+// Exited reports the first process of the stack that has ended, or nil.
+func (s *Stack) Exited() error {
+	if s.Cluster != nil {
+		if err := s.Cluster.Exited(); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.procs {
+		if err := p.Exited(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stop ends every process, the last started first.
+func (s *Stack) Stop() {
+	if s.runtime != nil {
+		s.runtime.stop()
+	}
+	s.mu.Lock()
+	procs := s.procs
+	s.procs = nil
+	s.mu.Unlock()
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].Stop(10 * time.Second)
+	}
+	if s.registry != nil {
+		s.registry.stop()
+	}
+	if s.Cluster != nil {
+		s.Cluster.Stop()
+	}
+}
+
+// start runs a process of the stack with its log in Dir/<name>.log.
+func (s *Stack) start(name string, env []string, bin string, args ...string) (*proc.Process, error) {
+	p, err := proc.Start(filepath.Join(s.Dir, name+".log"), env, bin, args...)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.procs = append(s.procs, p)
+	s.mu.Unlock()
+	return p, nil
+}
