@@ -155,4 +155,3 @@ func resourceOf(kind string) string {
 		return strings.ToLower(kind)
 	}
 }
-

@@ -133,4 +133,3 @@ func checkShardKubeconfig(ctx context.Context, t *testing.T, e *env, ns string) 
 		t.Errorf("the kubeconfig's CA does not verify shard-1's serving certificate for %s (server %s): %v", u.Hostname(), server, err)
 	}
 }
-

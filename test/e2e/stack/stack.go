@@ -27,7 +27,7 @@ import (
 
 // Environment variables naming the binaries, exported by make/tools.mk and make/e2e-tools.mk.
 const (
-	EnvCertManager   = "E2E_CERT_MANAGER_CONTROLLER"
+	EnvCertManager    = "E2E_CERT_MANAGER_CONTROLLER"
 	EnvCrossplaneCore = "CROSSPLANE_CORE"
 	EnvCrossplaneCLI  = "CROSSPLANE"
 )
