@@ -99,7 +99,11 @@ func demo(ctx context.Context, fn, cfg string) error {
 	if err := os.WriteFile(filepath.Join(out, "demo.pid"), []byte(strconv.Itoa(os.Getppid())+"\n"), 0o644); err != nil {
 		return err
 	}
-	kubectl, err := writeKubectlWrapper(out, bin.Kubectl, s.Kubeconfig)
+	kubectl, err := writeWrapper(out, "kubectl", bin.Kubectl, "--kubeconfig="+s.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	crossplane, err := writeWrapper(out, "crossplane", "env", "KUBECONFIG="+s.Kubeconfig, bin.CrossplaneCLI)
 	if err != nil {
 		return err
 	}
@@ -138,14 +142,14 @@ Every certificate is issued and the kubeconfig Secret %[1]s/%[2]s exists.
 The control plane keeps running until Ctrl-C here, or make demo-down elsewhere. Reach it with
   %[3]s get rootshards,frontproxies,kubeconfigs -n %[1]s
   %[3]s get certificates,deployments -n %[1]s
-  %[4]s resource trace rootshard.kcp.crossplane.io/root -n %[1]s   (with KUBECONFIG=%[5]s, inside the namespace)
+  %[4]s resource trace rootshard.kcp.crossplane.io/root -n %[1]s
 
 The kcp admin kubeconfig (the Secret's content) is in %[6]s:
   kubectl --kubeconfig %[6]s get workspaces
 It targets https://api.example.com:6443, the FrontProxy's external address. No kubelet runs
 here, so the composed Deployments have no pods: on a real cluster, point api.example.com at
 the front-proxy's LoadBalancer Service and use the kubeconfig as it is.
-`, namespace, kubeconfigName, kubectl, bin.CrossplaneCLI, s.Kubeconfig, kcpKubeconfig)
+`, namespace, kubeconfigName, kubectl, crossplane, s.Kubeconfig, kcpKubeconfig)
 
 	<-ctx.Done()
 	fmt.Println("\nStopping the control plane")
@@ -188,15 +192,16 @@ func watch(ctx context.Context, s *stack.Stack, cli string) error {
 	})
 }
 
-// writeKubectlWrapper writes a kubectl script that joins this process's network namespace,
-// where the API server listens, so that a user can reach it from another terminal.
-func writeKubectlWrapper(dir, kubectl, kubeconfig string) (string, error) {
+// writeWrapper writes dir/name, a script that runs command with args inside this process's
+// network namespace, where the API server listens, so that a user can reach it from another
+// terminal.
+func writeWrapper(dir, name string, command ...string) (string, error) {
 	enter := fmt.Sprintf("nsenter --net=/proc/%d/ns/net --", os.Getpid())
 	if inUserNamespace() {
 		enter = fmt.Sprintf("nsenter --preserve-credentials --user --net --target=%d --", os.Getpid())
 	}
-	path := filepath.Join(dir, "kubectl")
-	script := fmt.Sprintf("#!/bin/sh\n# kubectl against the demo's API server, inside its network namespace.\nexec %s %s --kubeconfig=%s \"$@\"\n", enter, kubectl, kubeconfig)
+	path := filepath.Join(dir, name)
+	script := fmt.Sprintf("#!/bin/sh\n# %s against the demo's API server, inside its network namespace.\nexec %s %s \"$@\"\n", name, enter, strings.Join(command, " "))
 	return path, os.WriteFile(path, []byte(script), 0o755)
 }
 
