@@ -30,6 +30,11 @@ type Process struct {
 // machine). The child gets SIGKILL if the thread that started it dies, so a crashed or killed
 // test never leaves servers behind.
 func Start(logPath string, env []string, bin string, args ...string) (*Process, error) {
+	return StartIn(logPath, "", env, bin, args...)
+}
+
+// StartIn is Start with working directory dir (empty: this process's).
+func StartIn(logPath, dir string, env []string, bin string, args ...string) (*Process, error) {
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, err
 	}
@@ -39,6 +44,7 @@ func Start(logPath string, env []string, bin string, args ...string) (*Process, 
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = f, f
+	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), NoProxy...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {

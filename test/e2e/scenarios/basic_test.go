@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -150,6 +151,13 @@ func testBasic(t *testing.T, e *env) {
 		}
 	})
 	t.Run("KubeconfigTrustsFrontProxyAndRootShardTrustsUser", func(t *testing.T) { checkAdminKubeconfig(ctx, t, e) })
+	t.Run("RealKCP", func(t *testing.T) {
+		dir := os.Getenv("KCP_BIN")
+		if dir == "" {
+			t.Skip("KCP_BIN is not set: kcp itself is not run (set KCP_BIN to a directory holding kcp and kcp-front-proxy to run the composed containers as processes)")
+		}
+		testRealKCP(ctx, t, e, dir)
+	})
 }
 
 // checkAdminKubeconfig checks the kubeconfig Secret the way kcp and a client would use it: the

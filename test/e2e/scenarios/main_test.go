@@ -6,7 +6,9 @@
 //
 // Two parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
 // kubelet marks Deployments available (FakeKubelet in test names); and the harness plays
-// Crossplane's package runtime (see package stack).
+// Crossplane's package runtime (see package stack). With KCP_BIN set to a directory holding
+// kcp and kcp-front-proxy binaries, TestKCP/Basic/RealKCP also runs the composed containers
+// of the root shard and the front-proxy as real processes (see realkcp_test.go).
 //
 // Run with `make e2e`, which builds the packages and the binaries and exports their paths.
 package scenarios

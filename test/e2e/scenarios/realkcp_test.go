@@ -1,0 +1,281 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
+)
+
+// A pod of the basic installation run as real processes: its network namespace (with a veth
+// address, as a pod IP), and an /etc of its own holding the hosts file that stands in for
+// cluster DNS and every mounted Secret and ConfigMap at its mount path, so that the
+// container's args run unchanged.
+type pod struct {
+	name   string // Deployment name
+	ip     string
+	holder *proc.Process // keeps the network namespace alive
+	etc    string
+}
+
+// Pod addresses on the veth pair between the two pods' namespaces, like pod IPs.
+const (
+	kcpPodIP   = "10.96.0.10"
+	proxyPodIP = "10.96.0.20"
+)
+
+// testRealKCP runs the containers of the composed Deployments root-kcp (with an etcd beside
+// it, at the example's etcd address) and frontproxy-front-proxy as real processes from
+// KCP_BIN, with exactly their rendered command and args, and checks with the admin
+// kubeconfig from the Kubeconfig XR's Secret, through the front-proxy at the URL the
+// kubeconfig names, that kcp serves workspace root and creates a workspace.
+func testRealKCP(ctx context.Context, t *testing.T, e *env, binDir string) {
+	for _, tool := range []string{"ip", "unshare", "nsenter"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("KCP_BIN is set but %s (util-linux, iproute2) is missing: %v", tool, err)
+		}
+	}
+	for _, b := range []string{"kcp", "kcp-front-proxy"} {
+		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
+			t.Fatalf("KCP_BIN=%s: %v", binDir, err)
+		}
+	}
+	dir := filepath.Join(e.Dir, "real-kcp")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+
+	kcpPod := newPod(ctx, t, e, dir, "root-kcp", kcpPodIP, map[string]string{
+		"root-kcp.kcp.svc.cluster.local": "127.0.0.1",
+		"etcd.kcp.svc.cluster.local":     "127.0.0.1",
+		"api.example.com":                proxyPodIP,
+	})
+	proxyPod := newPod(ctx, t, e, dir, "frontproxy-front-proxy", proxyPodIP, map[string]string{
+		"root-kcp.kcp.svc.cluster.local": kcpPodIP,
+		"api.example.com":                "127.0.0.1",
+	})
+	if out, err := exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf(`set -e
+ip link add vk type veth peer name vp
+ip link set vk netns %d
+ip link set vp netns %d`, kcpPod.holder.PID(), proxyPod.holder.PID())).CombinedOutput(); err != nil {
+		t.Fatalf("veth: %v\n%s", err, out)
+	}
+	for _, p := range []struct {
+		pod *pod
+		dev string
+	}{{kcpPod, "vk"}, {proxyPod, "vp"}} {
+		// kcp needs a default route to pick its advertise address.
+		script := fmt.Sprintf("set -e; ip link set lo up; ip addr add %s/24 dev %s; ip link set %s up; ip route add default dev %s", p.pod.ip, p.dev, p.dev, p.dev)
+		if out, err := exec.CommandContext(ctx, "nsenter", fmt.Sprintf("--net=/proc/%d/ns/net", p.pod.holder.PID()), "--", "sh", "-c", script).CombinedOutput(); err != nil {
+			t.Fatalf("network of pod %s: %v\n%s", p.pod.name, err, out)
+		}
+	}
+
+	etcdBin := os.Getenv("E2E_ETCD")
+	if _, err := kcpPod.run(t, e, dir, "etcd", etcdBin,
+		"--name=kcp-etcd", "--data-dir="+filepath.Join(dir, "etcd-data"),
+		"--listen-client-urls=http://127.0.0.1:2379", "--advertise-client-urls=http://127.0.0.1:2379",
+		"--listen-peer-urls=http://127.0.0.1:2380", "--initial-advertise-peer-urls=http://127.0.0.1:2380",
+		"--initial-cluster=kcp-etcd=http://127.0.0.1:2380", "--listen-metrics-urls=http://127.0.0.1:2381", "--unsafe-no-fsync"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*pod{kcpPod, proxyPod} {
+		command, args := p.container(ctx, t, e)
+		bin := filepath.Join(binDir, filepath.Base(command[0]))
+		kcpDir := filepath.Join(dir, p.name+"-workdir")
+		if err := os.MkdirAll(kcpDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.runIn(t, e, dir, kcpDir, p.name, bin, append(command[1:], args...)...); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("RealKCP: started %s %s %s", p.name, bin, strings.Join(append(command[1:], args...), " "))
+	}
+
+	// The admin kubeconfig, exactly as the Kubeconfig XR wrote it.
+	data, err := e.SecretData(ctx, basicNamespace, kubeconfigName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kcp-admin.kubeconfig")
+	if err := os.WriteFile(kubeconfig, data["kubeconfig"], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubectl := func(ctx context.Context, stdin string, args ...string) (string, error) {
+		cmd := proxyPod.command(ctx, os.Getenv("E2E_KUBECTL"), append([]string{"--kubeconfig=" + kubeconfig}, args...)...)
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(stdin)
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+
+	start := time.Now()
+	if err := e.Eventually(ctx, 3*time.Minute, "kcp serves workspace root through the front-proxy", func(ctx context.Context) (bool, string, error) {
+		out, err := kubectl(ctx, "", "get", "workspaces")
+		return err == nil, out, nil
+	}); err != nil {
+		t.Fatalf("%v\nlogs: %s", err, dir)
+	}
+	e.Step("RealKCP: kcp answered through the front-proxy %.1fs after start", time.Since(start).Seconds())
+
+	ws := `apiVersion: tenancy.kcp.io/v1alpha1
+kind: Workspace
+metadata: {name: e2e}
+`
+	if out, err := kubectl(ctx, ws, "create", "-f", "-"); err != nil {
+		t.Fatalf("create workspace e2e through the front-proxy: %v\n%s", err, out)
+	}
+	if err := e.Eventually(ctx, 2*time.Minute, "workspace e2e Ready", func(ctx context.Context) (bool, string, error) {
+		out, err := kubectl(ctx, "", "get", "workspace", "e2e", "-o", "jsonpath={.status.phase}")
+		return err == nil && out == "Ready", out, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := kubectl(ctx, "", "auth", "whoami")
+	if err != nil || !strings.Contains(out, "kcp-admin") {
+		t.Errorf("kubectl auth whoami through the front-proxy: %v\n%s", err, out)
+	}
+	e.Step("RealKCP: workspace e2e Ready, created through the front-proxy with the generated kubeconfig")
+}
+
+// newPod makes a network namespace and an /etc for the Deployment's pod: the hosts file, and
+// every Secret and ConfigMap the pod mounts, at its mount path.
+func newPod(ctx context.Context, t *testing.T, e *env, dir, name, ip string, hosts map[string]string) *pod {
+	t.Helper()
+	p := &pod{name: name, ip: ip, etc: filepath.Join(dir, name+"-etc")}
+	holder, err := proc.Start(filepath.Join(dir, name+"-netns.log"), nil, "unshare", "-n", "sleep", "infinity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Stop(time.Second) })
+	p.holder = holder
+
+	var hostsFile strings.Builder
+	hostsFile.WriteString("127.0.0.1 localhost\n")
+	for h, addr := range hosts {
+		fmt.Fprintf(&hostsFile, "%s %s\n", addr, h)
+	}
+	files := map[string]string{
+		"hosts":         hostsFile.String(),
+		"nsswitch.conf": "hosts: files\n",
+		"resolv.conf":   "",
+		"passwd":        "root:x:0:0:root:/root:/bin/sh\n",
+		"group":         "root:x:0:\n",
+	}
+	for f, content := range files {
+		if err := writeFile(filepath.Join(p.etc, f), []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var dep struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						VolumeMounts []struct {
+							Name, MountPath string
+						} `json:"volumeMounts"`
+					} `json:"containers"`
+					Volumes []struct {
+						Name   string
+						Secret *struct {
+							SecretName string `json:"secretName"`
+						} `json:"secret"`
+						ConfigMap *struct {
+							Name string `json:"name"`
+						} `json:"configMap"`
+					} `json:"volumes"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := e.GetJSON(ctx, &dep, "deployment", "-n", basicNamespace, name); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range dep.Spec.Template.Spec.Containers[0].VolumeMounts {
+		rel, ok := strings.CutPrefix(m.MountPath, "/etc/")
+		if !ok {
+			t.Fatalf("Deployment %s mounts %s outside /etc: the harness only replaces /etc", name, m.MountPath)
+		}
+		for _, v := range dep.Spec.Template.Spec.Volumes {
+			if v.Name != m.Name {
+				continue
+			}
+			var data map[string][]byte
+			switch {
+			case v.Secret != nil:
+				data, err = e.SecretData(ctx, basicNamespace, v.Secret.SecretName)
+			case v.ConfigMap != nil:
+				var cm struct {
+					Data map[string]string `json:"data"`
+				}
+				err = e.GetJSON(ctx, &cm, "configmap", "-n", basicNamespace, v.ConfigMap.Name)
+				data = map[string][]byte{}
+				for k, s := range cm.Data {
+					data[k] = []byte(s)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, b := range data {
+				if err := writeFile(filepath.Join(p.etc, rel, k), b); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return p
+}
+
+// container returns the command and args of the Deployment's first container.
+func (p *pod) container(ctx context.Context, t *testing.T, e *env) (command, args []string) {
+	t.Helper()
+	var dep deployment
+	if err := e.GetJSON(ctx, &dep, "deployment", "-n", basicNamespace, p.name); err != nil {
+		t.Fatal(err)
+	}
+	c := dep.Spec.Template.Spec.Containers[0]
+	if len(c.Command) == 0 {
+		t.Fatalf("Deployment %s: container %s has no command", p.name, c.Name)
+	}
+	return c.Command, c.Args
+}
+
+// command is a command inside the pod: its network namespace and, in a private mount
+// namespace, its /etc.
+func (p *pod) command(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, "nsenter", append([]string{fmt.Sprintf("--net=/proc/%d/ns/net", p.holder.PID()), "--",
+		"unshare", "-m", "--propagation", "private", "sh", "-c", `mount --bind "$0" /etc && exec "$@"`, p.etc, bin}, args...)...)
+}
+
+func (p *pod) run(t *testing.T, e *env, dir, name, bin string, args ...string) (*proc.Process, error) {
+	return p.runIn(t, e, dir, dir, name, bin, args...)
+}
+
+// runIn starts a long-running process in the pod, working directory wd, log in dir.
+func (p *pod) runIn(t *testing.T, e *env, dir, wd, name, bin string, args ...string) (*proc.Process, error) {
+	cmd := p.command(context.Background(), bin, args...)
+	pr, err := proc.StartIn(filepath.Join(dir, name+".log"), wd, nil, cmd.Path, cmd.Args[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { pr.Stop(10 * time.Second) })
+	return pr, nil
+}
+
+func writeFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
