@@ -278,4 +278,3 @@ func writeFile(path string, b []byte) error {
 	}
 	return os.WriteFile(path, b, 0o600)
 }
-
