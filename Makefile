@@ -84,6 +84,7 @@ demo-down:
 ## e2e targets build, so they run through those targets, not through `go test ./...`.
 .PHONY: test
 test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE)
+	@echo "== gofmt"; files=$$(gofmt -l apis functions test); test -z "$$files" || { echo "not gofmt-ed: $$files" >&2; exit 1; }
 	@echo "== vet"; go vet ./...
 	@echo "== unit and render tests"; go test $$(go list ./... | grep -v '/test/e2e/')
 	@echo "== tools module tests"; cd test/tools && GOWORK=off go test ./...

@@ -33,8 +33,8 @@ func functionCalls(ctx context.Context, e *env) (int, error) {
 	return total, nil
 }
 
-// reportFunctionCalls prints the run's totals: the function's RunFunction calls, and what
-// Crossplane counted on its side.
+// reportFunctionCalls prints the run's totals: the function's RunFunction calls, what
+// Crossplane counted on its side, and its circuit breaker's counts.
 func reportFunctionCalls(ctx context.Context, t *testing.T, e *env) {
 	n, err := functionCalls(ctx, e)
 	if err != nil {
@@ -47,6 +47,17 @@ func reportFunctionCalls(ctx context.Context, t *testing.T, e *env) {
 	}
 	for _, l := range lines {
 		e.Step("crossplane: %s", l)
+	}
+	// Crossplane's per-XR circuit breaker: how often it opened, and how many watch events
+	// it let through or dropped, per XR kind.
+	lines, err = scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", "circuit_breaker_")
+	if err != nil {
+		t.Logf("crossplane metrics: %v", err)
+	}
+	for _, l := range lines {
+		if strings.Contains(l, "kcp.crossplane.io") {
+			e.Step("crossplane: %s", l)
+		}
 	}
 }
 
