@@ -23,15 +23,20 @@ $(FUNCTION): $(GO_SOURCES)
 .PHONY: function
 function: $(FUNCTION)
 
-## generate: regenerate the XRDs from the Go types in apis/v1alpha1.
+## generate: regenerate the XRDs from the Go types in apis/v1alpha1, and the API reference
+## in docs/reference from the XRDs.
+# apidocs is small and our own: go run it (cached by the build cache) rather than pin a binary.
+APIDOCS := cd $(CURDIR)/test/tools && GOWORK=off go run ./apidocs
 .PHONY: generate
 generate: $(XRDGEN)
 	@$(XRDGEN) -paths ./apis/... -out apis
+	@$(APIDOCS) -apis $(CURDIR)/apis -out $(CURDIR)/docs/reference
 
 ## check-generate: fail when a generated XRD is stale.
 .PHONY: check-generate
 check-generate: $(XRDGEN)
-	@$(XRDGEN) -paths ./apis/... -out apis -check
+	@$(XRDGEN) -paths ./apis/... -out apis
+	@$(APIDOCS) -apis $(CURDIR)/apis -out $(CURDIR)/docs/reference -check
 
 ## render: render every example through `crossplane composition render`, fresh and converged,
 ## into _output/render/<example>/{fresh,converged}.yaml.
@@ -54,7 +59,9 @@ e2e-schema: $(CROSSPLANE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL)
 E2E_BINARIES := $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL) \
 	$(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_CERT_MANAGER_CONTROLLER)
 HOST_ARCH := $(shell go env GOARCH)
-E2E_PACKAGES := E2E_FUNCTION_XPKG=$(PACKAGE_DIR)/function-kcp-$(HOST_ARCH).xpkg E2E_CONFIGURATION_XPKG=$(CONFIGURATION_XPKG)
+# The e2e pushes every arch's Function package as one multi-arch index, as `make push` does,
+# so Crossplane picks the host's platform from it.
+E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS))) E2E_CONFIGURATION_XPKG=$(CONFIGURATION_XPKG)
 
 ## e2e: install the packages `make build` produces on a real control plane (etcd,
 ## kube-apiserver, kube-controller-manager, cert-manager, Crossplane; local processes in a
@@ -67,13 +74,20 @@ e2e: build $(E2E_BINARIES)
 	@# The test binary runs directly, not under go test, so its progress lines stream live.
 	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=45m
 
+## package-test: check the built packages (make build): the Configuration holds exactly
+## crossplane.yaml and apis/*, pins the function at VERSION and carries registry metadata;
+## every Function package embeds a non-root runtime image of its architecture.
+.PHONY: package-test
+package-test: build
+	@$(E2E_PACKAGES) go test ./test/pkg/ -count=1
+
 ## demo: bring up the local control plane, install the packages, apply examples/basic and
 ## show the XRs until the certificates are issued and the kubeconfig Secret exists; keeps
 ## running until Ctrl-C (or `make demo-down` in another terminal). Logs in _output/demo/.
 .PHONY: demo demo-down
 demo: build $(E2E_BINARIES)
 	@go build -o $(OUTPUT)/demo/kcp-demo ./test/e2e/cmd/kcp-demo
-	@$(OUTPUT)/demo/kcp-demo -function $(PACKAGE_DIR)/function-kcp-$(HOST_ARCH).xpkg -configuration $(CONFIGURATION_XPKG)
+	@$(OUTPUT)/demo/kcp-demo -function $(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS))) -configuration $(CONFIGURATION_XPKG)
 
 demo-down:
 	@if [ -f $(OUTPUT)/demo/demo.pid ] && kill $$(cat $(OUTPUT)/demo/demo.pid) 2>/dev/null; then \
@@ -86,8 +100,9 @@ demo-down:
 test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE)
 	@echo "== gofmt"; files=$$(gofmt -l apis functions test); test -z "$$files" || { echo "not gofmt-ed: $$files" >&2; exit 1; }
 	@echo "== vet"; go vet ./...
-	@echo "== unit and render tests"; go test $$(go list ./... | grep -v '/test/e2e/')
+	@echo "== unit and render tests"; go test $$(go list ./... | grep -v '/test/e2e/\|/test/pkg')
 	@echo "== tools module tests"; cd test/tools && GOWORK=off go test ./...
+	@echo "== package tests"; $(MAKE) --no-print-directory package-test
 	@echo "== schema tests against a real API server"; $(MAKE) --no-print-directory e2e-schema
 	@$(MAKE) --no-print-directory e2e
 

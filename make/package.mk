@@ -16,9 +16,8 @@
 VERSION := $(strip $(file < $(CURDIR)/VERSION))
 FUNCTION_PACKAGE := xpkg.crossplane.io/configuration-kcp/function-kcp
 
-# The host architecture is enough to build and test locally; releases pass
-# ARCHS="amd64 arm64".
-ARCHS ?= $(shell go env GOARCH)
+# Both architectures users run Crossplane on. `make build ARCHS=amd64` builds one.
+ARCHS ?= amd64 arm64
 PACKAGE_DIR := $(OUTPUT)/package
 
 FUNCTION_BINS     := $(foreach a,$(ARCHS),$(PACKAGE_DIR)/function-kcp-$(a))
@@ -59,7 +58,7 @@ NO_EXAMPLES := $(PACKAGE_DIR)/no-examples
 # a second time, when make builds the rules.
 .SECONDEXPANSION:
 
-.PHONY: build package-check-version _package_force
+.PHONY: build push package-check-version _package_force
 _package_force:
 
 ## build: build the Function package (for every arch in ARCHS) and the Configuration
@@ -67,6 +66,18 @@ _package_force:
 build: package-check-version $(PACKAGES)
 	@echo "packages (VERSION $(VERSION)):"
 	@for f in $(PACKAGES); do printf '  %-60s %12s bytes\n' "$$f" "$$(stat -c %s "$$f")"; done
+
+## push: push both packages to REGISTRY under tag VERSION, the Function as one multi-arch
+## index of every arch in ARCHS. Log in to the registry first (docker login or a credential
+## helper). The Configuration depends on xpkg.crossplane.io/configuration-kcp/function-kcp:
+## from any other REGISTRY, users mirror it with an ImageConfig (see docs/install.md).
+REGISTRY ?= xpkg.crossplane.io/configuration-kcp
+comma := ,
+push: build
+	@$(CROSSPLANE) xpkg push -f $(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS))) $(REGISTRY)/function-kcp:$(VERSION)
+	@echo "pushed $(REGISTRY)/function-kcp:$(VERSION) ($(ARCHS))"
+	@$(CROSSPLANE) xpkg push -f $(CONFIGURATION_XPKG) $(REGISTRY)/configuration-kcp:$(VERSION)
+	@echo "pushed $(REGISTRY)/configuration-kcp:$(VERSION)"
 
 # package-check-version: VERSION must be the version crossplane.yaml's Configuration depends
 # on the function at; otherwise the Configuration would install some other function build.

@@ -111,7 +111,7 @@ func setUp(t *testing.T) *env {
 		Version:       strings.TrimSpace(string(version)),
 		ClusterRole:   filepath.Join(root, "install", "clusterrole.yaml"),
 	}
-	for _, f := range []string{pkgs.Function, pkgs.Configuration} {
+	for _, f := range append(strings.Split(pkgs.Function, ","), pkgs.Configuration) {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatalf("%v: run the e2e tests through make e2e, which builds the packages first (make build)", err)
 		}

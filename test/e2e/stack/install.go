@@ -10,7 +10,9 @@ import (
 
 // Packages are the built package files and where users get them from.
 type Packages struct {
-	// Function and Configuration are .xpkg files (make build).
+	// Function is a Function .xpkg file, or a comma-separated list of them, one per
+	// architecture, pushed as one multi-arch index (as make push does). Configuration is the
+	// Configuration .xpkg (make build writes both).
 	Function, Configuration string
 	// Repository is the repository prefix the Configuration's dependsOn names
 	// (xpkg.crossplane.io/configuration-kcp); Version their tag.

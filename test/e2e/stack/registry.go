@@ -52,8 +52,9 @@ func (r *registry) stop() {
 	_ = r.srv.Shutdown(ctx)
 }
 
-// Push pushes a package file to the registry as <registry>/<repository>:<tag> with
-// `crossplane xpkg push`, as a package author would.
+// Push pushes a package file (or a comma-separated list of per-architecture files, as one
+// index) to the registry as <registry>/<repository>:<tag> with `crossplane xpkg push`, as a
+// package author would.
 func (s *Stack) Push(ctx context.Context, xpkg, repository, tag string) (string, error) {
 	ref := fmt.Sprintf("%s/%s:%s", s.Registry, repository, tag)
 	cmd := exec.CommandContext(ctx, s.opts.Bin.CrossplaneCLI, "xpkg", "push", "-f", xpkg, ref)

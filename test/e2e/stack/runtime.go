@@ -13,11 +13,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
@@ -273,7 +275,10 @@ func extractEntrypoint(ctx context.Context, image, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	img, err := remote.Image(ref, remote.WithContext(ctx), remote.WithTransport(&http.Transport{Proxy: nil}))
+	// From a multi-arch index, the image of this machine's architecture, as a kubelet would
+	// pull it.
+	img, err := remote.Image(ref, remote.WithContext(ctx), remote.WithTransport(&http.Transport{Proxy: nil}),
+		remote.WithPlatform(v1.Platform{OS: "linux", Architecture: runtime.GOARCH}))
 	if err != nil {
 		return "", err
 	}

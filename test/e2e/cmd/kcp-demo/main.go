@@ -48,7 +48,7 @@ func main() {
 }
 
 func run() int {
-	fn := flag.String("function", "", "Function package (.xpkg); default _output/package/function-kcp-<arch>.xpkg")
+	fn := flag.String("function", "", "Function package (.xpkg), or a comma-separated list, one per architecture; default _output/package/function-kcp-<arch>.xpkg")
 	cfg := flag.String("configuration", "", "Configuration package (.xpkg); default _output/package/configuration-kcp.xpkg")
 	flag.Parse()
 

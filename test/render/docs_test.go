@@ -1,0 +1,131 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+)
+
+// yamlBlocks returns the ```yaml fenced blocks of a Markdown file.
+func yamlBlocks(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	var cur *strings.Builder
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case cur == nil && line == "```yaml":
+			cur = &strings.Builder{}
+		case cur != nil && line == "```":
+			blocks = append(blocks, cur.String())
+			cur = nil
+		case cur != nil:
+			cur.WriteString(sc.Text() + "\n")
+		}
+	}
+	return blocks
+}
+
+// docFiles are the Markdown files users read.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(files, filepath.Join(repoRoot, "README.md"))
+}
+
+// TestDocsManifests validates every manifest in the docs' yaml blocks, offline, against the
+// XRDs, cert-manager's and Crossplane's CRDs and Kubernetes' own types: a manifest a user
+// copies from the docs must be accepted.
+func TestDocsManifests(t *testing.T) {
+	tools, err := FindTools(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := extensions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xp, err := crossplaneCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext = append(ext, xp)
+	cache := t.TempDir()
+	for _, f := range docFiles(t) {
+		rel, _ := filepath.Rel(repoRoot, f)
+		for i, block := range yamlBlocks(t, f) {
+			t.Run(strings.ReplaceAll(rel, "/", "_")+"#"+string(rune('0'+i)), func(t *testing.T) {
+				file := filepath.Join(t.TempDir(), "block.yaml")
+				if err := os.WriteFile(file, []byte(block), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command(tools.Crossplane, "resource", "validate", strings.Join(ext, ","), file,
+					"--crossplane-image=", "--cache-dir="+cache, "--error-on-missing-schemas", "--skip-success-results")
+				out, err := cmd.CombinedOutput()
+				if err != nil || !strings.Contains(string(out), " 0 missing schemas") || !strings.Contains(string(out), " 0 failure cases") {
+					t.Fatalf("yaml block %d of %s does not validate: %v\n%s\n%s", i, rel, err, out, block)
+				}
+			})
+		}
+	}
+}
+
+// TestDocsClusterRoleIsInstalls checks that the ClusterRole the install guide shows is the
+// one in install/clusterrole.yaml.
+func TestDocsClusterRoleIsInstalls(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join(repoRoot, "install", "clusterrole.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w any
+	if err := yaml.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range yamlBlocks(t, filepath.Join(repoRoot, "docs", "install.md")) {
+		if !strings.Contains(block, "kind: ClusterRole") {
+			continue
+		}
+		var g any
+		if err := yaml.Unmarshal([]byte(block), &g); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(w, g); diff != "" {
+			t.Errorf("docs/install.md shows a ClusterRole other than install/clusterrole.yaml (-install +docs):\n%s", diff)
+		}
+		return
+	}
+	t.Error("docs/install.md shows no ClusterRole")
+}
+
+// crossplaneCRDs is the CRD directory of the Crossplane core module test/tools pins (for
+// ImageConfig and the package kinds the docs show).
+func crossplaneCRDs() (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", "github.com/crossplane/crossplane/v2")
+	cmd.Dir = filepath.Join(repoRoot, "test", "tools")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", err
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return "", err
+	}
+	return filepath.Join(mod.Dir, "cluster", "crds"), nil
+}
