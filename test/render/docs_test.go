@@ -42,11 +42,17 @@ func yamlBlocks(t *testing.T, path string) []string {
 // docFiles are the Markdown files users read.
 func docFiles(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	files := []string{filepath.Join(repoRoot, "README.md")}
+	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			files = append(files, path)
+		}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(files, filepath.Join(repoRoot, "README.md"))
+	return files
 }
 
 // TestDocsManifests validates every manifest in the docs' yaml blocks, offline, against the
