@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
 // Packages are the built package files and where users get them from.
@@ -22,10 +25,10 @@ type Packages struct {
 }
 
 // Install pushes both packages to the local registry and installs them the way a user
-// does: apply the README's ClusterRole, then a Configuration object naming the package by its
-// public reference. An ImageConfig rewrites the public repository to the local registry (as
-// a user mirroring packages would), so Crossplane resolves the Function dependency from the
-// Configuration's own dependsOn. Install returns when the Configuration and the Function are
+// does (docs/install.md): apply the README's ClusterRole, then `crossplane xpkg install
+// configuration` with the package's public reference. An ImageConfig rewrites the public
+// repository to the local registry (as a user mirroring packages would), so Crossplane
+// resolves the Function dependency from the Configuration's own dependsOn. Install returns when the Configuration and the Function are
 // Healthy and every XRD is Established.
 func (s *Stack) Install(ctx context.Context, p Packages) error {
 	local := s.Registry + "/" + repoPath(p.Repository)
@@ -44,7 +47,7 @@ func (s *Stack) Install(ctx context.Context, p Packages) error {
 	if err := s.Apply(ctx, role); err != nil {
 		return fmt.Errorf("%s: %w", p.ClusterRole, err)
 	}
-	install := fmt.Sprintf(`apiVersion: pkg.crossplane.io/v1beta1
+	mirror := fmt.Sprintf(`apiVersion: pkg.crossplane.io/v1beta1
 kind: ImageConfig
 metadata:
   name: configuration-kcp-local-mirror
@@ -54,18 +57,23 @@ spec:
     prefix: %[1]s/
   rewriteImage:
     prefix: %[2]s/
----
-apiVersion: pkg.crossplane.io/v1
-kind: Configuration
-metadata:
-  name: configuration-kcp
-spec:
-  package: %[1]s/configuration-kcp:%[3]s
-`, p.Repository, local, p.Version)
-	if err := s.Apply(ctx, []byte(install)); err != nil {
+`, p.Repository, local)
+	if err := s.Apply(ctx, []byte(mirror)); err != nil {
 		return err
 	}
-	s.Step("applied %s and Configuration %s/configuration-kcp:%s", p.ClusterRole, p.Repository, p.Version)
+
+	// As the install guide says: crossplane xpkg install, waiting until it is healthy.
+	ref := fmt.Sprintf("%s/configuration-kcp:%s", p.Repository, p.Version)
+	cmd := exec.CommandContext(ctx, s.opts.Bin.CrossplaneCLI, "xpkg", "install", "configuration", ref, "configuration-kcp", "--wait=3m")
+	cmd.Env = append(append(os.Environ(), proc.NoProxy...), "KUBECONFIG="+s.Kubeconfig)
+	out, err := cmd.CombinedOutput()
+	s.Step("applied %s; $ crossplane xpkg install configuration %s configuration-kcp --wait=3m", p.ClusterRole, ref)
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		s.Step("  %s", l)
+	}
+	if err != nil {
+		return fmt.Errorf("crossplane xpkg install configuration %s: %w", ref, err)
+	}
 
 	if err := s.WaitCondition(ctx, 3*time.Minute, "Healthy", "configuration", "configuration-kcp"); err != nil {
 		return err
