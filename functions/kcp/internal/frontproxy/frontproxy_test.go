@@ -16,6 +16,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 var fpLabels = map[string]string{
@@ -62,7 +63,7 @@ var configVolume = corev1.Volume{Name: "fp-config", VolumeSource: corev1.VolumeS
 }}}
 
 func TestComposeConverged(t *testing.T) {
-	r := converge(frontProxy(), rootShard(), nil)
+	r := converge(frontProxy(), testworld.RootShard(), nil)
 
 	wantKeys := []resource.Name{
 		"certificate-root-fp-kubeconfig", "certificate-root-fp-requestheader", "certificate-root-fp-server",
@@ -197,11 +198,11 @@ func withAuth(a *v1alpha1.AuthSpec) func(*v1alpha1.FrontProxy) {
 
 // twoShards adds Shards alpha and beta of root, gamma of another RootShard, and the service
 // account key Secrets of all three and of root.
-func twoShards(w *world) {
+func twoShards(w *testworld.World) {
 	other := shard("gamma")
 	other.Spec.RootShard.Ref.Name = "other"
-	w.object(shard("beta")).object(other).object(shard("alpha"))
-	w.secret("root-service-account").secret("alpha-service-account").secret("beta-service-account").secret("gamma-service-account")
+	w.Object(shard("beta")).Object(other).Object(shard("alpha"))
+	w.Secret("root-service-account").Secret("alpha-service-account").Secret("beta-service-account").Secret("gamma-service-account")
 }
 
 func TestArgs(t *testing.T) {
@@ -214,7 +215,7 @@ func TestArgs(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		fp     func(*v1alpha1.FrontProxy)
-		extra  func(*world)
+		extra  func(*testworld.World)
 		want   []string
 	}{
 		"Default": {
@@ -249,7 +250,7 @@ func TestArgs(t *testing.T) {
 				},
 				ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true},
 			}),
-			extra: func(w *world) { twoShards(w); w.secret("idp-ca") },
+			extra: func(w *testworld.World) { twoShards(w); w.Secret("idp-ca") },
 			want: concat(defaultArgs, []string{
 				"--oidc-issuer-url=https://idp.example.com",
 				"--oidc-client-id=kcp",
@@ -265,7 +266,7 @@ func TestArgs(t *testing.T) {
 			fp: withAuth(&v1alpha1.AuthSpec{Webhook: &v1alpha1.AuthenticationWebhookSpec{
 				ConfigSecretName: "authn", CacheAuthenticationTTL: &metav1.Duration{Duration: 120_000_000_000}, Version: "v1",
 			}}),
-			extra: func(w *world) { w.secret("authn") },
+			extra: func(w *testworld.World) { w.Secret("authn") },
 			want: concat(defaultArgs, []string{
 				"--authentication-token-webhook-cache-ttl=2m0s",
 				"--authentication-token-webhook-version=v1",
@@ -275,13 +276,13 @@ func TestArgs(t *testing.T) {
 		"TokenFile": {
 			reason: "A token file with a custom key.",
 			fp:     withAuth(&v1alpha1.AuthSpec{TokenAuthFile: &v1alpha1.TokenAuthFileSpec{SecretName: "tokens", Key: "users.csv"}}),
-			extra:  func(w *world) { w.secret("tokens") },
+			extra:  func(w *testworld.World) { w.Secret("tokens") },
 			want:   concat(defaultArgs, []string{"--token-auth-file=/etc/kcp/authentication/token/users.csv"}),
 		},
 		"TokenFileDefaultKey": {
 			reason: "A token file's key defaults to token.csv.",
 			fp:     withAuth(&v1alpha1.AuthSpec{TokenAuthFile: &v1alpha1.TokenAuthFileSpec{SecretName: "tokens"}}),
-			extra:  func(w *world) { w.secret("tokens") },
+			extra:  func(w *testworld.World) { w.Secret("tokens") },
 			want:   concat(defaultArgs, []string{"--token-auth-file=/etc/kcp/authentication/token/token.csv"}),
 		},
 		"RequestHeaderGate0.32.2": {
@@ -301,7 +302,7 @@ func TestArgs(t *testing.T) {
 			if tc.fp != nil {
 				tc.fp(fp)
 			}
-			r := converge(fp, rootShard(), tc.extra)
+			r := converge(fp, testworld.RootShard(), tc.extra)
 			if diff := cmp.Diff(tc.want, deployment(t, r).Spec.Template.Spec.Containers[0].Args); diff != "" {
 				t.Errorf("%s\nargs: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -349,7 +350,7 @@ func TestMounts(t *testing.T) {
 		reason     string
 		fp         func(*v1alpha1.FrontProxy)
 		rs         func(*v1alpha1.RootShard)
-		extra      func(*world)
+		extra      func(*testworld.World)
 		wantVols   []corev1.Volume
 		wantMounts []corev1.VolumeMount
 	}{
@@ -359,7 +360,7 @@ func TestMounts(t *testing.T) {
 				fp.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "backend-ca"}
 				fp.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.32.2"}
 			},
-			extra:      func(w *world) { w.secret("backend-ca") },
+			extra:      func(w *testworld.World) { w.Secret("backend-ca") },
 			wantVols:   vols(base, []corev1.Volume{rootCA, secretVolume("fp-merged-ca-bundle", "fp-merged-ca-bundle")}, tail),
 			wantMounts: mounts(baseMounts, []corev1.VolumeMount{rootCAMount, mount("fp-merged-ca-bundle", "/etc/kcp/tls/ca/ca-bundle")}, tailMounts),
 		},
@@ -368,7 +369,7 @@ func TestMounts(t *testing.T) {
 			rs: func(rs *v1alpha1.RootShard) {
 				rs.Spec.Certificates = v1alpha1.Certificates{CASecretRef: &corev1.LocalObjectReference{Name: "my-ca"}}
 			},
-			extra:      func(w *world) { w.secret("my-ca") },
+			extra:      func(w *testworld.World) { w.Secret("my-ca") },
 			wantVols:   vols(base, []corev1.Volume{secretVolume("my-ca", "my-ca"), rh}, tail),
 			wantMounts: mounts(baseMounts, []corev1.VolumeMount{mount("my-ca", "/etc/kcp/tls/ca"), rhMount}, tailMounts),
 		},
@@ -380,7 +381,7 @@ func TestMounts(t *testing.T) {
 				TokenAuthFile:  &v1alpha1.TokenAuthFileSpec{SecretName: "tokens"},
 				ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true},
 			}),
-			extra: func(w *world) { twoShards(w); w.secret("idp-ca").secret("authn").secret("tokens") },
+			extra: func(w *testworld.World) { twoShards(w); w.Secret("idp-ca").Secret("authn").Secret("tokens") },
 			wantVols: vols(base, []corev1.Volume{rootCA, rh}, tail, []corev1.Volume{
 				secretVolume("oidc-ca-file", "idp-ca"),
 				secretVolume("authentication-webhook-config", "authn"),
@@ -410,7 +411,7 @@ func TestMounts(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fp, rs := frontProxy(), rootShard()
+			fp, rs := frontProxy(), testworld.RootShard()
 			if tc.fp != nil {
 				tc.fp(fp)
 			}
@@ -429,7 +430,7 @@ func TestMounts(t *testing.T) {
 }
 
 func TestCertificates(t *testing.T) {
-	rs := rootShard(func(rs *v1alpha1.RootShard) {
+	rs := testworld.RootShard(func(rs *v1alpha1.RootShard) {
 		rs.Spec.ClusterDomain = "k8s.example"
 		rs.Spec.External.PrivateHostname = "api.internal"
 	})
@@ -439,7 +440,7 @@ func TestCertificates(t *testing.T) {
 			"requestheader": {Spec: &v1alpha1.CertificateSpecTemplate{RenewBefore: &metav1.Duration{Duration: 48 * 3600_000_000_000}}},
 		}
 	})
-	r := Compose(fp, newWorld().object(rs).rootCAs().state())
+	r := Compose(fp, testworld.New().Object(rs).RootCAs().State())
 
 	secretTemplate := &cmv1.CertificateSecretTemplate{Labels: map[string]string{"operator.kcp.io/rootshard": "root", "operator.kcp.io/front-proxy": "fp"}}
 	cert := func(name string, spec cmv1.CertificateSpec) *cmv1.Certificate {
@@ -530,14 +531,14 @@ func TestServerDNSNames(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fp, rs := frontProxy(), rootShard()
+			fp, rs := frontProxy(), testworld.RootShard()
 			if tc.fp != nil {
 				tc.fp(fp)
 			}
 			if tc.rs != nil {
 				tc.rs(rs)
 			}
-			r := Compose(fp, newWorld().object(rs).state())
+			r := Compose(fp, testworld.New().Object(rs).State())
 			o, _ := r.Desired.Get("certificate-root-fp-server")
 			if diff := cmp.Diff(tc.want, o.Resource.(*cmv1.Certificate).Spec.DNSNames); diff != "" {
 				t.Errorf("%s\nDNS names: -want, +got:\n%s", tc.reason, diff)
@@ -554,8 +555,8 @@ func TestPathMapping(t *testing.T) {
 			ProxyClientCert: "/etc/custom/tls.crt", ProxyClientKey: "/etc/custom/tls.key",
 		}}
 	})
-	rs := rootShard(func(rs *v1alpha1.RootShard) { rs.Spec.ShardBaseURL = "https://root.kcp.example:6443" })
-	r := Compose(fp, newWorld().object(rs).state())
+	rs := testworld.RootShard(func(rs *v1alpha1.RootShard) { rs.Spec.ShardBaseURL = "https://root.kcp.example:6443" })
+	r := Compose(fp, testworld.New().Object(rs).State())
 	o, ok := r.Desired.Get("configmap-config")
 	if !ok {
 		t.Fatalf("the path mapping is composed at once; desired: %v", r.Desired.Names())
@@ -600,7 +601,7 @@ func TestServicePort(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			fp := frontProxy(func(fp *v1alpha1.FrontProxy) { fp.Spec = tc.fp })
-			rs := rootShard(func(rs *v1alpha1.RootShard) { rs.Spec.External.Port = tc.rsPort })
+			rs := testworld.RootShard(func(rs *v1alpha1.RootShard) { rs.Spec.External.Port = tc.rsPort })
 			if diff := cmp.Diff(tc.want, ServicePort(fp, rs)); diff != "" {
 				t.Errorf("%s\nServicePort(...): -want, +got:\n%s", tc.reason, diff)
 			}
@@ -616,7 +617,7 @@ func TestService(t *testing.T) {
 			Spec:     &v1alpha1.ServiceSpecTemplate{Type: corev1.ServiceTypeLoadBalancer, ClusterIP: "10.0.0.10"},
 		}
 	})
-	r := converge(fp, rootShard(), nil)
+	r := converge(fp, testworld.RootShard(), nil)
 	o, ok := r.Desired.Get("service-front-proxy")
 	if !ok {
 		t.Fatal("service-front-proxy is not desired")
@@ -647,10 +648,10 @@ func TestURL(t *testing.T) {
 		rs     *v1alpha1.RootShard
 		want   string
 	}{
-		"External":             {reason: "spec.external first.", fp: v1alpha1.FrontProxySpec{External: v1alpha1.ExternalConfig{Hostname: "kcp.example.com", Port: 443}}, rs: rootShard(), want: "https://kcp.example.com:443"},
-		"ExternalHostnamePort": {reason: "The deprecated externalHostname with its port.", fp: v1alpha1.FrontProxySpec{ExternalHostname: "kcp.example.com:443"}, rs: rootShard(), want: "https://kcp.example.com:443"},
-		"ExternalHostname":     {reason: "The deprecated externalHostname, port 6443.", fp: v1alpha1.FrontProxySpec{ExternalHostname: "kcp.example.com"}, rs: rootShard(), want: "https://kcp.example.com:6443"},
-		"RootShard": {reason: "Else the RootShard's public address, never its private one.", rs: rootShard(func(rs *v1alpha1.RootShard) {
+		"External":             {reason: "spec.external first.", fp: v1alpha1.FrontProxySpec{External: v1alpha1.ExternalConfig{Hostname: "kcp.example.com", Port: 443}}, rs: testworld.RootShard(), want: "https://kcp.example.com:443"},
+		"ExternalHostnamePort": {reason: "The deprecated externalHostname with its port.", fp: v1alpha1.FrontProxySpec{ExternalHostname: "kcp.example.com:443"}, rs: testworld.RootShard(), want: "https://kcp.example.com:443"},
+		"ExternalHostname":     {reason: "The deprecated externalHostname, port 6443.", fp: v1alpha1.FrontProxySpec{ExternalHostname: "kcp.example.com"}, rs: testworld.RootShard(), want: "https://kcp.example.com:6443"},
+		"RootShard": {reason: "Else the RootShard's public address, never its private one.", rs: testworld.RootShard(func(rs *v1alpha1.RootShard) {
 			rs.Spec.External = v1alpha1.ExternalConfig{Hostname: "api.example.com", Port: 8443, PrivateHostname: "api.internal"}
 		}), want: "https://api.example.com:8443"},
 		"RootShardUnknown": {reason: "Unknown without the RootShard.", want: ""},
@@ -670,10 +671,10 @@ func TestMergedBundles(t *testing.T) {
 		fp.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "fp-clients"}
 		fp.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "backend-ca"}
 	})
-	rs := rootShard(func(rs *v1alpha1.RootShard) {
+	rs := testworld.RootShard(func(rs *v1alpha1.RootShard) {
 		rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "root-clients"}
 	})
-	r := converge(fp, rs, func(w *world) { w.secret("fp-clients").secret("root-clients").secret("backend-ca") })
+	r := converge(fp, rs, func(w *testworld.World) { w.Secret("fp-clients").Secret("root-clients").Secret("backend-ca") })
 	labels := map[string]string{"operator.kcp.io/front-proxy": "fp"}
 	for key, want := range map[resource.Name]*corev1.Secret{
 		"secret-merged-client-ca": {
@@ -702,9 +703,9 @@ func TestMergedBundles(t *testing.T) {
 }
 
 func TestMissingRootShard(t *testing.T) {
-	converged := converge(frontProxy(), rootShard(), nil)
-	w := newWorld().rootCAs().settle(converged)
-	r := Compose(frontProxy(), w.state())
+	converged := converge(frontProxy(), testworld.RootShard(), nil)
+	w := testworld.New().RootCAs().Settle(converged.Desired)
+	r := Compose(frontProxy(), w.State())
 
 	if diff := cmp.Diff(converged.Desired.Names(), r.Desired.Names()); diff != "" {
 		t.Errorf("A vanished RootShard must not shrink the desired set.\n-want, +got:\n%s", diff)
@@ -726,7 +727,7 @@ func TestMissingRootShard(t *testing.T) {
 		t.Errorf("the RootShard is still required: -want, +got:\n%s", diff)
 	}
 
-	fresh := Compose(frontProxy(), newWorld().state())
+	fresh := Compose(frontProxy(), testworld.New().State())
 	if len(fresh.Desired.Objects()) != 0 {
 		t.Errorf("Nothing is composed for a FrontProxy whose RootShard never existed, got %v", fresh.Desired.Names())
 	}
@@ -740,21 +741,21 @@ func TestGating(t *testing.T) {
 		reason    string
 		fp        func(*v1alpha1.FrontProxy)
 		rs        func(*v1alpha1.RootShard)
-		world     func() *world
+		world     func() *testworld.World
 		first     bool
 		inputs    string
 		available string
 	}{
 		"CertificatesNotIssued": {
 			reason:    "The first render composes certificates, bundles and configuration but no Deployment.",
-			world:     func() *world { return newWorld().rootCAs() },
+			world:     func() *testworld.World { return testworld.New().RootCAs() },
 			first:     true,
 			inputs:    "Every Secret and ConfigMap the spec references exists.",
 			available: "Deployment kcp/fp-front-proxy is not created yet: certificates not yet issued: root-fp-kubeconfig, root-fp-requestheader, root-fp-server; not created yet: ConfigMap fp-config, Secret fp-merged-client-ca, Secret root-fp-dynamic-kubeconfig.",
 		},
 		"RootCAMissing": {
 			reason:    "The RootShard's root CA Secret is an input.",
-			world:     func() *world { return issued().drop("root-ca") },
+			world:     func() *testworld.World { return issued().Drop("Secret", "root-ca") },
 			inputs:    "Waiting for Secret root-ca (spec.rootShard.ref.name (RootShard root)).",
 			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret root-ca (spec.rootShard.ref.name (RootShard root)).",
 		},
@@ -763,23 +764,23 @@ func TestGating(t *testing.T) {
 			rs: func(rs *v1alpha1.RootShard) {
 				rs.Spec.Certificates = v1alpha1.Certificates{CASecretRef: &corev1.LocalObjectReference{Name: "my-ca"}}
 			},
-			world:     func() *world { return issued() },
+			world:     func() *testworld.World { return issued() },
 			inputs:    "Waiting for Secret my-ca (spec.rootShard.ref.name (RootShard root)).",
 			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret my-ca (spec.rootShard.ref.name (RootShard root)).",
 		},
 		"RequestHeaderCAMissing": {
 			reason:    "The requestheader CA is an input of kcp 0.32.3.",
-			world:     func() *world { return issued().drop("root-requestheader-client-ca") },
+			world:     func() *testworld.World { return issued().Drop("Secret", "root-requestheader-client-ca") },
 			inputs:    "Waiting for Secret root-requestheader-client-ca (spec.rootShard.ref.name (RootShard root)).",
 			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret root-requestheader-client-ca (spec.rootShard.ref.name (RootShard root)).",
 		},
 		"ShardServiceAccountKeyMissing": {
 			reason: "Every service account key is an input.",
 			fp:     withAuth(&v1alpha1.AuthSpec{ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true}}),
-			world: func() *world {
+			world: func() *testworld.World {
 				w := issued()
 				twoShards(w)
-				return w.drop("beta-service-account")
+				return w.Drop("Secret", "beta-service-account")
 			},
 			inputs:    "Waiting for Secret beta-service-account (spec.auth.serviceAccount (service account key of beta)).",
 			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret beta-service-account (spec.auth.serviceAccount (service account key of beta)).",
@@ -792,7 +793,7 @@ func TestGating(t *testing.T) {
 				TokenAuthFile:  &v1alpha1.TokenAuthFileSpec{SecretName: "tokens"},
 				ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true},
 			}),
-			world:     func() *world { return issued().secret("root-service-account") },
+			world:     func() *testworld.World { return issued().Secret("root-service-account") },
 			inputs:    "Waiting for Secret authn (spec.auth.webhook.configSecretName); Secret idp-ca (spec.auth.oidc.caFileRef.name); Secret tokens (spec.auth.tokenAuthFile.secretName).",
 			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret authn (spec.auth.webhook.configSecretName), Secret idp-ca (spec.auth.oidc.caFileRef.name), Secret tokens (spec.auth.tokenAuthFile.secretName).",
 		},
@@ -801,24 +802,24 @@ func TestGating(t *testing.T) {
 			fp: func(fp *v1alpha1.FrontProxy) {
 				fp.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "fp-clients"}
 			},
-			world:     func() *world { return issued() },
+			world:     func() *testworld.World { return issued() },
 			inputs:    "Waiting for tls.crt of Secret fp-clients (to build Secret fp-merged-client-ca).",
 			available: "Deployment kcp/fp-front-proxy is not created yet: not created yet: Secret fp-merged-client-ca.",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fp, rs := frontProxy(), rootShard()
+			fp, rs := frontProxy(), testworld.RootShard()
 			if tc.fp != nil {
 				tc.fp(fp)
 			}
 			if tc.rs != nil {
 				tc.rs(rs)
 			}
-			r := Compose(fp, tc.world().object(rs).state())
+			r := Compose(fp, tc.world().Object(rs).State())
 			if !tc.first {
 				// Settle what was composed so only the input under test is missing.
-				r = Compose(fp, tc.world().object(rs).settle(r).state())
+				r = Compose(fp, tc.world().Object(rs).Settle(r.Desired).State())
 			}
 			if r.Desired.Has("deployment-front-proxy") {
 				t.Errorf("%s\nthe Deployment must wait", tc.reason)
@@ -842,33 +843,20 @@ func TestGating(t *testing.T) {
 
 // issued is a world in which the RootShard's CAs exist and the FrontProxy's certificates are
 // issued, so that only what a test drops is missing.
-func issued() *world {
-	w := newWorld().rootCAs()
+func issued() *testworld.World {
+	w := testworld.New().RootCAs()
 	for _, s := range []string{"root-fp-server", "root-fp-kubeconfig", "root-fp-requestheader"} {
-		w.secret(s)
+		w.Secret(s)
 	}
-	return w
-}
-
-// drop removes the required Secret name.
-func (w *world) drop(name string) *world {
-	out := w.reqs[:0]
-	for _, r := range w.reqs {
-		if md, _ := r["metadata"].(map[string]any); r["kind"] == "Secret" && md["name"] == name {
-			continue
-		}
-		out = append(out, r)
-	}
-	w.reqs = out
 	return w
 }
 
 func TestInputVanishesKeepsDeployment(t *testing.T) {
 	fp := frontProxy(withAuth(&v1alpha1.AuthSpec{TokenAuthFile: &v1alpha1.TokenAuthFileSpec{SecretName: "tokens"}}))
-	converged := converge(fp, rootShard(), func(w *world) { w.secret("tokens") })
+	converged := converge(fp, testworld.RootShard(), func(w *testworld.World) { w.Secret("tokens") })
 	deployment(t, converged)
-	w := newWorld().object(rootShard()).rootCAs().settle(converged).drop("tokens")
-	r := Compose(fp, w.state())
+	w := testworld.New().Object(testworld.RootShard()).RootCAs().Settle(converged.Desired).Drop("Secret", "tokens")
+	r := Compose(fp, w.State())
 	o, ok := r.Desired.Get("deployment-front-proxy")
 	if !ok || o.Kept == nil {
 		t.Fatalf("A Deployment whose input vanished is kept exactly as observed, got %+v", o)

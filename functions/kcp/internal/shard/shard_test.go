@@ -1,14 +1,11 @@
 package shard
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,24 +13,8 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
-
-func rootShard(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
-	rs := &v1alpha1.RootShard{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard"},
-		ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "kcp"},
-		Spec: v1alpha1.RootShardSpec{
-			CommonShardSpec: v1alpha1.CommonShardSpec{Etcd: v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd-root:2379"}}},
-			External:        v1alpha1.ExternalConfig{Hostname: "api.example.com", Port: 6443},
-			Certificates:    v1alpha1.Certificates{IssuerRef: &v1alpha1.ObjectReference{Name: "selfsigned", Kind: "ClusterIssuer"}},
-		},
-	}
-	for _, m := range mods {
-		m(rs)
-	}
-	return rs
-}
 
 func shard(mods ...func(*v1alpha1.Shard)) *v1alpha1.Shard {
 	sh := &v1alpha1.Shard{
@@ -50,92 +31,18 @@ func shard(mods ...func(*v1alpha1.Shard)) *v1alpha1.Shard {
 	return sh
 }
 
-// world is the observed state of one Shard: composed resources and required objects.
-type world struct {
-	oc   map[resource.Name]resource.ObservedComposed
-	reqs []map[string]any
-}
-
-func newWorld() *world { return &world{oc: map[resource.Name]resource.ObservedComposed{}} }
-
-func (w *world) object(o any) *world {
-	b, _ := json.Marshal(o)
-	m := map[string]any{}
-	_ = json.Unmarshal(b, &m)
-	w.reqs = append(w.reqs, m)
-	return w
-}
-
-func (w *world) secret(name string) *world {
-	return w.object(map[string]any{
-		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": "kcp"},
-		"data": map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("PEM(" + name + ")"))},
-	})
-}
-
-// rootCAs adds the Secrets of the RootShard's issued CAs.
-func (w *world) rootCAs() *world {
-	for _, s := range []string{"root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-service-account-ca"} {
-		w.secret(s)
-	}
-	return w
-}
-
-func (w *world) put(key resource.Name, obj map[string]any) {
-	u := composed.New()
-	u.Object = obj
-	w.oc[key] = resource.ObservedComposed{Resource: u}
-}
-
-// settle marks everything a composition desired as existing: certificates issued, Deployments
-// available.
-func (w *world) settle(r Result) *world {
-	ready := []any{map[string]any{"type": "Ready", "status": "True"}}
-	for _, o := range r.Desired.Objects() {
-		switch obj := o.Resource.(type) {
-		case *cmv1.Certificate:
-			w.put(o.Name, map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-				"metadata": map[string]any{"name": obj.Name}, "status": map[string]any{"revision": int64(1), "conditions": ready}})
-			w.secret(obj.Spec.SecretName)
-		case *appsv1.Deployment:
-			n := int64(*obj.Spec.Replicas)
-			w.put(o.Name, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
-				"metadata": map[string]any{"name": obj.Name, "generation": int64(1)}, "spec": map[string]any{"replicas": n},
-				"status": map[string]any{"observedGeneration": int64(1), "replicas": n, "updatedReplicas": n, "availableReplicas": n,
-					"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}})
-		default:
-			if o.Resource != nil {
-				cd, err := composed.From(o.Resource)
-				if err != nil {
-					panic(err)
-				}
-				w.oc[o.Name] = resource.ObservedComposed{Resource: cd}
-			}
-		}
-	}
-	return w
-}
-
-func (w *world) state() *observed.State {
-	st := observed.New(w.oc)
-	for _, r := range w.reqs {
-		st.WithObject(r)
-	}
-	return st
-}
-
 // converge composes until the desired set settles, with the RootShard and its CAs present.
-func converge(sh *v1alpha1.Shard, rs *v1alpha1.RootShard, extra func(*world)) Result {
-	base := func() *world {
-		w := newWorld().object(rs).rootCAs()
+func converge(sh *v1alpha1.Shard, rs *v1alpha1.RootShard, extra func(*testworld.World)) Result {
+	base := func() *testworld.World {
+		w := testworld.New().Object(rs).RootCAs()
 		if extra != nil {
 			extra(w)
 		}
 		return w
 	}
-	r := Compose(sh, base().state())
+	r := Compose(sh, base().State())
 	for range 4 {
-		r = Compose(sh, base().settle(r).state())
+		r = Compose(sh, base().Settle(r.Desired).State())
 	}
 	return r
 }
@@ -154,7 +61,7 @@ func deployment(t *testing.T, r Result) *appsv1.Deployment {
 }
 
 func TestComposeConverged(t *testing.T) {
-	r := converge(shard(), rootShard(), nil)
+	r := converge(shard(), testworld.RootShard(), nil)
 
 	wantKeys := []resource.Name{
 		"certificate-client", "certificate-external-logical-cluster-admin", "certificate-logical-cluster-admin",
@@ -248,9 +155,9 @@ func TestComposeConverged(t *testing.T) {
 }
 
 func TestMissingRootShard(t *testing.T) {
-	converged := converge(shard(), rootShard(), nil)
-	w := newWorld().rootCAs().settle(converged)
-	r := Compose(shard(), w.state())
+	converged := converge(shard(), testworld.RootShard(), nil)
+	w := testworld.New().RootCAs().Settle(converged.Desired)
+	r := Compose(shard(), w.State())
 
 	if diff := cmp.Diff(converged.Desired.Names(), r.Desired.Names()); diff != "" {
 		t.Errorf("A vanished RootShard must not shrink the desired set.\n-want, +got:\n%s", diff)
@@ -269,7 +176,7 @@ func TestMissingRootShard(t *testing.T) {
 		t.Errorf("the Shard must not be ready without its RootShard")
 	}
 
-	fresh := Compose(shard(), newWorld().state())
+	fresh := Compose(shard(), testworld.New().State())
 	if len(fresh.Desired.Objects()) != 0 {
 		t.Errorf("Nothing is composed for a Shard whose RootShard never existed, got %v", fresh.Desired.Names())
 	}
@@ -280,14 +187,14 @@ func TestOptions(t *testing.T) {
 		reason string
 		sh     func(*v1alpha1.Shard)
 		rs     func(*v1alpha1.RootShard)
-		extra  func(*world)
+		extra  func(*testworld.World)
 		check  func(t *testing.T, r Result)
 	}{
 		"CacheServerFromRootShard": {
 			reason: "a RootShard's cache.ref is inherited: the shard mounts the cache server's Secrets",
 			rs:     func(rs *v1alpha1.RootShard) { rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: "cache"} },
-			extra: func(w *world) {
-				w.secret("cache-kubeconfig").secret("cache-ca").secret("cache-client-certificate")
+			extra: func(w *testworld.World) {
+				w.Secret("cache-kubeconfig").Secret("cache-ca").Secret("cache-client-certificate")
 			},
 			check: func(t *testing.T, r Result) {
 				args := strings.Join(deployment(t, r).Spec.Template.Spec.Containers[0].Args, " ")
@@ -319,7 +226,7 @@ func TestOptions(t *testing.T) {
 			rs: func(rs *v1alpha1.RootShard) {
 				rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "root-clients"}
 			},
-			extra: func(w *world) { w.secret("shard-bundle").secret("shard-clients").secret("root-clients") },
+			extra: func(w *testworld.World) { w.Secret("shard-bundle").Secret("shard-clients").Secret("root-clients") },
 			check: func(t *testing.T, r Result) {
 				o, _ := r.Desired.Get("secret-merged-ca-bundle")
 				if got := string(o.Resource.(*corev1.Secret).Data["tls.crt"]); got != "PEM(root-server-ca)\nPEM(shard-bundle)" {
@@ -350,9 +257,9 @@ func TestOptions(t *testing.T) {
 			sh: func(sh *v1alpha1.Shard) {
 				sh.Spec.Auth = &v1alpha1.AuthSpec{ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true}}
 			},
-			extra: func(w *world) {
-				w.object(shard(func(s *v1alpha1.Shard) { s.Name = "beta" })).object(shard())
-				w.secret("root-service-account").secret("beta-service-account")
+			extra: func(w *testworld.World) {
+				w.Object(shard(func(s *v1alpha1.Shard) { s.Name = "beta" })).Object(shard())
+				w.Secret("root-service-account").Secret("beta-service-account")
 			},
 			check: func(t *testing.T, r Result) {
 				args := deployment(t, r).Spec.Template.Spec.Containers[0].Args
@@ -370,8 +277,8 @@ func TestOptions(t *testing.T) {
 		"VirtualWorkspace": {
 			reason: "an external VirtualWorkspace turns off in-process virtual workspaces and advertises its URL",
 			sh:     func(sh *v1alpha1.Shard) { sh.Spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: "vw"} },
-			extra: func(w *world) {
-				w.object(&v1alpha1.VirtualWorkspace{
+			extra: func(w *testworld.World) {
+				w.Object(&v1alpha1.VirtualWorkspace{
 					TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "VirtualWorkspace"},
 					ObjectMeta: metav1.ObjectMeta{Name: "vw", Namespace: "kcp"},
 					Spec:       v1alpha1.VirtualWorkspaceSpec{External: v1alpha1.ExternalConfig{Hostname: "vw.example.com", Port: 6443}},
@@ -404,7 +311,7 @@ func TestOptions(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			sh, rs := shard(), rootShard()
+			sh, rs := shard(), testworld.RootShard()
 			if tc.sh != nil {
 				tc.sh(sh)
 			}

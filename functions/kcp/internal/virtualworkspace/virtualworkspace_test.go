@@ -1,8 +1,6 @@
 package virtualworkspace
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +8,6 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -23,24 +20,8 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
-
-func rootShard(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
-	rs := &v1alpha1.RootShard{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard"},
-		ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "kcp"},
-		Spec: v1alpha1.RootShardSpec{
-			CommonShardSpec: v1alpha1.CommonShardSpec{Etcd: v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd-root:2379"}}},
-			External:        v1alpha1.ExternalConfig{Hostname: "api.example.com", Port: 6443},
-			Certificates:    v1alpha1.Certificates{IssuerRef: &v1alpha1.ObjectReference{Name: "selfsigned", Kind: "ClusterIssuer"}},
-		},
-	}
-	for _, m := range mods {
-		m(rs)
-	}
-	return rs
-}
 
 func shard(mods ...func(*v1alpha1.Shard)) *v1alpha1.Shard {
 	sh := &v1alpha1.Shard{
@@ -78,98 +59,27 @@ func targetShard(name string) func(*v1alpha1.VirtualWorkspace) {
 	}
 }
 
-// world is the observed state of one VirtualWorkspace: composed resources and required objects.
-type world struct {
-	oc   map[resource.Name]resource.ObservedComposed
-	reqs []map[string]any
-}
-
-func newWorld() *world { return &world{oc: map[resource.Name]resource.ObservedComposed{}} }
-
-func (w *world) object(o any) *world {
-	b, _ := json.Marshal(o)
-	m := map[string]any{}
-	_ = json.Unmarshal(b, &m)
-	w.reqs = append(w.reqs, m)
-	return w
-}
-
-func (w *world) secret(names ...string) *world {
-	for _, name := range names {
-		w.object(map[string]any{
-			"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": "kcp", "resourceVersion": "1"},
-			"data": map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("PEM(" + name + ")"))},
-		})
-	}
-	return w
-}
-
-// installation adds the RootShard "root", its CA Secrets and its logical-cluster-admin
+// installation is a world with the RootShard, its CA Secrets and its logical-cluster-admin
 // kubeconfig: what a running root shard provides.
-func (w *world) installation(rs *v1alpha1.RootShard) *world {
-	return w.object(rs).secret("root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-logical-cluster-admin-kubeconfig")
-}
-
-func (w *world) put(key resource.Name, obj map[string]any) {
-	u := composed.New()
-	u.Object = obj
-	w.oc[key] = resource.ObservedComposed{Resource: u}
-}
-
-// settle marks everything a composition desired as existing: certificates issued, Deployments
-// available.
-func (w *world) settle(r Result) *world {
-	ready := []any{map[string]any{"type": "Ready", "status": "True"}}
-	for _, o := range r.Desired.Objects() {
-		if o.Kept != nil {
-			w.oc[o.Name] = resource.ObservedComposed{Resource: o.Kept}
-			continue
-		}
-		switch obj := o.Resource.(type) {
-		case *cmv1.Certificate:
-			w.put(o.Name, map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-				"metadata": map[string]any{"name": obj.Name}, "status": map[string]any{"revision": int64(1), "conditions": ready}})
-			w.secret(obj.Spec.SecretName)
-		case *appsv1.Deployment:
-			n := int64(*obj.Spec.Replicas)
-			w.put(o.Name, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
-				"metadata": map[string]any{"name": obj.Name, "generation": int64(1)}, "spec": map[string]any{"replicas": n},
-				"status": map[string]any{"observedGeneration": int64(1), "replicas": n, "updatedReplicas": n, "availableReplicas": n,
-					"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}})
-		default:
-			cd, err := composed.From(o.Resource)
-			if err != nil {
-				panic(err)
-			}
-			w.oc[o.Name] = resource.ObservedComposed{Resource: cd}
-		}
-	}
-	return w
-}
-
-func (w *world) state() *observed.State {
-	st := observed.New(w.oc)
-	for _, r := range w.reqs {
-		st.WithObject(r)
-	}
-	return st
+func installation(rs *v1alpha1.RootShard) *testworld.World {
+	return testworld.New().Object(rs).Secret("root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-logical-cluster-admin-kubeconfig")
 }
 
 // converge composes until the desired set settles, in a world built by base.
-func converge(vw *v1alpha1.VirtualWorkspace, base func() *world) (Result, *world) {
-	r := Compose(vw, base().state())
-	var w *world
+func converge(vw *v1alpha1.VirtualWorkspace, base func() *testworld.World) (Result, *testworld.World) {
+	r := Compose(vw, base().State())
+	var w *testworld.World
 	for range 4 {
-		w = base().settle(r)
-		r = Compose(vw, w.state())
+		w = base().Settle(r.Desired)
+		r = Compose(vw, w.State())
 	}
 	return r, w
 }
 
 // withRoot is the world of a running RootShard, plus extra.
-func withRoot(rs *v1alpha1.RootShard, extra ...func(*world)) func() *world {
-	return func() *world {
-		w := newWorld().installation(rs)
+func withRoot(rs *v1alpha1.RootShard, extra ...func(*testworld.World)) func() *testworld.World {
+	return func() *testworld.World {
+		w := installation(rs)
 		for _, e := range extra {
 			e(w)
 		}
@@ -257,7 +167,7 @@ func join[T any](parts ...[]T) []T {
 }
 
 func TestComposeConverged(t *testing.T) {
-	r, _ := converge(virtualWorkspace(), withRoot(rootShard()))
+	r, _ := converge(virtualWorkspace(), withRoot(testworld.RootShard()))
 
 	wantKeys := []resource.Name{"certificate-client", "certificate-server", "deployment-virtual-workspace", "service-virtual-workspace"}
 	if diff := cmp.Diff(wantKeys, r.Desired.Names()); diff != "" {
@@ -417,28 +327,28 @@ func TestCertificates(t *testing.T) {
 	cases := map[string]struct {
 		reason     string
 		vw         *v1alpha1.VirtualWorkspace
-		base       *world
+		base       *testworld.World
 		wantClient *cmv1.Certificate
 		wantServer *cmv1.Certificate
 	}{
 		"RootShardTarget": {
 			reason:     "The client certificate carries a copy of the VirtualWorkspace's labels (kcp-operator's quirk, kept); the server certificate the resource labels.",
 			vw:         virtualWorkspace(),
-			base:       newWorld().installation(rootShard()),
+			base:       installation(testworld.RootShard()),
 			wantClient: client(map[string]string{"team": "platform"}),
 			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.cluster.local"),
 		},
 		"NoLabelsClusterDomain": {
 			reason:     "Without labels on the VirtualWorkspace the client certificate has none; clusterDomain goes into the server SAN.",
 			vw:         virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) { vw.Labels = nil; vw.Spec.ClusterDomain = "corp.internal" }),
-			base:       newWorld().installation(rootShard()),
+			base:       installation(testworld.RootShard()),
 			wantClient: client(nil),
 			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.corp.internal"),
 		},
 		"ShardTarget": {
 			reason:     "A Shard target's certificates are issued by its RootShard's CAs and labelled with that RootShard.",
 			vw:         virtualWorkspace(targetShard("alpha")),
-			base:       newWorld().installation(rootShard()).object(shard()),
+			base:       installation(testworld.RootShard()).Object(shard()),
 			wantClient: client(map[string]string{"team": "platform"}),
 			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.cluster.local"),
 		},
@@ -449,14 +359,14 @@ func TestCertificates(t *testing.T) {
 					"server": {Spec: &v1alpha1.CertificateSpecTemplate{DNSNames: []string{"vw.example.com"}}},
 				}
 			}),
-			base:       newWorld().installation(rootShard()),
+			base:       installation(testworld.RootShard()),
 			wantClient: client(map[string]string{"team": "platform"}),
 			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.cluster.local", "vw.example.com"),
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := Compose(tc.vw, tc.base.state())
+			r := Compose(tc.vw, tc.base.State())
 			if diff := cmp.Diff(tc.wantClient, certificate(t, r, "certificate-client")); diff != "" {
 				t.Errorf("%s\nclient certificate: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -486,27 +396,27 @@ func TestArgs(t *testing.T) {
 		ext   = "--shard-external-url=https://127.0.0.1:6443"
 		cache = "--cache-kubeconfig=/etc/cache-server/kubeconfig/kubeconfig"
 	)
-	cacheSecrets := func(cs string) func(*world) {
-		return func(w *world) { w.secret(cs+"-kubeconfig", cs+"-ca", cs+"-client-certificate") }
+	cacheSecrets := func(cs string) func(*testworld.World) {
+		return func(w *testworld.World) { w.Secret(cs+"-kubeconfig", cs+"-ca", cs+"-client-certificate") }
 	}
 	withCache := func(cs string) func(*v1alpha1.RootShard) {
 		return func(rs *v1alpha1.RootShard) { rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: cs} }
 	}
-	shardWorld := func(sh *v1alpha1.Shard) func(*world) {
-		return func(w *world) { w.object(sh).secret("alpha-logical-cluster-admin-kubeconfig") }
+	shardWorld := func(sh *v1alpha1.Shard) func(*testworld.World) {
+		return func(w *testworld.World) { w.Object(sh).Secret("alpha-logical-cluster-admin-kubeconfig") }
 	}
 
 	cases := map[string]struct {
 		reason  string
 		vw      *v1alpha1.VirtualWorkspace
-		base    func() *world
+		base    func() *testworld.World
 		command []string
 		args    []string
 	}{
 		"Default": {
 			reason:  "kcp's own server, the target's logical-cluster-admin kubeconfig, no cache server",
 			vw:      virtualWorkspace(),
-			base:    withRoot(rootShard()),
+			base:    withRoot(testworld.RootShard()),
 			command: []string{"/virtual-workspaces"},
 			args:    join(base, []string{admin, ext}),
 		},
@@ -515,7 +425,7 @@ func TestArgs(t *testing.T) {
 			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 				vw.Spec.Command = []string{"/access-vw", "serve"}
 			}),
-			base:    withRoot(rootShard()),
+			base:    withRoot(testworld.RootShard()),
 			command: []string{"/access-vw", "serve"},
 			args:    join(base, []string{admin, ext}),
 		},
@@ -524,28 +434,28 @@ func TestArgs(t *testing.T) {
 			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 				vw.Spec.KubeconfigSecretRef = &corev1.LocalObjectReference{Name: "vw-kubeconfig"}
 			}),
-			base:    withRoot(rootShard(), func(w *world) { w.secret("vw-kubeconfig") }),
+			base:    withRoot(testworld.RootShard(), func(w *testworld.World) { w.Secret("vw-kubeconfig") }),
 			command: []string{"/virtual-workspaces"},
 			args:    join(base, []string{own, ext}),
 		},
 		"RootShardCache": {
 			reason:  "the RootShard's cache server is the effective cache of a RootShard target",
 			vw:      virtualWorkspace(),
-			base:    withRoot(rootShard(withCache("cache")), cacheSecrets("cache")),
+			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache")),
 			command: []string{"/virtual-workspaces"},
 			args:    join(base, []string{admin, ext, cache}),
 		},
 		"ShardInheritsRootShardCache": {
 			reason:  "a Shard without a cache ref uses its RootShard's cache server",
 			vw:      virtualWorkspace(targetShard("alpha")),
-			base:    withRoot(rootShard(withCache("cache")), cacheSecrets("cache"), shardWorld(shard())),
+			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache"), shardWorld(shard())),
 			command: []string{"/virtual-workspaces"},
 			args:    join(base, []string{admin, ext, cache}),
 		},
 		"ShardCache": {
 			reason: "a Shard's own cache ref is the effective cache",
 			vw:     virtualWorkspace(targetShard("alpha")),
-			base: withRoot(rootShard(), cacheSecrets("shard-cache"), shardWorld(shard(func(sh *v1alpha1.Shard) {
+			base: withRoot(testworld.RootShard(), cacheSecrets("shard-cache"), shardWorld(shard(func(sh *v1alpha1.Shard) {
 				sh.Spec.Cache = &v1alpha1.ShardCacheConfig{Ref: &corev1.LocalObjectReference{Name: "shard-cache"}}
 			}))),
 			command: []string{"/virtual-workspaces"},
@@ -554,7 +464,7 @@ func TestArgs(t *testing.T) {
 		"ShardWithoutCache": {
 			reason:  "without a cache ref anywhere there is no cache kubeconfig",
 			vw:      virtualWorkspace(targetShard("alpha")),
-			base:    withRoot(rootShard(), shardWorld(shard())),
+			base:    withRoot(testworld.RootShard(), shardWorld(shard())),
 			command: []string{"/virtual-workspaces"},
 			args:    join(base, []string{admin, ext}),
 		},
@@ -564,7 +474,7 @@ func TestArgs(t *testing.T) {
 				vw.Spec.Logging = &v1alpha1.LoggingSpec{Level: 4}
 				vw.Spec.ExtraArgs = []string{"--shard-external-url=https://api.example.com:6443", "--endpoint-base=x"}
 			}),
-			base:    withRoot(rootShard(withCache("cache")), cacheSecrets("cache")),
+			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache")),
 			command: []string{"/virtual-workspaces"},
 			args:    join(base, []string{admin, ext, cache, "-v=4", "--shard-external-url=https://api.example.com:6443", "--endpoint-base=x"}),
 		},
@@ -603,7 +513,7 @@ func TestVolumes(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		vw     *v1alpha1.VirtualWorkspace
-		base   func() *world
+		base   func() *testworld.World
 		want   pod
 	}{
 		"ExtraVolumesFirst": {
@@ -612,7 +522,7 @@ func TestVolumes(t *testing.T) {
 				vw.Spec.ExtraVolumes = []corev1.Volume{emptyDir("scratch")}
 				vw.Spec.ExtraVolumeMounts = []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch"}}
 			}),
-			base: withRoot(rootShard()),
+			base: withRoot(testworld.RootShard()),
 			want: pod{
 				Volumes: join([]corev1.Volume{emptyDir("scratch")}, rootVolumes, rootAdmin),
 				Server:  join(sharedMounts, adminMounts, []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch"}}),
@@ -623,7 +533,7 @@ func TestVolumes(t *testing.T) {
 			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 				vw.Spec.KubeconfigSecretRef = &corev1.LocalObjectReference{Name: "vw-kubeconfig"}
 			}),
-			base: withRoot(rootShard(), func(w *world) { w.secret("vw-kubeconfig") }),
+			base: withRoot(testworld.RootShard(), func(w *testworld.World) { w.Secret("vw-kubeconfig") }),
 			want: pod{
 				Volumes: join(rootVolumes, rootAdmin, []corev1.Volume{secretVolume("server-kubeconfig", "vw-kubeconfig")}),
 				Server:  join(sharedMounts, []corev1.VolumeMount{ro("server-kubeconfig", "/etc/kcp/server-kubeconfig")}),
@@ -632,12 +542,12 @@ func TestVolumes(t *testing.T) {
 		"ShardTargetCASecretRefMergedClientCA": {
 			reason: "a Shard target lends its own logical-cluster-admin kubeconfig; the root CA is the caSecretRef Secret (quirk 5 fixed); a client CA bundle switches to the merged client CA; the cache trio follows the shared CAs",
 			vw:     virtualWorkspace(targetShard("alpha")),
-			base: withRoot(rootShard(func(rs *v1alpha1.RootShard) {
+			base: withRoot(testworld.RootShard(func(rs *v1alpha1.RootShard) {
 				rs.Spec.Certificates = v1alpha1.Certificates{CASecretRef: &corev1.LocalObjectReference{Name: "my-ca"}}
 				rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "extra-client-cas"}
 				rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: "cache"}
-			}), func(w *world) {
-				w.object(shard()).secret("alpha-logical-cluster-admin-kubeconfig", "my-ca", "extra-client-cas", "cache-kubeconfig", "cache-ca", "cache-client-certificate")
+			}), func(w *testworld.World) {
+				w.Object(shard()).Secret("alpha-logical-cluster-admin-kubeconfig", "my-ca", "extra-client-cas", "cache-kubeconfig", "cache-ca", "cache-client-certificate")
 			}),
 			want: pod{
 				Volumes: []corev1.Volume{
@@ -676,7 +586,7 @@ func TestVolumes(t *testing.T) {
 					},
 				}
 			}),
-			base: withRoot(rootShard(), func(w *world) { w.secret("vw-kubeconfig", "bootstrap-kubeconfig") }),
+			base: withRoot(testworld.RootShard(), func(w *testworld.World) { w.Secret("vw-kubeconfig", "bootstrap-kubeconfig") }),
 			want: pod{
 				Volumes: join(
 					[]corev1.Volume{emptyDir("shared")}, rootVolumes, rootAdmin,
@@ -729,7 +639,7 @@ func TestInitContainers(t *testing.T) {
 			},
 		}
 	})
-	r, _ := converge(vw, withRoot(rootShard()))
+	r, _ := converge(vw, withRoot(testworld.RootShard()))
 	ps := deployment(t, r).Spec.Template.Spec
 	fallback := join(sharedMounts, adminMounts)
 	want := []corev1.Container{
@@ -769,7 +679,7 @@ func TestMergedClientCA(t *testing.T) {
 	}{
 		"RootShardBundle": {
 			reason: "a RootShard's clientCABundleRef is inherited",
-			rs: rootShard(func(rs *v1alpha1.RootShard) {
+			rs: testworld.RootShard(func(rs *v1alpha1.RootShard) {
 				rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "rs-bundle"}
 			}),
 			vw:   virtualWorkspace(),
@@ -777,7 +687,7 @@ func TestMergedClientCA(t *testing.T) {
 		},
 		"OwnBundle": {
 			reason: "the VirtualWorkspace's own clientCABundleRef",
-			rs:     rootShard(),
+			rs:     testworld.RootShard(),
 			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 				vw.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "vw-bundle"}
 			}),
@@ -785,7 +695,7 @@ func TestMergedClientCA(t *testing.T) {
 		},
 		"Both": {
 			reason: "the client CA, then the RootShard's bundle, then the VirtualWorkspace's",
-			rs: rootShard(func(rs *v1alpha1.RootShard) {
+			rs: testworld.RootShard(func(rs *v1alpha1.RootShard) {
 				rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "rs-bundle"}
 			}),
 			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
@@ -796,7 +706,7 @@ func TestMergedClientCA(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, _ := converge(tc.vw, withRoot(tc.rs, func(w *world) { w.secret("rs-bundle", "vw-bundle") }))
+			r, _ := converge(tc.vw, withRoot(tc.rs, func(w *testworld.World) { w.Secret("rs-bundle", "vw-bundle") }))
 			o, ok := r.Desired.Get("secret-merged-client-ca")
 			if !ok {
 				t.Fatalf("%s: vw-merged-client-ca is not composed; desired %v", tc.reason, r.Desired.Names())
@@ -819,7 +729,7 @@ func TestMergedClientCA(t *testing.T) {
 		vw := virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 			vw.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "vw-bundle"}
 		})
-		r, _ := converge(vw, withRoot(rootShard()))
+		r, _ := converge(vw, withRoot(testworld.RootShard()))
 		if r.Desired.Has("secret-merged-client-ca") || r.Desired.Has("deployment-virtual-workspace") {
 			t.Errorf("Without the bundle Secret neither the merged client CA nor the Deployment can be built; desired %v", r.Desired.Names())
 		}
@@ -834,32 +744,32 @@ func TestMissingTarget(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		vw      *v1alpha1.VirtualWorkspace
-		running func() *world
-		gone    func() *world
+		running func() *testworld.World
+		gone    func() *testworld.World
 		wantReq []gate.Requirement
 		wantMsg string
 	}{
 		"RootShard": {
 			reason:  "the target RootShard is gone",
 			vw:      virtualWorkspace(),
-			running: withRoot(rootShard()),
-			gone:    newWorld,
+			running: withRoot(testworld.RootShard()),
+			gone:    testworld.New,
 			wantReq: []gate.Requirement{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"}},
 			wantMsg: "RootShard root (spec.target.rootShardRef.name) does not exist in namespace kcp; create it or fix the reference",
 		},
 		"Shard": {
 			reason:  "the target Shard is gone",
 			vw:      virtualWorkspace(targetShard("alpha")),
-			running: withRoot(rootShard(), func(w *world) { w.object(shard()).secret("alpha-logical-cluster-admin-kubeconfig") }),
-			gone:    withRoot(rootShard()),
+			running: withRoot(testworld.RootShard(), func(w *testworld.World) { w.Object(shard()).Secret("alpha-logical-cluster-admin-kubeconfig") }),
+			gone:    withRoot(testworld.RootShard()),
 			wantReq: []gate.Requirement{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard", Name: "alpha"}},
 			wantMsg: "Shard alpha (spec.target.shardRef.name) does not exist in namespace kcp; create it or fix the reference",
 		},
 		"ShardsRootShard": {
 			reason:  "the target Shard's RootShard is gone",
 			vw:      virtualWorkspace(targetShard("alpha")),
-			running: withRoot(rootShard(), func(w *world) { w.object(shard()).secret("alpha-logical-cluster-admin-kubeconfig") }),
-			gone:    func() *world { return newWorld().object(shard()) },
+			running: withRoot(testworld.RootShard(), func(w *testworld.World) { w.Object(shard()).Secret("alpha-logical-cluster-admin-kubeconfig") }),
+			gone:    func() *testworld.World { return testworld.New().Object(shard()) },
 			wantReq: []gate.Requirement{
 				{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard", Name: "alpha"},
 				{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"},
@@ -869,7 +779,7 @@ func TestMissingTarget(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fresh := Compose(tc.vw, tc.gone().state())
+			fresh := Compose(tc.vw, tc.gone().State())
 			if len(fresh.Desired.Objects()) != 0 {
 				t.Errorf("%s: nothing is composed before the target exists, got %v", tc.reason, fresh.Desired.Names())
 			}
@@ -885,9 +795,7 @@ func TestMissingTarget(t *testing.T) {
 			}
 
 			converged, w := converge(tc.vw, tc.running)
-			gone := tc.gone()
-			gone.oc = w.oc
-			r := Compose(tc.vw, gone.state())
+			r := Compose(tc.vw, tc.gone().ComposedFrom(w).State())
 			if diff := cmp.Diff(converged.Desired.Names(), r.Desired.Names()); diff != "" {
 				t.Errorf("%s: nothing may disappear while the target is missing.\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -909,7 +817,7 @@ func TestMissingTarget(t *testing.T) {
 
 func TestGating(t *testing.T) {
 	t.Run("Fresh", func(t *testing.T) {
-		r := Compose(virtualWorkspace(), newWorld().installation(rootShard()).state())
+		r := Compose(virtualWorkspace(), installation(testworld.RootShard()).State())
 		if diff := cmp.Diff([]resource.Name{"certificate-client", "certificate-server"}, r.Desired.Names()); diff != "" {
 			t.Errorf("Before its certificates are issued only the certificates are composed.\n-want, +got:\n%s", diff)
 		}
@@ -929,28 +837,28 @@ func TestGating(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		vw     *v1alpha1.VirtualWorkspace
-		base   func() *world
+		base   func() *testworld.World
 		want   string
 	}{
 		"TargetKubeconfig": {
 			reason: "the target's logical-cluster-admin kubeconfig is mounted",
 			vw:     virtualWorkspace(),
-			base: func() *world {
-				return newWorld().object(rootShard()).secret("root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca")
+			base: func() *testworld.World {
+				return testworld.New().Object(testworld.RootShard()).Secret("root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca")
 			},
 			want: "Secret root-logical-cluster-admin-kubeconfig (spec.target.rootShardRef.name (RootShard root))",
 		},
 		"ShardTargetKubeconfig": {
 			reason: "a Shard target's logical-cluster-admin kubeconfig is mounted",
 			vw:     virtualWorkspace(targetShard("alpha")),
-			base:   withRoot(rootShard(), func(w *world) { w.object(shard()) }),
+			base:   withRoot(testworld.RootShard(), func(w *testworld.World) { w.Object(shard()) }),
 			want:   "Secret alpha-logical-cluster-admin-kubeconfig (spec.target.shardRef.name (Shard alpha))",
 		},
 		"RootCA": {
 			reason: "the RootShard's CAs are mounted",
 			vw:     virtualWorkspace(targetShard("alpha")),
-			base: func() *world {
-				return newWorld().object(rootShard()).object(shard()).secret("root-server-ca", "root-client-ca", "root-requestheader-client-ca", "alpha-logical-cluster-admin-kubeconfig")
+			base: func() *testworld.World {
+				return testworld.New().Object(testworld.RootShard()).Object(shard()).Secret("root-server-ca", "root-client-ca", "root-requestheader-client-ca", "alpha-logical-cluster-admin-kubeconfig")
 			},
 			want: "Secret root-ca (spec.target.shardRef.name (RootShard root of Shard alpha))",
 		},
@@ -959,7 +867,7 @@ func TestGating(t *testing.T) {
 			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 				vw.Spec.KubeconfigSecretRef = &corev1.LocalObjectReference{Name: "vw-kubeconfig"}
 			}),
-			base: withRoot(rootShard()),
+			base: withRoot(testworld.RootShard()),
 			want: "Secret vw-kubeconfig (spec.kubeconfigSecretRef.name)",
 		},
 		"InitKubeconfig": {
@@ -969,15 +877,15 @@ func TestGating(t *testing.T) {
 					{Name: "a"}, {Name: "b", KubeconfigSecretRef: &corev1.LocalObjectReference{Name: "b-kubeconfig"}},
 				}
 			}),
-			base: withRoot(rootShard()),
+			base: withRoot(testworld.RootShard()),
 			want: "Secret b-kubeconfig (spec.initContainers[1].kubeconfigSecretRef.name)",
 		},
 		"CacheServer": {
 			reason: "the effective cache server's Secrets are mounted",
 			vw:     virtualWorkspace(targetShard("alpha")),
-			base: withRoot(rootShard(func(rs *v1alpha1.RootShard) { rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: "cache"} }),
-				func(w *world) {
-					w.object(shard()).secret("alpha-logical-cluster-admin-kubeconfig", "cache-kubeconfig", "cache-ca")
+			base: withRoot(testworld.RootShard(func(rs *v1alpha1.RootShard) { rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: "cache"} }),
+				func(w *testworld.World) {
+					w.Object(shard()).Secret("alpha-logical-cluster-admin-kubeconfig", "cache-kubeconfig", "cache-ca")
 				}),
 			want: "Secret cache-client-certificate (spec.cache.ref.name of RootShard root (CacheServer cache))",
 		},
@@ -1005,10 +913,8 @@ func TestKeepWorkloadWhileInputMissing(t *testing.T) {
 	vw := virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 		vw.Spec.KubeconfigSecretRef = &corev1.LocalObjectReference{Name: "vw-kubeconfig"}
 	})
-	converged, w := converge(vw, withRoot(rootShard(), func(w *world) { w.secret("vw-kubeconfig") }))
-	gone := withRoot(rootShard())()
-	gone.oc = w.oc
-	r := Compose(vw, gone.state())
+	converged, w := converge(vw, withRoot(testworld.RootShard(), func(w *testworld.World) { w.Secret("vw-kubeconfig") }))
+	r := Compose(vw, withRoot(testworld.RootShard())().ComposedFrom(w).State())
 	if diff := cmp.Diff(converged.Desired.Names(), r.Desired.Names()); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
@@ -1020,15 +926,15 @@ func TestKeepWorkloadWhileInputMissing(t *testing.T) {
 }
 
 func TestReplicas(t *testing.T) {
-	live := func(n int64) func(*world) {
-		return func(w *world) {
-			w.put("deployment-virtual-workspace", map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+	live := func(n int64) func(*testworld.World) {
+		return func(w *testworld.World) {
+			w.Put("deployment-virtual-workspace", map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 				"metadata": map[string]any{"name": "vw-virtual-workspace"}, "spec": map[string]any{"replicas": n}})
 		}
 	}
 	cases := map[string]struct {
 		vw   *v1alpha1.VirtualWorkspace
-		live func(*world)
+		live func(*testworld.World)
 		want int32
 	}{
 		"Default": {vw: virtualWorkspace(), want: 2},
@@ -1037,12 +943,12 @@ func TestReplicas(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			first, _ := converge(tc.vw, withRoot(rootShard()))
-			w := withRoot(rootShard())().settle(first)
+			first, _ := converge(tc.vw, withRoot(testworld.RootShard()))
+			w := withRoot(testworld.RootShard())().Settle(first.Desired)
 			if tc.live != nil {
 				tc.live(w)
 			}
-			r := Compose(tc.vw, w.state())
+			r := Compose(tc.vw, w.State())
 			if got := *deployment(t, r).Spec.Replicas; got != tc.want {
 				t.Errorf("replicas = %d, want %d", got, tc.want)
 			}
@@ -1186,7 +1092,7 @@ func TestDeterministic(t *testing.T) {
 		vw.Spec.InitContainers = []v1alpha1.VirtualWorkspaceInitContainer{{Name: "a"}, {Name: "b", KubeconfigSecretRef: &corev1.LocalObjectReference{Name: "b"}}}
 		vw.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "bundle"}
 	})
-	base := withRoot(rootShard(), func(w *world) { w.secret("b", "bundle") })
+	base := withRoot(testworld.RootShard(), func(w *testworld.World) { w.Secret("b", "bundle") })
 	first, _ := converge(vw, base)
 	want, err := first.Desired.Composed()
 	if err != nil {
