@@ -3,13 +3,13 @@ package render
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/configuration-kcp/configuration-kcp/test/gomod"
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 )
@@ -122,16 +122,6 @@ func TestDocsClusterRoleIsInstalls(t *testing.T) {
 // crossplaneCRDs is the CRD directory of the Crossplane core module test/tools pins (for
 // ImageConfig and the package kinds the docs show).
 func crossplaneCRDs() (string, error) {
-	cmd := exec.Command("go", "mod", "download", "-json", "github.com/crossplane/crossplane/v2")
-	cmd.Dir = filepath.Join(repoRoot, "test", "tools")
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	out, err := cmd.Output()
-	if err != nil {
-		return "", err
-	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil {
-		return "", err
-	}
-	return filepath.Join(mod.Dir, "cluster", "crds"), nil
+	dir, err := gomod.Dir(filepath.Join(repoRoot, "test", "tools"), "github.com/crossplane/crossplane/v2")
+	return filepath.Join(dir, "cluster", "crds"), err
 }

@@ -1,13 +1,14 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/configuration-kcp/configuration-kcp/test/gomod"
 )
 
 // certManagerCRDs are the cert-manager kinds a composition may compose or reference.
@@ -60,24 +61,15 @@ func extensions() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("go", "mod", "download", "-json", "github.com/cert-manager/cert-manager")
-	cmd.Dir = repoRoot
-	out, err := cmd.Output()
+	dir, err := gomod.Dir(repoRoot, "github.com/cert-manager/cert-manager")
 	if err != nil {
-		return nil, fmt.Errorf("go mod download github.com/cert-manager/cert-manager: %w", err)
-	}
-	var mod struct{ Dir, Version, Error string }
-	if err := json.Unmarshal(out, &mod); err != nil {
 		return nil, err
-	}
-	if mod.Error != "" || mod.Dir == "" {
-		return nil, fmt.Errorf("go mod download github.com/cert-manager/cert-manager: %s", mod.Error)
 	}
 	ext := xrds
 	for _, kind := range certManagerCRDs {
-		path := filepath.Join(mod.Dir, "deploy", "crds", "cert-manager.io_"+kind+".yaml")
+		path := filepath.Join(dir, "deploy", "crds", "cert-manager.io_"+kind+".yaml")
 		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("cert-manager %s: %w", mod.Version, err)
+			return nil, fmt.Errorf("cert-manager CRD %s: %w", kind, err)
 		}
 		ext = append(ext, path)
 	}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
 // The basic example: a ClusterIssuer, a RootShard, a FrontProxy and an admin Kubeconfig in
@@ -21,14 +19,10 @@ const (
 	kubeconfigName = "kcp-admin-kubeconfig"
 )
 
-// golden returns, for one example's reviewed golden render, the XRs' resourceRefs ("Kind/name"
-// sorted, by "Kind/name" of the XR) and the number of Certificates.
-func golden(t *testing.T, e *env, example string) (refs map[string][]string, certificates int) {
+// goldenRefs returns, for a golden render, the XRs' resourceRefs ("Kind/name" sorted, by
+// "Kind/name" of the XR) and the number of Certificates.
+func goldenRefs(t *testing.T, docs [][]byte) (refs map[string][]string, certificates int) {
 	t.Helper()
-	docs, err := stack.ReadManifests(e.root + "/test/render/testdata/golden/" + example + "/converged.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	refs = map[string][]string{}
 	for _, d := range docs {
 		var x xr
@@ -57,7 +51,8 @@ func (x xr) refs() []string {
 
 func testBasic(t *testing.T, e *env) {
 	ctx := t.Context()
-	wantRefs, wantCerts := golden(t, e, "basic")
+	golden := goldenRender(t, e, "basic")
+	wantRefs, wantCerts := goldenRefs(t, golden)
 
 	callsBefore, err := functionCalls(ctx, e)
 	if err != nil {
@@ -126,7 +121,7 @@ func testBasic(t *testing.T, e *env) {
 			}
 		}
 	})
-	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, basicNamespace, "basic") })
+	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, basicNamespace, golden) })
 	t.Run("StatusFields", func(t *testing.T) {
 		if p := xrs["RootShard"].Status["phase"]; p != "Running" {
 			t.Errorf("RootShard status.phase = %v, want Running", p)
@@ -160,12 +155,27 @@ func testBasic(t *testing.T, e *env) {
 	})
 }
 
-// checkAdminKubeconfig checks the kubeconfig Secret the way kcp and a client would use it: the
-// client certificate chains to the root shard's client CA (the CA kcp and the front-proxy
-// verify clients with) for client auth, and the kubeconfig's CA verifies the front-proxy's
-// serving certificate (with the chain it serves) for the server URL's host.
+// checkAdminKubeconfig checks the admin kubeconfig's trust (checkKubeconfigTrust), its
+// server URL and its user.
 func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) {
-	data, err := e.SecretData(ctx, basicNamespace, kubeconfigName)
+	u, cert := checkKubeconfigTrust(ctx, t, e, basicNamespace, kubeconfigName, "root-frontproxy-server")
+	if u.Host != "api.example.com:6443" || u.Path != "/clusters/root" {
+		t.Errorf("kubeconfig server %s, want https://api.example.com:6443/clusters/root", u)
+	}
+	// The groups are spec.groups plus kubeconfig:<name>, sorted, as kcp-operator issues them.
+	if cert.Subject.CommonName != "kcp-admin" || strings.Join(cert.Subject.Organization, ",") != "kubeconfig:admin,system:kcp:admin" {
+		t.Errorf("client certificate subject %s, want CN=kcp-admin O=kubeconfig:admin O=system:kcp:admin", cert.Subject)
+	}
+}
+
+// checkKubeconfigTrust checks a kubeconfig Secret the way kcp and a client use it: the
+// client certificate chains to the root shard's client CA (the CA kcp and the front-proxy
+// verify clients with) for client auth, and the kubeconfig's CA verifies the serving
+// certificate of the server it names (Secret servingSecret, with the chain it serves) for
+// the server URL's host. It returns the server URL and the client certificate.
+func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, kubeconfigSecret, servingSecret string) (*url.URL, *x509.Certificate) {
+	t.Helper()
+	data, err := e.SecretData(ctx, ns, kubeconfigSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,15 +191,7 @@ func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Host != "api.example.com:6443" || u.Path != "/clusters/root" {
-		t.Errorf("kubeconfig server %s, want https://api.example.com:6443/clusters/root", server)
-	}
-	// The groups are spec.groups plus kubeconfig:<name>, sorted, as kcp-operator issues them.
-	if cert.Leaf.Subject.CommonName != "kcp-admin" || strings.Join(cert.Leaf.Subject.Organization, ",") != "kubeconfig:admin,system:kcp:admin" {
-		t.Errorf("client certificate subject %s, want CN=kcp-admin O=kubeconfig:admin O=system:kcp:admin", cert.Leaf.Subject)
-	}
-
-	clientCA, err := e.SecretData(ctx, basicNamespace, "root-client-ca")
+	clientCA, err := e.SecretData(ctx, ns, "root-client-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,10 +199,9 @@ func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) {
 		Roots:     pool(clientCA["tls.crt"]),
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}); err != nil {
-		t.Errorf("the kubeconfig's client certificate does not verify against the root shard's client CA (Secret root-client-ca): %v", err)
+		t.Errorf("the client certificate of %s does not verify against the root shard's client CA (Secret root-client-ca): %v", kubeconfigSecret, err)
 	}
-
-	serving, err := e.SecretData(ctx, basicNamespace, "root-frontproxy-server")
+	serving, err := e.SecretData(ctx, ns, servingSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,6 +215,7 @@ func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) {
 		Intermediates: chain(serving["tls.crt"]),
 		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}); err != nil {
-		t.Errorf("the kubeconfig's CA does not verify the front-proxy's serving certificate (Secret root-frontproxy-server) for %s: %v", u.Hostname(), err)
+		t.Errorf("the CA of %s does not verify the serving certificate in Secret %s for %s: %v", kubeconfigSecret, servingSecret, u.Hostname(), err)
 	}
+	return u, cert.Leaf
 }

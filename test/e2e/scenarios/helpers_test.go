@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -133,8 +132,6 @@ func waitXR(ctx context.Context, e *env, kind, namespace, name, condition, statu
 type fakeKubelet struct {
 	cancel context.CancelFunc
 	done   chan struct{}
-	mu     sync.Mutex
-	marked map[string]int64 // Deployment name -> generation marked available
 }
 
 // startFakeKubelet starts a fakeKubelet for the namespace that runs until TestKCP ends (the
@@ -147,7 +144,7 @@ func startFakeKubelet(t *testing.T, e *env, namespace string) *fakeKubelet {
 		return k
 	}
 	ctx, cancel := context.WithCancel(e.t.Context())
-	k := &fakeKubelet{cancel: cancel, done: make(chan struct{}), marked: map[string]int64{}}
+	k := &fakeKubelet{cancel: cancel, done: make(chan struct{})}
 	t.Logf("FakeKubelet: marking Deployments in %s available as a kubelet and the deployment controller would (no kubelet runs here)", namespace)
 	go func() {
 		defer close(k.done)
@@ -170,13 +167,6 @@ func startFakeKubelet(t *testing.T, e *env, namespace string) *fakeKubelet {
 func (k *fakeKubelet) stop() {
 	k.cancel()
 	<-k.done
-}
-
-// generation returns the generation last marked available for a Deployment.
-func (k *fakeKubelet) generation(name string) int64 {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.marked[name]
 }
 
 func (k *fakeKubelet) mark(ctx context.Context, e *env, namespace string) error {
@@ -215,9 +205,6 @@ func (k *fakeKubelet) mark(ctx context.Context, e *env, namespace string) error 
 		if _, err := e.Kubectl(ctx, b, "patch", "deployment", "-n", namespace, d.Metadata.Name, "--subresource=status", "--type=merge", "--patch-file=/dev/stdin"); err != nil {
 			return err
 		}
-		k.mu.Lock()
-		k.marked[d.Metadata.Name] = d.Metadata.Generation
-		k.mu.Unlock()
 	}
 	return nil
 }
@@ -256,13 +243,19 @@ type deployment struct {
 	} `json:"spec"`
 }
 
-// goldenDeployments reads the Deployments of a reviewed golden render, by name.
-func goldenDeployments(t *testing.T, e *env, example string) map[string]deployment {
+// goldenRender reads the reviewed golden render of an example's converged state.
+func goldenRender(t *testing.T, e *env, example string) [][]byte {
 	t.Helper()
 	docs, err := stack.ReadManifests(filepath.Join(e.root, "test", "render", "testdata", "golden", example, "converged.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return docs
+}
+
+// goldenDeployments are the Deployments of a golden render, by name.
+func goldenDeployments(t *testing.T, docs [][]byte) map[string]deployment {
+	t.Helper()
 	out := map[string]deployment{}
 	for _, d := range docs {
 		var dep deployment
@@ -279,9 +272,9 @@ func goldenDeployments(t *testing.T, e *env, example string) map[string]deployme
 // checkDeployments compares every live Deployment of the namespace with the golden render
 // (containers' images, commands, args in order, mounts, and the Secrets and ConfigMaps behind
 // the volumes), and checks that every Secret and ConfigMap a volume names exists.
-func checkDeployments(ctx context.Context, t *testing.T, e *env, namespace, example string) {
+func checkDeployments(ctx context.Context, t *testing.T, e *env, namespace string, golden [][]byte) {
 	t.Helper()
-	want := goldenDeployments(t, e, example)
+	want := goldenDeployments(t, golden)
 	var list struct {
 		Items []deployment `json:"items"`
 	}
@@ -293,7 +286,7 @@ func checkDeployments(ctx context.Context, t *testing.T, e *env, namespace, exam
 		got[d.Metadata.Name] = d
 	}
 	if len(got) != len(want) {
-		t.Errorf("namespace %s has Deployments %v, the golden render of %s has %v", namespace, keys(got), example, keys(want))
+		t.Errorf("namespace %s has Deployments %v, the golden render has %v", namespace, keys(got), keys(want))
 	}
 	for name, w := range want {
 		g, ok := got[name]

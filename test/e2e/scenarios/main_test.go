@@ -14,7 +14,6 @@
 package scenarios
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,7 +33,7 @@ func TestMain(m *testing.M) {
 		// directories first; the re-executed test binary inherits the environment.
 		root, err := cluster.ModuleRoot()
 		if err == nil {
-			err = stack.ResolveCRDs(context.Background(), root)
+			err = stack.ResolveCRDs(root)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)

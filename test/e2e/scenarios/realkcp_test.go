@@ -78,7 +78,7 @@ ip link set vp netns %d`, kcpPod.holder.PID(), proxyPod.holder.PID())).CombinedO
 	}
 
 	etcdBin := os.Getenv("E2E_ETCD")
-	if _, err := kcpPod.run(t, e, dir, "etcd", etcdBin,
+	if _, err := kcpPod.runIn(t, e, dir, dir, "etcd", etcdBin,
 		"--name=kcp-etcd", "--data-dir="+filepath.Join(dir, "etcd-data"),
 		"--listen-client-urls=http://127.0.0.1:2379", "--advertise-client-urls=http://127.0.0.1:2379",
 		"--listen-peer-urls=http://127.0.0.1:2380", "--initial-advertise-peer-urls=http://127.0.0.1:2380",
@@ -175,28 +175,7 @@ func newPod(ctx context.Context, t *testing.T, e *env, dir, name, ip string, hos
 		}
 	}
 
-	var dep struct {
-		Spec struct {
-			Template struct {
-				Spec struct {
-					Containers []struct {
-						VolumeMounts []struct {
-							Name, MountPath string
-						} `json:"volumeMounts"`
-					} `json:"containers"`
-					Volumes []struct {
-						Name   string
-						Secret *struct {
-							SecretName string `json:"secretName"`
-						} `json:"secret"`
-						ConfigMap *struct {
-							Name string `json:"name"`
-						} `json:"configMap"`
-					} `json:"volumes"`
-				} `json:"spec"`
-			} `json:"template"`
-		} `json:"spec"`
-	}
+	var dep deployment
 	if err := e.GetJSON(ctx, &dep, "deployment", "-n", basicNamespace, name); err != nil {
 		t.Fatal(err)
 	}
@@ -255,10 +234,6 @@ func (p *pod) container(ctx context.Context, t *testing.T, e *env) (command, arg
 func (p *pod) command(ctx context.Context, bin string, args ...string) *exec.Cmd {
 	return exec.CommandContext(ctx, "nsenter", append([]string{fmt.Sprintf("--net=/proc/%d/ns/net", p.holder.PID()), "--",
 		"unshare", "-m", "--propagation", "private", "sh", "-c", `mount --bind "$0" /etc && exec "$@"`, p.etc, bin}, args...)...)
-}
-
-func (p *pod) run(t *testing.T, e *env, dir, name, bin string, args ...string) (*proc.Process, error) {
-	return p.runIn(t, e, dir, dir, name, bin, args...)
 }
 
 // runIn starts a long-running process in the pod, working directory wd, log in dir.

@@ -2,8 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"crypto/x509"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +14,8 @@ import (
 func testSharded(t *testing.T, e *env) {
 	ctx := t.Context()
 	ns := basicNamespace // The example's own namespace, so that live objects compare with its golden render.
-	wantRefs, wantCerts := golden(t, e, "sharded")
+	golden := goldenRender(t, e, "sharded")
+	wantRefs, wantCerts := goldenRefs(t, golden)
 
 	callsBefore, err := functionCalls(ctx, e)
 	if err != nil {
@@ -52,9 +51,11 @@ func testSharded(t *testing.T, e *env) {
 			}
 		}
 	})
-	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, ns, "sharded") })
+	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, ns, golden) })
 	t.Run("FrontProxyRoutesToTheRootShard", func(t *testing.T) { checkPathMapping(ctx, t, e, ns) })
-	t.Run("ShardKubeconfigTrustsTheShard", func(t *testing.T) { checkShardKubeconfig(ctx, t, e, ns) })
+	t.Run("ShardKubeconfigTrustsTheShard", func(t *testing.T) {
+		checkKubeconfigTrust(ctx, t, e, ns, "shard-1-controller-kubeconfig", "shard-1-server")
+	})
 }
 
 // checkPathMapping reads the front-proxy's path mapping: /clusters/ and /services/ go to the
@@ -91,45 +92,5 @@ func checkPathMapping(ctx context.Context, t *testing.T, e *env, ns string) {
 	}
 	if args := strings.Join(dep.Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, "--shards-kubeconfig=") {
 		t.Errorf("front-proxy args lack --shards-kubeconfig, so it cannot route to shards: %s", args)
-	}
-}
-
-// checkShardKubeconfig checks the Kubeconfig that targets shard-1: its client certificate
-// chains to the root shard's client CA (shards share it), and its CA verifies shard-1's
-// serving certificate for the server's host.
-func checkShardKubeconfig(ctx context.Context, t *testing.T, e *env, ns string) {
-	data, err := e.SecretData(ctx, ns, "shard-1-controller-kubeconfig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := parseKubeconfig(data["kubeconfig"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, ca, cert, err := k.current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clientCA, err := e.SecretData(ctx, ns, "root-client-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cert.Leaf.Verify(x509.VerifyOptions{Roots: pool(clientCA["tls.crt"]), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
-		t.Errorf("shard-1-controller's client certificate does not verify against root-client-ca: %v", err)
-	}
-	serving, err := e.SecretData(ctx, ns, "shard-1-server")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := leaf(serving["tls.crt"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sc.Verify(x509.VerifyOptions{DNSName: u.Hostname(), Roots: pool(ca), Intermediates: chain(serving["tls.crt"]), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
-		t.Errorf("the kubeconfig's CA does not verify shard-1's serving certificate for %s (server %s): %v", u.Hostname(), server, err)
 	}
 }

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/gomod"
 )
 
 // Object is the part of any Kubernetes object the harness reads generically.
@@ -113,27 +114,6 @@ func (s *Stack) WaitCondition(ctx context.Context, timeout time.Duration, condit
 	})
 }
 
-// ModuleDir returns the directory in the module cache of module at the version that the
-// go.mod in goModDir requires, downloading it if needed. It needs the Go module proxy, so
-// call it before entering the network namespace (see ResolveCRDs).
-func ModuleDir(ctx context.Context, goModDir, module string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module)
-	cmd.Dir = goModDir
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s (in %s): %w", module, goModDir, err)
-	}
-	var m struct{ Dir, Error string }
-	if err := json.Unmarshal(out, &m); err != nil {
-		return "", err
-	}
-	if m.Error != "" || m.Dir == "" {
-		return "", fmt.Errorf("go mod download %s (in %s): %s", module, goModDir, m.Error)
-	}
-	return m.Dir, nil
-}
-
 // Environment variables carrying the CRD directories into the network namespace.
 const (
 	EnvCrossplaneCRDs  = "E2E_CROSSPLANE_CRDS"
@@ -144,7 +124,7 @@ const (
 // directories of the Crossplane core version test/tools pins and of the cert-manager version
 // the root module pins. Call it before cluster.Run re-executes into the network namespace,
 // which inherits the environment.
-func ResolveCRDs(ctx context.Context, moduleRoot string) error {
+func ResolveCRDs(moduleRoot string) error {
 	for _, r := range []struct{ env, goModDir, module, sub string }{
 		{EnvCrossplaneCRDs, filepath.Join(moduleRoot, "test", "tools"), "github.com/crossplane/crossplane/v2", "cluster/crds"},
 		{EnvCertManagerCRDs, moduleRoot, "github.com/cert-manager/cert-manager", "deploy/crds"},
@@ -152,7 +132,7 @@ func ResolveCRDs(ctx context.Context, moduleRoot string) error {
 		if os.Getenv(r.env) != "" {
 			continue
 		}
-		dir, err := ModuleDir(ctx, r.goModDir, r.module)
+		dir, err := gomod.Dir(r.goModDir, r.module)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
 // registry is an in-memory OCI registry (go-containerregistry's, as `crane registry serve`
@@ -58,7 +60,7 @@ func (r *registry) stop() {
 func (s *Stack) Push(ctx context.Context, xpkg, repository, tag string) (string, error) {
 	ref := fmt.Sprintf("%s/%s:%s", s.Registry, repository, tag)
 	cmd := exec.CommandContext(ctx, s.opts.Bin.CrossplaneCLI, "xpkg", "push", "-f", xpkg, ref)
-	cmd.Env = append(os.Environ(), "HTTPS_PROXY=", "HTTP_PROXY=", "https_proxy=", "http_proxy=")
+	cmd.Env = append(os.Environ(), proc.NoProxy...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("crossplane xpkg push -f %s %s: %w\n%s", xpkg, ref, err, out)
 	}

@@ -71,7 +71,7 @@ type Options struct {
 	// Dir receives the PKI, kubeconfigs, data and every process's log. It is emptied first.
 	Dir string
 	// CrossplaneCRDs and CertManagerCRDs are directories of CRD manifests: cluster/crds of
-	// the Crossplane core module and deploy/crds of the cert-manager module (see ModuleDir).
+	// the Crossplane core module and deploy/crds of the cert-manager module (see ResolveCRDs).
 	CrossplaneCRDs, CertManagerCRDs string
 	// Progress receives one line per step, with the time since Up began. May be nil.
 	Progress io.Writer

@@ -37,7 +37,7 @@ func main() {
 		// Outside the namespace: find the CRDs while the module proxy is reachable.
 		root, err := cluster.ModuleRoot()
 		if err == nil {
-			err = stack.ResolveCRDs(context.Background(), root)
+			err = stack.ResolveCRDs(root)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "kcp-demo: %v\n", err)
