@@ -66,13 +66,15 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 ## e2e: install the packages `make build` produces on a real control plane (etcd,
 ## kube-apiserver, kube-controller-manager, cert-manager, Crossplane; local processes in a
 ## private network namespace) and run the scenarios of test/e2e/scenarios: basic, renewal,
-## bad input, delete, sharded. Progress on standard error; logs in _output/e2e/.
+## bad input, delete, migrate from kcp-operator, sharded. Progress on standard error; logs in
+## _output/e2e/. E2E_RUN='TestKCP/(Basic|Delete|Migrate)$$' runs some of them (-test.run).
+E2E_RUN ?=
 .PHONY: e2e
 e2e: build $(E2E_BINARIES)
 	@echo "== end-to-end scenarios on a real control plane (about 10 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.
-	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=45m
+	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=45m $(if $(E2E_RUN),-test.run '$(E2E_RUN)')
 
 ## package-test: check the built packages (make build): the Configuration holds exactly
 ## crossplane.yaml and apis/*, pins the function at VERSION and carries registry metadata;
@@ -97,7 +99,7 @@ demo-down:
 ## test: everything CI runs. The end-to-end packages under test/e2e need the binaries the
 ## e2e targets build, so they run through those targets, not through `go test ./...`.
 .PHONY: test
-test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE)
+test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_KUBECTL)
 	@echo "== gofmt"; files=$$(gofmt -l apis functions test); test -z "$$files" || { echo "not gofmt-ed: $$files" >&2; exit 1; }
 	@echo "== vet"; go vet ./...
 	@echo "== unit and render tests"; go test $$(go list ./... | grep -v '/test/e2e/\|/test/pkg')

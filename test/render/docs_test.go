@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +18,13 @@ import (
 // yamlBlocks returns the ```yaml fenced blocks of a Markdown file.
 func yamlBlocks(t *testing.T, path string) []string {
 	t.Helper()
+	return fencedBlocks(t, path, "yaml")
+}
+
+// fencedBlocks returns the fenced blocks of a Markdown file whose info string is one of
+// langs, also when the fence is indented (inside a list item).
+func fencedBlocks(t *testing.T, path string, langs ...string) []string {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +35,7 @@ func yamlBlocks(t *testing.T, path string) []string {
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		switch {
-		case cur == nil && line == "```yaml":
+		case cur == nil && strings.HasPrefix(line, "```") && slices.Contains(langs, strings.TrimPrefix(line, "```")):
 			cur = &strings.Builder{}
 		case cur != nil && line == "```":
 			blocks = append(blocks, cur.String())

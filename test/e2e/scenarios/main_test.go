@@ -2,11 +2,12 @@
 // package stack: real etcd, kube-apiserver, kube-controller-manager, cert-manager and
 // Crossplane, in a private network namespace) and plays what platform engineers do with
 // them: install a single-shard and a sharded kcp from the examples, renew certificates, make
-// mistakes, delete. Each scenario asserts outcomes on the objects the cluster ends up with.
+// mistakes, delete, migrate an installation from kcp-operator. Each scenario asserts outcomes on the objects the cluster ends up with.
 //
-// Two parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
-// kubelet marks Deployments available (FakeKubelet in test names); and the harness plays
-// Crossplane's package runtime (see package stack). With KCP_BIN set to a directory holding
+// Three parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
+// kubelet marks Deployments available (FakeKubelet in test names); the harness plays
+// Crossplane's package runtime (see package stack); and no kcp-operator runs, so the Migrate
+// scenario creates what it leaves behind (KCPOperatorStandIn, see migrate_test.go). With KCP_BIN set to a directory holding
 // kcp and kcp-front-proxy binaries, TestKCP/Basic/RealKCP also runs the composed containers
 // of the root shard and the front-proxy as real processes (see realkcp_test.go).
 //
@@ -73,14 +74,17 @@ func TestKCP(t *testing.T) {
 	e := setUp(t)
 
 	// The scenarios build on each other: Basic installs what Renewal, BadInput and Delete
-	// act on; Sharded reuses the namespace Delete emptied.
+	// act on; Migrate and then Sharded reuse the namespace Delete emptied.
 	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: the scenarios that build on it cannot run")
 	}
 	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, e) })
 	if !t.Run("Delete", func(t *testing.T) { testDelete(t, e) }) {
-		t.Fatal("Delete failed: Sharded needs the namespace it empties")
+		t.Fatal("Delete failed: Migrate and Sharded need the namespace it empties")
+	}
+	if !t.Run("Migrate", func(t *testing.T) { testMigrate(t, e) }) {
+		t.Fatal("Migrate failed: Sharded needs the namespace it empties")
 	}
 	t.Run("Sharded", func(t *testing.T) { testSharded(t, e) })
 

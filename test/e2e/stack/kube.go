@@ -25,6 +25,7 @@ type Object struct {
 		Annotations       map[string]string `json:"annotations"`
 		DeletionTimestamp string            `json:"deletionTimestamp"`
 		OwnerReferences   []struct {
+			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
 			Name       string `json:"name"`
 			UID        string `json:"uid"`

@@ -1,0 +1,348 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDocsCommands checks every command of the docs' shell blocks as far as it can go without
+// a cluster, so that a renamed make target, a mistyped flag or a moved example breaks the
+// build rather than a reader's first try:
+//
+//   - kubectl runs with the arguments shown (heredocs as stdin, in a directory holding the
+//     examples and the files the docs tell users to create), against a kubeconfig whose
+//     server is a closed port on 127.0.0.1: it must get as far as connecting, which means its
+//     verb, flags and files were accepted;
+//   - crossplane runs with the arguments shown and --help: the CLI rejects unknown commands
+//     and flags even then;
+//   - make targets must exist in the Makefile;
+//   - a few standard tools (sed, grep, diff, base64) are taken as they are; any other
+//     program fails the test until it is added here.
+//
+// What the commands do against a real cluster is the e2e's business: the Migrate scenario
+// runs the migration guide's commands verbatim.
+func TestDocsCommands(t *testing.T) {
+	tools, err := FindTools(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl := fromEnv("E2E_KUBECTL", filepath.Join(repoRoot, "bin", "kubectl"))
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Fatalf("%v: run make e2e-tools", err)
+	}
+	// The commands run in another directory.
+	for _, p := range []*string{&kubectl, &tools.Crossplane} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	targets := makeTargets(t)
+	dir := userDir(t)
+
+	for _, f := range docFiles(t) {
+		rel, _ := filepath.Rel(repoRoot, f)
+		for _, block := range fencedBlocks(t, f, "sh", "shell", "bash") {
+			cmds, err := parseShell(block)
+			if err != nil {
+				t.Errorf("%s: %v in\n%s", rel, err, block)
+				continue
+			}
+			for _, c := range cmds {
+				t.Run(strings.ReplaceAll(rel, "/", "_")+"/"+c.String(), func(t *testing.T) {
+					switch c.args[0] {
+					case "kubectl":
+						checkKubectl(t, kubectl, dir, c)
+					case "crossplane":
+						out, err := run(dir, "", tools.Crossplane, append(c.args[1:], "--help")...)
+						if err != nil {
+							t.Errorf("%s: %v\n%s", c, err, out)
+						}
+					case "make":
+						for _, a := range c.args[1:] {
+							if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && !targets[a] {
+								t.Errorf("%s: the Makefile has no target %q", c, a)
+							}
+						}
+					case "sed", "grep", "diff", "base64":
+					default:
+						t.Errorf("%s: the docs use %q, which this test does not know how to check: add it", c, c.args[0])
+					}
+				})
+			}
+		}
+	}
+}
+
+// checkKubectl runs a kubectl command against a closed port and wants it to try connecting.
+func checkKubectl(t *testing.T, kubectl, dir string, c shellCommand) {
+	t.Helper()
+	out, _ := run(dir, c.stdin, kubectl, c.args[1:]...)
+	if !strings.Contains(out, "connect: connection refused") {
+		t.Errorf("%s: kubectl stopped before contacting the API server:\n%s", c, out)
+	}
+}
+
+// run runs a program in dir with KUBECONFIG pointing at the closed port, and returns its
+// combined output.
+func run(dir, stdin, prog string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "admin.kubeconfig"))
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// closedKubeconfig points at a port nothing listens on: kubectl fails at its first request,
+// after parsing everything else, and no traffic leaves the machine.
+const closedKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: closed
+  cluster:
+    server: https://127.0.0.1:1
+users:
+- name: nobody
+  user:
+    token: none
+contexts:
+- name: closed
+  context:
+    cluster: closed
+    user: nobody
+current-context: closed
+`
+
+// userDir is a working directory as the docs assume it: a checkout of this repository, with
+// the files the docs tell users to create: manifests/ (the migration guide converts it),
+// admin.kubeconfig (the install guide writes it; here the closed one), the XR, functions.yaml
+// (the testing guide's block) and rendered output the testing guide works with.
+func userDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{"manifests": filepath.Join(root, "examples", "basic")}
+	for _, d := range []string{"apis", "docs", "examples", "functions", "install", "test"} {
+		links[d] = filepath.Join(root, d)
+	}
+	for link, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	xr, err := os.ReadFile(filepath.Join(root, "examples", "basic", "rootshard.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var functions string
+	for _, b := range fencedBlocks(t, filepath.Join(root, "docs", "testing-with-render.md"), "yaml") {
+		if strings.Contains(b, "kind: Function") {
+			functions = b
+		}
+	}
+	for name, content := range map[string]string{
+		"admin.kubeconfig": closedKubeconfig,
+		"rootshard.yaml":   string(xr),
+		"functions.yaml":   functions,
+		"rendered.yaml":    "",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// makeTargets are the targets the Makefile and its includes define.
+func makeTargets(t *testing.T) map[string]bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(repoRoot, "make", "*.mk"))
+	files = append(files, filepath.Join(repoRoot, "Makefile"))
+	rule := regexp.MustCompile(`(?m)^([A-Za-z0-9_.-]+(?: [A-Za-z0-9_.-]+)*):(?:[^=]|$)`)
+	out := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range rule.FindAllStringSubmatch(string(b), -1) {
+			for _, name := range strings.Fields(m[1]) {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}
+
+// shellCommand is one simple command of a shell block: its words, and the heredoc it reads.
+type shellCommand struct {
+	args  []string
+	stdin string
+}
+
+func (c shellCommand) String() string {
+	s := strings.Join(c.args, " ")
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}
+
+// parseShell splits a shell block into simple commands, the way sh would for the docs'
+// subset of it: comments, line continuations, single and double quotes, pipelines, `&&`,
+// `;`, redirections (dropped) and quoted heredocs (kept as the command's stdin).
+func parseShell(block string) ([]shellCommand, error) {
+	lines := strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n")
+	var out []shellCommand
+	for i := 0; i < len(lines); i++ {
+		words, ops, err := shellWords(lines[i])
+		if err != nil {
+			return nil, err
+		}
+		var cur shellCommand
+		flush := func() {
+			if len(cur.args) > 0 {
+				out = append(out, cur)
+			}
+			cur = shellCommand{}
+		}
+		for j := 0; j < len(words); j++ {
+			switch w := words[j]; {
+			case !ops[j]:
+				cur.args = append(cur.args, w)
+			case w == "|" || w == "&&" || w == ";":
+				flush()
+			case w == "<<":
+				if j+1 >= len(words) {
+					return nil, fmt.Errorf("heredoc without a delimiter: %s", lines[i])
+				}
+				end := words[j+1]
+				j++
+				var body strings.Builder
+				for i++; i < len(lines) && strings.TrimSpace(lines[i]) != end; i++ {
+					body.WriteString(lines[i] + "\n")
+				}
+				if i == len(lines) {
+					return nil, fmt.Errorf("heredoc %s is not closed", end)
+				}
+				cur.stdin = body.String()
+			case w == ">" || w == ">>" || w == "<":
+				j++ // the file
+			default:
+				return nil, fmt.Errorf("unsupported shell operator %q", w)
+			}
+		}
+		flush()
+	}
+	return out, nil
+}
+
+// shellWords splits one line into words and operators (ops[i] says which).
+func shellWords(line string) (words []string, ops []bool, err error) {
+	var cur strings.Builder
+	inWord := false
+	end := func() {
+		if inWord {
+			words, ops = append(words, cur.String()), append(ops, false)
+			cur.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(line); i++ {
+		switch ch := line[i]; {
+		case ch == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, nil, fmt.Errorf("unterminated ' in %q", line)
+			}
+			cur.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case ch == '"':
+			j := i + 1
+			for ; j < len(line) && line[j] != '"'; j++ {
+				if line[j] == '\\' && j+1 < len(line) {
+					j++
+				}
+				cur.WriteByte(line[j])
+			}
+			if j >= len(line) {
+				return nil, nil, fmt.Errorf("unterminated \" in %q", line)
+			}
+			i = j
+			inWord = true
+		case ch == ' ' || ch == '\t':
+			end()
+		case ch == '#' && !inWord:
+			end()
+			return words, ops, nil
+		case strings.IndexByte("|&;<>", ch) >= 0:
+			end()
+			op := string(ch)
+			if i+1 < len(line) && (line[i:i+2] == "&&" || line[i:i+2] == "<<" || line[i:i+2] == ">>") {
+				op = line[i : i+2]
+				i++
+			}
+			words, ops = append(words, op), append(ops, true)
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	end()
+	return words, ops, nil
+}
+
+// TestParseShell pins the shell subset the docs use.
+func TestParseShell(t *testing.T) {
+	cases := map[string]struct {
+		block string
+		want  []shellCommand
+		err   bool
+	}{
+		"PipelineAndRedirection": {
+			block: "kubectl get secret -o jsonpath='{.data.kubeconfig}' | base64 -d > admin.kubeconfig\n",
+			want:  []shellCommand{{args: []string{"kubectl", "get", "secret", "-o", "jsonpath={.data.kubeconfig}"}}, {args: []string{"base64", "-d"}}},
+		},
+		"CommentsAndContinuation": {
+			block: "# a comment\nmake demo     # what it does\ncrossplane render a.yaml \\\n  --xrd=b.yaml\n",
+			want:  []shellCommand{{args: []string{"make", "demo"}}, {args: []string{"crossplane", "render", "a.yaml", "--xrd=b.yaml"}}},
+		},
+		"Heredoc": {
+			block: "kubectl create -f - <<'YAML'\nkind: Workspace\nYAML\nkubectl get ws\n",
+			want:  []shellCommand{{args: []string{"kubectl", "create", "-f", "-"}, stdin: "kind: Workspace\n"}, {args: []string{"kubectl", "get", "ws"}}},
+		},
+		"DoubleQuotesAndAnd": {
+			block: `kubectl patch x -p "{\"a\":1}" && diff a -` + "\n",
+			want:  []shellCommand{{args: []string{"kubectl", "patch", "x", "-p", `{"a":1}`}}, {args: []string{"diff", "a", "-"}}},
+		},
+		"UnterminatedQuote": {block: "kubectl get 'x\n", err: true},
+		"UnclosedHeredoc":   {block: "kubectl create -f - <<EOF\nkind: X\n", err: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := parseShell(tc.block)
+			if (err != nil) != tc.err {
+				t.Fatalf("parseShell(...): error %v, want error %v", err, tc.err)
+			}
+			if !slices.EqualFunc(got, tc.want, func(a, b shellCommand) bool {
+				return slices.Equal(a.args, b.args) && a.stdin == b.stdin
+			}) {
+				t.Errorf("parseShell(...):\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
