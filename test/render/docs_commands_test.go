@@ -2,15 +2,15 @@ package render
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/shell"
 )
 
 // TestDocsCommands checks every command of the docs' shell blocks as far as it can go without
@@ -50,30 +50,30 @@ func TestDocsCommands(t *testing.T) {
 	for _, f := range docFiles(t) {
 		rel, _ := filepath.Rel(repoRoot, f)
 		for _, block := range fencedBlocks(t, f, "sh", "shell", "bash") {
-			cmds, err := parseShell(block)
+			cmds, err := shell.Parse(block)
 			if err != nil {
 				t.Errorf("%s: %v in\n%s", rel, err, block)
 				continue
 			}
 			for _, c := range cmds {
 				t.Run(strings.ReplaceAll(rel, "/", "_")+"/"+c.String(), func(t *testing.T) {
-					switch c.args[0] {
+					switch c.Args[0] {
 					case "kubectl":
 						checkKubectl(t, kubectl, dir, c)
 					case "crossplane":
-						out, err := run(dir, "", tools.Crossplane, append(c.args[1:], "--help")...)
+						out, err := run(dir, "", tools.Crossplane, append(c.Args[1:], "--help")...)
 						if err != nil {
 							t.Errorf("%s: %v\n%s", c, err, out)
 						}
 					case "make":
-						for _, a := range c.args[1:] {
+						for _, a := range c.Args[1:] {
 							if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && !targets[a] {
 								t.Errorf("%s: the Makefile has no target %q", c, a)
 							}
 						}
 					case "sed", "grep", "diff", "base64":
 					default:
-						t.Errorf("%s: the docs use %q, which this test does not know how to check: add it", c, c.args[0])
+						t.Errorf("%s: the docs use %q, which this test does not know how to check: add it", c, c.Args[0])
 					}
 				})
 			}
@@ -82,9 +82,9 @@ func TestDocsCommands(t *testing.T) {
 }
 
 // checkKubectl runs a kubectl command against a closed port and wants it to try connecting.
-func checkKubectl(t *testing.T, kubectl, dir string, c shellCommand) {
+func checkKubectl(t *testing.T, kubectl, dir string, c shell.Command) {
 	t.Helper()
-	out, _ := run(dir, c.stdin, kubectl, c.args[1:]...)
+	out, _ := run(dir, c.Stdin, kubectl, c.Args[1:]...)
 	if !strings.Contains(out, "connect: connection refused") {
 		t.Errorf("%s: kubectl stopped before contacting the API server:\n%s", c, out)
 	}
@@ -185,164 +185,4 @@ func makeTargets(t *testing.T) map[string]bool {
 		}
 	}
 	return out
-}
-
-// shellCommand is one simple command of a shell block: its words, and the heredoc it reads.
-type shellCommand struct {
-	args  []string
-	stdin string
-}
-
-func (c shellCommand) String() string {
-	s := strings.Join(c.args, " ")
-	if len(s) > 80 {
-		s = s[:80]
-	}
-	return s
-}
-
-// parseShell splits a shell block into simple commands, the way sh would for the docs'
-// subset of it: comments, line continuations, single and double quotes, pipelines, `&&`,
-// `;`, redirections (dropped) and quoted heredocs (kept as the command's stdin).
-func parseShell(block string) ([]shellCommand, error) {
-	lines := strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n")
-	var out []shellCommand
-	for i := 0; i < len(lines); i++ {
-		words, ops, err := shellWords(lines[i])
-		if err != nil {
-			return nil, err
-		}
-		var cur shellCommand
-		flush := func() {
-			if len(cur.args) > 0 {
-				out = append(out, cur)
-			}
-			cur = shellCommand{}
-		}
-		for j := 0; j < len(words); j++ {
-			switch w := words[j]; {
-			case !ops[j]:
-				cur.args = append(cur.args, w)
-			case w == "|" || w == "&&" || w == ";":
-				flush()
-			case w == "<<":
-				if j+1 >= len(words) {
-					return nil, fmt.Errorf("heredoc without a delimiter: %s", lines[i])
-				}
-				end := words[j+1]
-				j++
-				var body strings.Builder
-				for i++; i < len(lines) && strings.TrimSpace(lines[i]) != end; i++ {
-					body.WriteString(lines[i] + "\n")
-				}
-				if i == len(lines) {
-					return nil, fmt.Errorf("heredoc %s is not closed", end)
-				}
-				cur.stdin = body.String()
-			case w == ">" || w == ">>" || w == "<":
-				j++ // the file
-			default:
-				return nil, fmt.Errorf("unsupported shell operator %q", w)
-			}
-		}
-		flush()
-	}
-	return out, nil
-}
-
-// shellWords splits one line into words and operators (ops[i] says which).
-func shellWords(line string) (words []string, ops []bool, err error) {
-	var cur strings.Builder
-	inWord := false
-	end := func() {
-		if inWord {
-			words, ops = append(words, cur.String()), append(ops, false)
-			cur.Reset()
-			inWord = false
-		}
-	}
-	for i := 0; i < len(line); i++ {
-		switch ch := line[i]; {
-		case ch == '\'':
-			j := strings.IndexByte(line[i+1:], '\'')
-			if j < 0 {
-				return nil, nil, fmt.Errorf("unterminated ' in %q", line)
-			}
-			cur.WriteString(line[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case ch == '"':
-			j := i + 1
-			for ; j < len(line) && line[j] != '"'; j++ {
-				if line[j] == '\\' && j+1 < len(line) {
-					j++
-				}
-				cur.WriteByte(line[j])
-			}
-			if j >= len(line) {
-				return nil, nil, fmt.Errorf("unterminated \" in %q", line)
-			}
-			i = j
-			inWord = true
-		case ch == ' ' || ch == '\t':
-			end()
-		case ch == '#' && !inWord:
-			end()
-			return words, ops, nil
-		case strings.IndexByte("|&;<>", ch) >= 0:
-			end()
-			op := string(ch)
-			if i+1 < len(line) && (line[i:i+2] == "&&" || line[i:i+2] == "<<" || line[i:i+2] == ">>") {
-				op = line[i : i+2]
-				i++
-			}
-			words, ops = append(words, op), append(ops, true)
-		default:
-			cur.WriteByte(ch)
-			inWord = true
-		}
-	}
-	end()
-	return words, ops, nil
-}
-
-// TestParseShell pins the shell subset the docs use.
-func TestParseShell(t *testing.T) {
-	cases := map[string]struct {
-		block string
-		want  []shellCommand
-		err   bool
-	}{
-		"PipelineAndRedirection": {
-			block: "kubectl get secret -o jsonpath='{.data.kubeconfig}' | base64 -d > admin.kubeconfig\n",
-			want:  []shellCommand{{args: []string{"kubectl", "get", "secret", "-o", "jsonpath={.data.kubeconfig}"}}, {args: []string{"base64", "-d"}}},
-		},
-		"CommentsAndContinuation": {
-			block: "# a comment\nmake demo     # what it does\ncrossplane render a.yaml \\\n  --xrd=b.yaml\n",
-			want:  []shellCommand{{args: []string{"make", "demo"}}, {args: []string{"crossplane", "render", "a.yaml", "--xrd=b.yaml"}}},
-		},
-		"Heredoc": {
-			block: "kubectl create -f - <<'YAML'\nkind: Workspace\nYAML\nkubectl get ws\n",
-			want:  []shellCommand{{args: []string{"kubectl", "create", "-f", "-"}, stdin: "kind: Workspace\n"}, {args: []string{"kubectl", "get", "ws"}}},
-		},
-		"DoubleQuotesAndAnd": {
-			block: `kubectl patch x -p "{\"a\":1}" && diff a -` + "\n",
-			want:  []shellCommand{{args: []string{"kubectl", "patch", "x", "-p", `{"a":1}`}}, {args: []string{"diff", "a", "-"}}},
-		},
-		"UnterminatedQuote": {block: "kubectl get 'x\n", err: true},
-		"UnclosedHeredoc":   {block: "kubectl create -f - <<EOF\nkind: X\n", err: true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := parseShell(tc.block)
-			if (err != nil) != tc.err {
-				t.Fatalf("parseShell(...): error %v, want error %v", err, tc.err)
-			}
-			if !slices.EqualFunc(got, tc.want, func(a, b shellCommand) bool {
-				return slices.Equal(a.args, b.args) && a.stdin == b.stdin
-			}) {
-				t.Errorf("parseShell(...):\n got %q\nwant %q", got, tc.want)
-			}
-		})
-	}
 }

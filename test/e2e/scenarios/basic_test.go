@@ -156,8 +156,8 @@ func testBasic(t *testing.T, e *env) {
 }
 
 // checkAdminKubeconfig checks the admin kubeconfig's trust (checkKubeconfigTrust), its
-// server URL and its user.
-func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) {
+// server URL and its user, and returns its client certificate.
+func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) *x509.Certificate {
 	u, cert := checkKubeconfigTrust(ctx, t, e, basicNamespace, kubeconfigName, "root-frontproxy-server")
 	if u.Host != "api.example.com:6443" || u.Path != "/clusters/root" {
 		t.Errorf("kubeconfig server %s, want https://api.example.com:6443/clusters/root", u)
@@ -166,6 +166,7 @@ func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) {
 	if cert.Subject.CommonName != "kcp-admin" || strings.Join(cert.Subject.Organization, ",") != "kubeconfig:admin,system:kcp:admin" {
 		t.Errorf("client certificate subject %s, want CN=kcp-admin O=kubeconfig:admin O=system:kcp:admin", cert.Subject)
 	}
+	return cert
 }
 
 // checkKubeconfigTrust checks a kubeconfig Secret the way kcp and a client use it: the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+	"github.com/configuration-kcp/configuration-kcp/test/shell"
 )
 
 // testMigrate plays docs/migrating-from-kcp-operator.md on the basic installation.
@@ -38,11 +39,11 @@ func testMigrate(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 	}
-	n := createKCPOperatorStandIn(ctx, t, e, ns, golden)
+	standIn := createKCPOperatorStandIn(ctx, t, e, ns, golden)
 	if err := waitCertificatesReady(ctx, e, ns, wantCerts); err != nil {
 		t.Fatal(err)
 	}
-	e.Step("migrate: KCPOperatorStandIn created %d objects as kcp-operator v0.9.0 leaves them; cert-manager issued their %d certificates", n, wantCerts)
+	e.Step("migrate: KCPOperatorStandIn created %d objects as kcp-operator v0.9.0 leaves them; cert-manager issued their %d certificates", standIn.created, wantCerts)
 	before := snapshotPKI(ctx, t, e, ns)
 
 	// A RootShard XR created while kcp-operator still owns the objects takes nothing over.
@@ -114,8 +115,8 @@ func testMigrate(t *testing.T, e *env) {
 	})
 	guide.run(ctx, t, "kubectl delete replicaset -n kcp -l app.kubernetes.io/managed-by=kcp-operator")
 
+	after := snapshotPKI(ctx, t, e, ns)
 	t.Run("NoCertificateReissued", func(t *testing.T) {
-		after := snapshotPKI(ctx, t, e, ns)
 		for name, b := range before.certificates {
 			if a, ok := after.certificates[name]; !ok {
 				t.Errorf("Certificate %s is gone", name)
@@ -125,7 +126,6 @@ func testMigrate(t *testing.T, e *env) {
 		}
 	})
 	t.Run("ServicesKept", func(t *testing.T) {
-		after := snapshotPKI(ctx, t, e, ns)
 		for name, uid := range before.services {
 			if after.services[name] != uid {
 				t.Errorf("Service %s was re-created (uid %s, now %s): its cluster IP or load balancer address may have changed", name, uid, after.services[name])
@@ -139,34 +139,30 @@ func testMigrate(t *testing.T, e *env) {
 		if err := e.GetJSON(ctx, &list, strings.Join(composedKinds, ","), "-n", ns); err != nil {
 			t.Fatal(err)
 		}
+		live := map[string]stack.Object{}
 		for _, o := range list.Items {
-			if o.Metadata.Labels["crossplane.io/composite"] == "" {
-				continue // Written by cert-manager or the API server, owned by nobody.
+			live[o.Kind+"/"+o.Metadata.Name] = o
+		}
+		// Every object kcp-operator had composed, including those the guide deletes for
+		// the XRs to re-create.
+		for _, key := range standIn.objects {
+			o, ok := live[key]
+			if !ok {
+				t.Errorf("%s is gone", key)
+				continue
 			}
 			if got := controllerOf(o); !strings.HasPrefix(got, "kcp.crossplane.io/") {
-				t.Errorf("%s %s is controlled by %q, want one of the XRs", o.Kind, o.Metadata.Name, got)
+				t.Errorf("%s is controlled by %q, want one of the XRs", key, got)
 			}
 			if v := o.Metadata.Labels["app.kubernetes.io/managed-by"]; v == "kcp-operator" {
-				t.Errorf("%s %s still carries app.kubernetes.io/managed-by=kcp-operator", o.Kind, o.Metadata.Name)
+				t.Errorf("%s still carries app.kubernetes.io/managed-by=kcp-operator", key)
 			}
 		}
 	})
 	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, ns, golden) })
 	t.Run("KubeconfigKeepsItsCertificate", func(t *testing.T) {
-		checkAdminKubeconfig(ctx, t, e)
-		data, err := e.SecretData(ctx, ns, kubeconfigName)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := parseKubeconfig(data["kubeconfig"])
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _, cert, err := k.current()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := fingerprint(cert.Certificate[0]); got != before.kubeconfigCert {
+		cert := checkAdminKubeconfig(ctx, t, e)
+		if got := fingerprint(cert.Raw); got != before.kubeconfigCert {
 			t.Errorf("the kubeconfig's client certificate changed (%s, was %s): users of the old kubeconfig would need a new one", got, before.kubeconfigCert)
 		}
 	})
@@ -184,26 +180,26 @@ func testMigrate(t *testing.T, e *env) {
 	testDelete(t, e)
 }
 
+// kcpOperatorStandIn is what createKCPOperatorStandIn made: how many objects, and the
+// composed ones ("Kind/name") that the XRs must end up owning.
+type kcpOperatorStandIn struct {
+	created int
+	objects []string
+}
+
 // createKCPOperatorStandIn creates what kcp-operator v0.9.0 leaves in the namespace for
-// examples/basic (see testMigrate) and returns the number of objects it created.
-func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns string, golden [][]byte) int {
+// examples/basic (see testMigrate).
+func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns string, golden [][]byte) kcpOperatorStandIn {
 	t.Helper()
 	crds := filepath.Join(e.root, "test", "e2e", "scenarios", "testdata", "kcp-operator-standin-crds.yaml")
 	if _, err := e.ApplyFiles(ctx, crds); err != nil {
 		t.Fatal(err)
 	}
-	for _, crd := range []string{"rootshards", "shards", "frontproxies", "cacheservers", "virtualworkspaces", "kubeconfigs"} {
-		for _, name := range []string{crd + ".operator.kcp.io", "compiled" + crd + ".deploy.operator.kcp.io"} {
-			if crd == "kubeconfigs" && strings.HasPrefix(name, "compiled") {
-				continue
-			}
-			if err := e.WaitCondition(ctx, timeout, "Established", "crd", name); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if _, err := e.Kubectl(ctx, nil, "wait", "--for=condition=Established", "--timeout=3m", "-f", crds); err != nil {
+		t.Fatal(err)
 	}
-	created := 0
-	create := func(obj map[string]any) ownerRef {
+	var standIn kcpOperatorStandIn
+	create := func(obj map[string]any) stack.OwnerReference {
 		t.Helper()
 		b, err := json.Marshal(obj)
 		if err != nil {
@@ -218,13 +214,13 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 		if err := json.Unmarshal(out, &o); err != nil {
 			t.Fatal(err)
 		}
-		created++
-		return ownerRef{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Metadata.Name, UID: o.Metadata.UID}
+		standIn.created++
+		return stack.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Metadata.Name, UID: o.Metadata.UID}
 	}
 
 	// kcp-operator's own objects: the example's manifests in its API group, and the
 	// Compiled* objects its config controllers create for the workload controllers.
-	owners := map[string]ownerRef{}
+	owners := map[string]stack.OwnerReference{}
 	for _, d := range golden {
 		var o map[string]any
 		if err := json.Unmarshal(d, &o); err != nil {
@@ -248,7 +244,7 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 		field := strings.ToLower(kind[:1]) + kind[1:]
 		owners["Compiled"+kind] = create(map[string]any{
 			"apiVersion": "deploy.operator.kcp.io/v1alpha1", "kind": "Compiled" + kind,
-			"metadata": map[string]any{"name": meta["name"], "namespace": ns, "ownerReferences": []ownerRef{owners[kind].controller()}},
+			"metadata": map[string]any{"name": meta["name"], "namespace": ns, "ownerReferences": []stack.OwnerReference{controller(owners[kind])}},
 			"spec":     map[string]any{field: spec},
 		})
 	}
@@ -271,15 +267,16 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 			continue
 		}
 		create(obj)
+		standIn.objects = append(standIn.objects, fmt.Sprintf("%s/%s", obj["kind"], obj["metadata"].(map[string]any)["name"]))
 	}
-	return created
+	return standIn
 }
 
 // asKCPOperatorWrote turns a composed object of a golden render into the object kcp-operator
 // v0.9.0 writes for the same input, undoing the differences in metadata that
 // docs/differences-from-kcp-operator.md lists. It reports false for what kcp-operator does
 // not write: the XRs, and the Secret cert-manager writes for the Kubeconfig.
-func asKCPOperatorWrote(o map[string]any, owners map[string]ownerRef) (map[string]any, bool) {
+func asKCPOperatorWrote(o map[string]any, owners map[string]stack.OwnerReference) (map[string]any, bool) {
 	kind := o["kind"].(string)
 	meta := o["metadata"].(map[string]any)
 	if strings.HasPrefix(o["apiVersion"].(string), "kcp.crossplane.io/") || meta["name"] == "kubeconfig-cert-admin" && kind == "Secret" {
@@ -327,9 +324,9 @@ func asKCPOperatorWrote(o map[string]any, owners map[string]ownerRef) (map[strin
 			delete(meta, "labels")
 		}
 	case kind == "Deployment" || kind == "Service" || kind == "ConfigMap" || kind == "Secret" && strings.HasSuffix(meta["name"].(string), "-dynamic-kubeconfig"):
-		meta["ownerReferences"] = []ownerRef{owners["Compiled"+xrKind].controller()}
+		meta["ownerReferences"] = []stack.OwnerReference{controller(owners["Compiled"+xrKind])}
 	default:
-		meta["ownerReferences"] = []ownerRef{owners[xrKind].controller()}
+		meta["ownerReferences"] = []stack.OwnerReference{controller(owners[xrKind])}
 	}
 	return o, true
 }
@@ -341,16 +338,8 @@ func managedBy(labels any) {
 	}
 }
 
-type ownerRef struct {
-	APIVersion         string `json:"apiVersion"`
-	Kind               string `json:"kind"`
-	Name               string `json:"name"`
-	UID                string `json:"uid"`
-	Controller         bool   `json:"controller,omitempty"`
-	BlockOwnerDeletion bool   `json:"blockOwnerDeletion,omitempty"`
-}
-
-func (r ownerRef) controller() ownerRef {
+// controller makes an owner reference the controller reference kcp-operator writes.
+func controller(r stack.OwnerReference) stack.OwnerReference {
 	r.Controller, r.BlockOwnerDeletion = true, true
 	return r
 }
@@ -447,48 +436,15 @@ func (g migrationGuide) run(ctx context.Context, t *testing.T, command string) [
 	if !strings.Contains(g.text, command) {
 		t.Fatalf("docs/migrating-from-kcp-operator.md does not show the command the scenario runs; update both:\n%s", command)
 	}
-	args, err := shellFields(strings.TrimPrefix(command, "kubectl "))
-	if err != nil {
-		t.Fatal(err)
+	cmds, err := shell.Parse(command)
+	if err != nil || len(cmds) != 1 || cmds[0].Args[0] != "kubectl" {
+		t.Fatalf("not one kubectl command (%v): %s", err, command)
 	}
+	args := cmds[0].Args[1:]
 	out, err := g.e.Kubectl(ctx, nil, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("$ %s\n%s", command, out)
 	return out
-}
-
-// shellFields splits a command line as a POSIX shell does for the guide's commands: words
-// separated by spaces, single-quoted strings taken literally.
-func shellFields(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for _, r := range s {
-		switch {
-		case quoted && r == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteRune(r)
-		case r == '\'':
-			quoted, inWord = true, true
-		case r == ' ':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("unterminated quote in %q", s)
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
 }

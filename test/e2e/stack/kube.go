@@ -24,17 +24,21 @@ type Object struct {
 		Labels            map[string]string `json:"labels"`
 		Annotations       map[string]string `json:"annotations"`
 		DeletionTimestamp string            `json:"deletionTimestamp"`
-		OwnerReferences   []struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Name       string `json:"name"`
-			UID        string `json:"uid"`
-			Controller bool   `json:"controller"`
-		} `json:"ownerReferences"`
+		OwnerReferences   []OwnerReference  `json:"ownerReferences"`
 	} `json:"metadata"`
 	Status struct {
 		Conditions []Condition `json:"conditions"`
 	} `json:"status"`
+}
+
+// OwnerReference is an entry of metadata.ownerReferences.
+type OwnerReference struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	Controller         bool   `json:"controller,omitempty"`
+	BlockOwnerDeletion bool   `json:"blockOwnerDeletion,omitempty"`
 }
 
 // Condition is a status condition.
