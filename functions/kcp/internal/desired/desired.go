@@ -115,6 +115,14 @@ func (s *Set) Composed() (map[resource.Name]*resource.DesiredComposed, error) {
 // nobody chose (hostPort: 0, paused: false, ...). Nulls and the status are dropped too: the
 // function has no opinion on either.
 func toComposed(o runtime.Object) (*composed.Unstructured, error) {
+	if u, ok := o.(*composed.Unstructured); ok {
+		// Already unstructured (the XRs an installation composes have no scheme).
+		c := composed.New()
+		c.Object = runtime.DeepCopyJSON(u.Object)
+		delete(c.Object, "status")
+		pruneNulls(c.Object)
+		return c, nil
+	}
 	gvks, _, err := composed.Scheme.ObjectKinds(o)
 	if err != nil {
 		return nil, err

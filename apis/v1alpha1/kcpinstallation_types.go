@@ -1,0 +1,217 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// KcpInstallation is a whole kcp installation as one object: a RootShard, optional Shards and
+// CacheServer, one or more FrontProxies and an admin Kubeconfig, composed as the per-kind XRs
+// of this package in the installation's namespace. A tenant creates one and reads the
+// kubeconfig Secret named in its status.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Namespaced,categories={kcp}
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".status.url"
+// +kubebuilder:printcolumn:name="Kubeconfig",type="string",JSONPath=".status.kubeconfigSecret"
+// +kubebuilder:printcolumn:name="Phase",type="string",JSONPath=".status.phase"
+type KcpInstallation struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   KcpInstallationSpec   `json:"spec"`
+	Status KcpInstallationStatus `json:"status,omitempty"`
+}
+
+// KcpInstallationSpec describes an installation. Only external.hostname, certificates and
+// etcd are required; everything else has a default.
+type KcpInstallationSpec struct {
+	// External is the public address of the installation: the RootShard's external address
+	// and, unless a front-proxy sets its own, the first front-proxy's.
+	External InstallationExternal `json:"external"`
+
+	// Certificates selects where the installation's root CA comes from.
+	Certificates Certificates `json:"certificates"`
+
+	// Etcd is the etcd the root shard stores its data in, and every shard that does not
+	// set its own.
+	Etcd EtcdConfig `json:"etcd"`
+
+	// Image is the kcp image of every component. Defaults to the kcp version this package
+	// was tested with.
+	// +optional
+	Image *ImageSpec `json:"image,omitempty"`
+
+	// ClusterDomain is the cluster's DNS domain. Defaults to cluster.local.
+	// +optional
+	ClusterDomain string `json:"clusterDomain,omitempty"`
+
+	// RootShard tunes the root shard.
+	// +optional
+	RootShard *InstallationRootShard `json:"rootShard,omitempty"`
+
+	// Shards are additional shards, each composed as the Shard <installation>-<name>.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=100
+	Shards []InstallationShard `json:"shards,omitempty"`
+
+	// CacheServer, when set, composes a CacheServer (<installation>-cache) that every shard
+	// uses; otherwise the root shard serves as the cache.
+	// +optional
+	CacheServer *InstallationCacheServer `json:"cacheServer,omitempty"`
+
+	// FrontProxies are the installation's entry points, each composed as the FrontProxy
+	// <installation>-<name>. Defaults to one named front-proxy at spec.external, exposed
+	// through a LoadBalancer Service.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=10
+	FrontProxies []InstallationFrontProxy `json:"frontProxies,omitempty"`
+
+	// Admin is the admin kubeconfig, issued for the first front-proxy.
+	// +optional
+	Admin *InstallationAdmin `json:"admin,omitempty"`
+}
+
+// InstallationExternal is the public address of an installation.
+type InstallationExternal struct {
+	// Hostname is the public hostname, without scheme or port.
+	// +kubebuilder:validation:MinLength=1
+	Hostname string `json:"hostname"`
+
+	// Port is the public port. Defaults to 6443.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port uint32 `json:"port,omitempty"`
+}
+
+// InstallationRootShard tunes the root shard of an installation.
+type InstallationRootShard struct {
+	// Replicas of the root shard Deployment. Defaults to 2.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Resources of the kcp container; none unless set.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+}
+
+// InstallationShard is one additional shard.
+type InstallationShard struct {
+	// Name of the shard within the installation.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`
+	// +kubebuilder:validation:MaxLength=20
+	Name string `json:"name"`
+
+	// Replicas of the shard Deployment. Defaults to 2.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Resources of the kcp container; none unless set.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Etcd overrides the installation's etcd for this shard.
+	// +optional
+	Etcd *EtcdConfig `json:"etcd,omitempty"`
+
+	// ShardBaseURL is the URL other components reach this shard at, when it is not the
+	// in-cluster Service.
+	// +optional
+	ShardBaseURL string `json:"shardBaseURL,omitempty"`
+}
+
+// InstallationCacheServer configures the installation's cache server.
+type InstallationCacheServer struct {
+	// Etcd is the cache server's etcd. Without it the cache lives in an embedded etcd and is
+	// lost whenever its pod restarts: for development only.
+	// +optional
+	Etcd *EtcdConfig `json:"etcd,omitempty"`
+}
+
+// InstallationFrontProxy is one entry point of an installation.
+type InstallationFrontProxy struct {
+	// Name of the front-proxy within the installation.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`
+	// +kubebuilder:validation:MaxLength=20
+	Name string `json:"name"`
+
+	// External is this front-proxy's public address. Defaults to spec.external for the
+	// first front-proxy; required for the others.
+	// +optional
+	External *InstallationExternal `json:"external,omitempty"`
+
+	// ServiceType of the front-proxy's Service. Defaults to LoadBalancer.
+	// +optional
+	// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+	ServiceType corev1.ServiceType `json:"serviceType,omitempty"`
+
+	// Auth configures how this front-proxy authenticates users (client certificates are
+	// always accepted).
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.oidc) || (has(self.serviceAccount) && self.serviceAccount.enabled)",message="OIDC requires ServiceAccount auth to be enabled."
+	Auth *AuthSpec `json:"auth,omitempty"`
+
+	// Replicas of the front-proxy. Defaults to 2.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+}
+
+// InstallationAdmin is the installation's admin kubeconfig.
+type InstallationAdmin struct {
+	// Username is the client certificate's common name. Defaults to kcp-admin.
+	// +optional
+	Username string `json:"username,omitempty"`
+
+	// Groups are the client certificate's organizations. Defaults to system:kcp:admin.
+	// +optional
+	Groups []string `json:"groups,omitempty"`
+
+	// Validity is the certificate's lifetime. Defaults to 8760h.
+	// +optional
+	Validity *metav1.Duration `json:"validity,omitempty"`
+
+	// SecretName is the Secret the kubeconfig is written to. Defaults to
+	// <installation>-admin-kubeconfig.
+	// +optional
+	SecretName string `json:"secretName,omitempty"`
+}
+
+// KcpInstallationStatus is what a tenant reads about an installation.
+type KcpInstallationStatus struct {
+	// Phase is Provisioning until every component is ready, then Running.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// URL is the first front-proxy's public URL, the server of the admin kubeconfig.
+	// +optional
+	URL string `json:"url,omitempty"`
+
+	// KubeconfigSecret names the Secret, in this namespace, holding the admin kubeconfig
+	// under the key kubeconfig.
+	// +optional
+	KubeconfigSecret string `json:"kubeconfigSecret,omitempty"`
+
+	// Components lists every composed XR and whether it is ready.
+	// +optional
+	Components []InstallationComponent `json:"components,omitempty"`
+}
+
+// InstallationComponent is the readiness of one composed XR.
+type InstallationComponent struct {
+	// Kind and Name of the composed XR.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+
+	// Ready is true once the XR is Ready.
+	Ready bool `json:"ready"`
+
+	// Message is what the XR says while it is not ready.
+	// +optional
+	Message string `json:"message,omitempty"`
+}

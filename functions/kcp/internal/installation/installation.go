@@ -1,0 +1,308 @@
+// Package installation composes a KcpInstallation: the per-kind XRs (RootShard, Shards,
+// CacheServer, FrontProxies, an admin Kubeconfig) of one kcp installation, and a status a
+// tenant can read without looking at them.
+//
+// Every child is built as its typed spec and checked with its own kind's validation before
+// anything is composed, so an installation never produces a child its composer would reject;
+// a child's error is reported against the installation field it came from.
+package installation
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/cacheserver"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/frontproxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/shard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/userkubeconfig"
+)
+
+// Defaults of an installation.
+const (
+	DefaultPort           = 6443
+	DefaultFrontProxyName = "public"
+	DefaultAdminUsername  = "kcp-admin"
+	DefaultAdminGroup     = "system:kcp:admin"
+	DefaultAdminValidity  = 8760 * time.Hour
+	// LabelInstallation marks every XR an installation composes.
+	LabelInstallation = "kcp.crossplane.io/installation"
+)
+
+// TypeComponentsReady says whether every composed XR is Ready.
+const TypeComponentsReady = "ComponentsReady"
+
+// Result is what composing an installation produced.
+type Result struct {
+	Desired    desired.Set
+	Status     v1alpha1.KcpInstallationStatus
+	Conditions []condition.Condition
+	NotReady   bool
+}
+
+// child is one XR the installation composes, with the installation field it comes from.
+type child struct {
+	key   resource.Name
+	kind  string
+	name  string
+	field *field.Path
+	spec  any
+}
+
+// Compose composes the installation's XRs and reports their readiness.
+func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.ErrorList) {
+	children, errs := build(inst)
+	if len(errs) > 0 {
+		return Result{}, errs
+	}
+	var r Result
+	var waiting []string
+	for _, c := range children {
+		u, err := toUnstructured(c, inst)
+		if err != nil {
+			return Result{}, field.ErrorList{field.InternalError(c.field, err)}
+		}
+		ready := st.ConditionTrue(c.key, "Ready")
+		readiness := resource.ReadyFalse
+		if ready {
+			readiness = resource.ReadyTrue
+		}
+		r.Desired.Add(c.key, u, readiness)
+		comp := v1alpha1.InstallationComponent{Kind: c.kind, Name: c.name, Ready: ready}
+		if !ready {
+			comp.Message = notReadyMessage(st, c.key)
+			waiting = append(waiting, c.kind+" "+c.name)
+		}
+		r.Status.Components = append(r.Status.Components, comp)
+	}
+
+	fp := children[firstFrontProxy(children)]
+	r.Status.URL = observedString(st, fp.key, "status", "url")
+	if r.Status.URL == "" {
+		e := fp.spec.(v1alpha1.FrontProxySpec).External
+		r.Status.URL = fmt.Sprintf("https://%s:%d", e.Hostname, e.Port)
+	}
+	r.Status.KubeconfigSecret = adminSecretName(inst)
+	r.Status.Phase = v1alpha1.PhaseRunning
+	ready := condition.Condition{Type: TypeComponentsReady, Status: true, Reason: "Ready", Message: fmt.Sprintf("All %d components are Ready.", len(children))}
+	if len(waiting) > 0 {
+		r.Status.Phase = v1alpha1.PhaseProvisioning
+		r.NotReady = true
+		ready = condition.Condition{Type: TypeComponentsReady, Status: false, Reason: "Provisioning", Message: "Not Ready yet: " + strings.Join(waiting, ", ") + " (status.components says why)."}
+	}
+	r.Conditions = append(r.Conditions, ready)
+	return r, nil
+}
+
+// build derives every child XR's spec from the installation and validates it.
+func build(inst *v1alpha1.KcpInstallation) ([]child, field.ErrorList) {
+	s := inst.Spec
+	spec := field.NewPath("spec")
+	name := inst.GetName()
+	var errs field.ErrorList
+	if s.External.Hostname == "" {
+		errs = append(errs, field.Required(spec.Child("external", "hostname"), "the public hostname of the installation"))
+	}
+	external := externalConfig(s.External)
+
+	cache := v1alpha1.CacheConfig{}
+	var children []child
+	if s.CacheServer != nil {
+		csName := name + "-cache"
+		cs := v1alpha1.CacheServerSpec{Image: s.Image, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
+		cs.Certificates = s.Certificates
+		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs})
+		cache.Ref = &corev1.LocalObjectReference{Name: csName}
+	}
+
+	common := func(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements) v1alpha1.CommonShardSpec {
+		return v1alpha1.CommonShardSpec{ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res}
+	}
+	rs := v1alpha1.RootShardSpec{External: external, Cache: cache, Certificates: s.Certificates}
+	if r := s.RootShard; r != nil {
+		rs.CommonShardSpec = common(s.Etcd, r.Replicas, r.Resources)
+	} else {
+		rs.CommonShardSpec = common(s.Etcd, nil, nil)
+	}
+	children = append(children, child{key: "rootshard", kind: "RootShard", name: name, field: spec, spec: rs})
+
+	root := &corev1.LocalObjectReference{Name: name}
+	for i, sh := range s.Shards {
+		etcd := s.Etcd
+		if sh.Etcd != nil {
+			etcd = *sh.Etcd
+		}
+		spec := v1alpha1.ShardSpec{CommonShardSpec: common(etcd, sh.Replicas, sh.Resources), RootShard: v1alpha1.RootShardConfig{Ref: root}}
+		spec.ShardBaseURL = sh.ShardBaseURL
+		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name + "-" + sh.Name, field: field.NewPath("spec", "shards").Index(i), spec: spec})
+	}
+
+	fps := s.FrontProxies
+	if len(fps) == 0 {
+		fps = []v1alpha1.InstallationFrontProxy{{Name: DefaultFrontProxyName}}
+	}
+	for i, fp := range fps {
+		p := field.NewPath("spec", "frontProxies").Index(i)
+		ext := external
+		switch {
+		case fp.External != nil:
+			ext = externalConfig(*fp.External)
+		case i > 0:
+			errs = append(errs, field.Required(p.Child("external"), "every front-proxy but the first needs its own public address"))
+		}
+		svc := fp.ServiceType
+		if svc == "" {
+			svc = corev1.ServiceTypeLoadBalancer
+		}
+		spec := v1alpha1.FrontProxySpec{
+			RootShard:       v1alpha1.RootShardConfig{Ref: root},
+			Replicas:        fp.Replicas,
+			Auth:            fp.Auth,
+			Image:           s.Image,
+			External:        ext,
+			ServiceTemplate: &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
+		}
+		children = append(children, child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name + "-" + fp.Name, field: p, spec: spec})
+	}
+
+	kc := v1alpha1.KubeconfigSpec{
+		Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &corev1.LocalObjectReference{Name: name + "-" + fps[0].Name}},
+		Username:  DefaultAdminUsername,
+		Groups:    []string{DefaultAdminGroup},
+		SecretRef: corev1.LocalObjectReference{Name: adminSecretName(inst)},
+	}
+	kc.Validity = metav1.Duration{Duration: DefaultAdminValidity}
+	if a := s.Admin; a != nil {
+		if a.Username != "" {
+			kc.Username = a.Username
+		}
+		if len(a.Groups) > 0 {
+			kc.Groups = a.Groups
+		}
+		if a.Validity != nil {
+			kc.Validity = *a.Validity
+		}
+	}
+	children = append(children, child{key: "kubeconfig-admin", kind: "Kubeconfig", name: name + "-admin", field: spec.Child("admin"), spec: kc})
+
+	for _, c := range children {
+		errs = append(errs, validateChild(inst, c)...)
+	}
+	return children, errs
+}
+
+// validateChild runs the child kind's own validation, and reports what it finds against
+// the installation field the child comes from.
+func validateChild(inst *v1alpha1.KcpInstallation, c child) field.ErrorList {
+	meta := metav1.ObjectMeta{Name: c.name, Namespace: inst.GetNamespace()}
+	var errs field.ErrorList
+	switch s := c.spec.(type) {
+	case v1alpha1.RootShardSpec:
+		errs = rootshard.Validate(&v1alpha1.RootShard{ObjectMeta: meta, Spec: s})
+	case v1alpha1.ShardSpec:
+		errs = shard.Validate(&v1alpha1.Shard{ObjectMeta: meta, Spec: s})
+	case v1alpha1.CacheServerSpec:
+		errs = cacheserver.Validate(&v1alpha1.CacheServer{ObjectMeta: meta, Spec: s})
+	case v1alpha1.FrontProxySpec:
+		errs = frontproxy.Validate(&v1alpha1.FrontProxy{ObjectMeta: meta, Spec: s})
+	case v1alpha1.KubeconfigSpec:
+		errs = userkubeconfig.Validate(&v1alpha1.Kubeconfig{ObjectMeta: meta, Spec: s})
+	}
+	out := make(field.ErrorList, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, field.Invalid(c.field, e.BadValue, fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name, e.Error())))
+	}
+	return out
+}
+
+// toUnstructured renders a child as the composed XR Crossplane applies.
+func toUnstructured(c child, inst *v1alpha1.KcpInstallation) (*composed.Unstructured, error) {
+	b, err := json.Marshal(c.spec)
+	if err != nil {
+		return nil, err
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return nil, err
+	}
+	u := composed.New()
+	u.SetAPIVersion(v1alpha1.Group + "/" + v1alpha1.Version)
+	u.SetKind(c.kind)
+	u.SetName(c.name)
+	u.SetNamespace(inst.GetNamespace())
+	u.SetLabels(map[string]string{LabelInstallation: inst.GetName()})
+	u.Object["spec"] = spec
+	return u, nil
+}
+
+func externalConfig(e v1alpha1.InstallationExternal) v1alpha1.ExternalConfig {
+	port := e.Port
+	if port == 0 {
+		port = DefaultPort
+	}
+	return v1alpha1.ExternalConfig{Hostname: e.Hostname, Port: port}
+}
+
+func adminSecretName(inst *v1alpha1.KcpInstallation) string {
+	if a := inst.Spec.Admin; a != nil && a.SecretName != "" {
+		return a.SecretName
+	}
+	return inst.GetName() + "-admin-kubeconfig"
+}
+
+func firstFrontProxy(children []child) int {
+	for i, c := range children {
+		if c.kind == "FrontProxy" {
+			return i
+		}
+	}
+	return 0
+}
+
+// notReadyMessage is the first condition of a child that is not True, or why it is unknown.
+func notReadyMessage(st *observed.State, key resource.Name) string {
+	u, ok := st.Get(key)
+	if !ok {
+		return "not created yet"
+	}
+	conds, _ := u.Object["status"].(map[string]any)["conditions"].([]any)
+	for _, want := range []string{"Synced", "CertificatesReady", "InputsReady", "Available", "KubeconfigReady", "Ready"} {
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == want && m["status"] != "True" {
+				msg, _ := m["message"].(string)
+				return fmt.Sprintf("%s: %s", want, msg)
+			}
+		}
+	}
+	return "waiting for its status"
+}
+
+func observedString(st *observed.State, key resource.Name, path ...string) string {
+	u, ok := st.Get(key)
+	if !ok {
+		return ""
+	}
+	var v any = u.Object
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[p]
+	}
+	s, _ := v.(string)
+	return s
+}
