@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -24,8 +25,8 @@ type KcpInstallation struct {
 	Status KcpInstallationStatus `json:"status,omitempty"`
 }
 
-// KcpInstallationSpec describes an installation. Only external.hostname, certificates and
-// etcd are required; everything else has a default.
+// KcpInstallationSpec describes an installation. Only external.hostname and certificates
+// are required; everything else has a default (etcd is managed unless set).
 type KcpInstallationSpec struct {
 	// External is the public address of the installation: the RootShard's external address
 	// and, unless a front-proxy sets its own, the first front-proxy's.
@@ -34,9 +35,11 @@ type KcpInstallationSpec struct {
 	// Certificates selects where the installation's root CA comes from.
 	Certificates Certificates `json:"certificates"`
 
-	// Etcd is the etcd the root shard stores its data in, and every shard that does not
-	// set its own.
-	Etcd EtcdConfig `json:"etcd"`
+	// Etcd is where the root shard, and every shard that does not set its own, store their
+	// data: an etcd cluster the installation composes (managed, the default) or an external
+	// one.
+	// +optional
+	Etcd *InstallationEtcd `json:"etcd,omitempty"`
 
 	// Image is the kcp image of every component. Defaults to the kcp version this package
 	// was tested with.
@@ -88,6 +91,62 @@ type InstallationExternal struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
 	Port uint32 `json:"port,omitempty"`
+}
+
+// InstallationEtcd is either a managed etcd cluster or an external one.
+// +kubebuilder:validation:XValidation:rule="!(has(self.managed) && has(self.external))",message="set either etcd.managed or etcd.external, not both."
+type InstallationEtcd struct {
+	// Managed composes an etcd cluster for the installation: a StatefulSet with a volume per
+	// member, its Services and its TLS (dedicated client and peer CAs issued by the
+	// installation's root CA). Every shard stores its data in it under its own key prefix.
+	// The default when external is not set.
+	// +optional
+	Managed *ManagedEtcd `json:"managed,omitempty"`
+
+	// External is an etcd the installation does not manage, as in a RootShard's spec.etcd.
+	// +optional
+	External *EtcdConfig `json:"external,omitempty"`
+}
+
+// ManagedEtcd is the etcd cluster an installation composes.
+type ManagedEtcd struct {
+	// Replicas is the number of etcd members: 1 (no fault tolerance) or 3. Defaults to 1.
+	// Changing it after creation is not supported: etcd membership is fixed at bootstrap.
+	// +optional
+	// +kubebuilder:validation:Enum=1;3
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="etcd.managed.replicas cannot change after creation: etcd membership is fixed when the cluster bootstraps."
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// Storage is each member's volume.
+	// +optional
+	Storage *ManagedEtcdStorage `json:"storage,omitempty"`
+
+	// Image is the etcd image. Defaults to the etcd version this package was tested with.
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// Resources of the etcd container; none unless set.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// VolumeDeletionPolicy says what happens to the members' volumes (and so to kcp's data)
+	// when the installation is deleted: Retain (the default) keeps the PersistentVolumeClaims,
+	// so an installation re-created with the same name finds its data again; Delete removes
+	// them with the StatefulSet.
+	// +optional
+	// +kubebuilder:validation:Enum=Retain;Delete
+	VolumeDeletionPolicy string `json:"volumeDeletionPolicy,omitempty"`
+}
+
+// ManagedEtcdStorage is the volume of each etcd member.
+type ManagedEtcdStorage struct {
+	// Size of each member's volume. Defaults to 8Gi.
+	// +optional
+	Size *resource.Quantity `json:"size,omitempty"`
+
+	// StorageClassName of each member's volume. Defaults to the cluster's default class.
+	// +optional
+	StorageClassName *string `json:"storageClassName,omitempty"`
 }
 
 // InstallationRootShard tunes the root shard of an installation.

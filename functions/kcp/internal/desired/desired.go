@@ -100,7 +100,7 @@ func (s *Set) Composed() (map[resource.Name]*resource.DesiredComposed, error) {
 			out[o.Name] = &resource.DesiredComposed{Resource: keepable(o.Kept), Ready: o.Ready}
 			continue
 		}
-		cd, err := toComposed(o.Resource)
+		cd, err := ToComposed(o.Resource)
 		if err != nil {
 			return nil, fmt.Errorf("cannot convert composed resource %q: %w", o.Name, err)
 		}
@@ -109,12 +109,12 @@ func (s *Set) Composed() (map[resource.Name]*resource.DesiredComposed, error) {
 	return out, nil
 }
 
-// toComposed converts a typed object with the API machinery's own JSON rules, which are the
+// ToComposed converts a typed object with the API machinery's own JSON rules, which are the
 // rules kubectl and controllers use: zero values of omitempty fields (0, false, "") are left
 // out. composed.From keeps them, and server-side apply would then record ownership of values
 // nobody chose (hostPort: 0, paused: false, ...). Nulls and the status are dropped too: the
 // function has no opinion on either.
-func toComposed(o runtime.Object) (*composed.Unstructured, error) {
+func ToComposed(o runtime.Object) (*composed.Unstructured, error) {
 	if u, ok := o.(*composed.Unstructured); ok {
 		// Already unstructured (the XRs an installation composes have no scheme).
 		c := composed.New()

@@ -21,9 +21,12 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/cacheserver"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/frontproxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/managedetcd"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/shard"
@@ -63,12 +66,22 @@ type child struct {
 
 // Compose composes the installation's XRs and reports their readiness.
 func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.ErrorList) {
-	children, errs := build(inst)
+	children, etcd, errs := build(inst)
 	if len(errs) > 0 {
 		return Result{}, errs
 	}
 	var r Result
 	var waiting []string
+	b := compose.New(inst.GetName(), inst.GetNamespace(), st)
+	if etcd != nil {
+		// The etcd CAs are issued by the root CA Issuer the RootShard composes.
+		ready, why := etcd.Compose(b, names.RootShard(inst.GetName()).RootCA())
+		comp := v1alpha1.InstallationComponent{Kind: "StatefulSet", Name: etcd.Name(), Ready: ready, Message: why}
+		if !ready {
+			waiting = append(waiting, "etcd "+etcd.Name())
+		}
+		r.Status.Components = append(r.Status.Components, comp)
+	}
 	for _, c := range children {
 		u, err := toUnstructured(c, inst)
 		if err != nil {
@@ -79,7 +92,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.
 		if ready {
 			readiness = resource.ReadyTrue
 		}
-		r.Desired.Add(c.key, u, readiness)
+		b.Set.Add(c.key, u, readiness)
 		comp := v1alpha1.InstallationComponent{Kind: c.kind, Name: c.name, Ready: ready}
 		if !ready {
 			comp.Message = notReadyMessage(st, c.key)
@@ -94,9 +107,10 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.
 		e := fp.spec.(v1alpha1.FrontProxySpec).External
 		r.Status.URL = fmt.Sprintf("https://%s:%d", e.Hostname, e.Port)
 	}
+	r.Desired = b.Set
 	r.Status.KubeconfigSecret = adminSecretName(inst)
 	r.Status.Phase = v1alpha1.PhaseRunning
-	ready := condition.Condition{Type: TypeComponentsReady, Status: true, Reason: "Ready", Message: fmt.Sprintf("All %d components are Ready.", len(children))}
+	ready := condition.Condition{Type: TypeComponentsReady, Status: true, Reason: "Ready", Message: fmt.Sprintf("All %d components are Ready.", len(r.Status.Components))}
 	if len(waiting) > 0 {
 		r.Status.Phase = v1alpha1.PhaseProvisioning
 		r.NotReady = true
@@ -106,8 +120,9 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.
 	return r, nil
 }
 
-// build derives every child XR's spec from the installation and validates it.
-func build(inst *v1alpha1.KcpInstallation) ([]child, field.ErrorList) {
+// build derives every child XR's spec from the installation and validates it, and returns
+// the managed etcd cluster unless the installation uses an external etcd.
+func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field.ErrorList) {
 	s := inst.Spec
 	spec := field.NewPath("spec")
 	name := inst.GetName()
@@ -116,6 +131,7 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, field.ErrorList) {
 		errs = append(errs, field.Required(spec.Child("external", "hostname"), "the public hostname of the installation"))
 	}
 	external := externalConfig(s.External)
+	store, etcd := etcdStore(inst)
 
 	cache := v1alpha1.CacheConfig{}
 	var children []child
@@ -132,19 +148,19 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, field.ErrorList) {
 	}
 	rs := v1alpha1.RootShardSpec{External: external, Cache: cache, Certificates: s.Certificates}
 	if r := s.RootShard; r != nil {
-		rs.CommonShardSpec = common(s.Etcd, r.Replicas, r.Resources)
+		rs.CommonShardSpec = common(store(""), r.Replicas, r.Resources)
 	} else {
-		rs.CommonShardSpec = common(s.Etcd, nil, nil)
+		rs.CommonShardSpec = common(store(""), nil, nil)
 	}
 	children = append(children, child{key: "rootshard", kind: "RootShard", name: name, field: spec, spec: rs})
 
 	root := &corev1.LocalObjectReference{Name: name}
 	for i, sh := range s.Shards {
-		etcd := s.Etcd
+		shardEtcd := store(sh.Name)
 		if sh.Etcd != nil {
-			etcd = *sh.Etcd
+			shardEtcd = *sh.Etcd
 		}
-		spec := v1alpha1.ShardSpec{CommonShardSpec: common(etcd, sh.Replicas, sh.Resources), RootShard: v1alpha1.RootShardConfig{Ref: root}}
+		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources), RootShard: v1alpha1.RootShardConfig{Ref: root}}
 		spec.ShardBaseURL = sh.ShardBaseURL
 		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name + "-" + sh.Name, field: field.NewPath("spec", "shards").Index(i), spec: spec})
 	}
@@ -200,7 +216,45 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, field.ErrorList) {
 	for _, c := range children {
 		errs = append(errs, validateChild(inst, c)...)
 	}
-	return children, errs
+	return children, etcd, errs
+}
+
+// etcdStore returns where each shard stores its data (the root shard is ""), and the managed
+// cluster if there is one. Shards that share the installation's etcd get a key prefix of
+// their own: two kcp shards under one prefix would overwrite each other's data.
+func etcdStore(inst *v1alpha1.KcpInstallation) (func(shard string) v1alpha1.EtcdConfig, *managedetcd.Cluster) {
+	e := inst.Spec.Etcd
+	if e != nil && e.External != nil {
+		ext := *e.External
+		return func(shard string) v1alpha1.EtcdConfig {
+			out := ext
+			if shard != "" {
+				out.Prefix = ShardPrefix(ext.Prefix, shard)
+			}
+			return out
+		}, nil
+	}
+	c := &managedetcd.Cluster{Installation: inst.GetName(), Namespace: inst.GetNamespace(), ClusterDomain: inst.Spec.ClusterDomain}
+	if e != nil && e.Managed != nil {
+		c.Spec = *e.Managed
+	}
+	return func(shard string) v1alpha1.EtcdConfig {
+		if shard == "" {
+			return c.Client("")
+		}
+		return c.Client(ShardPrefix("", shard))
+	}, c
+}
+
+// ShardPrefix is the etcd key prefix of a shard that shares the installation's etcd: beside
+// the root shard's keys, never inside them. kcp writes under <prefix>/, so /shards/<name> is
+// beside the default /registry, and /kcp-shards/<name> beside a root prefix /kcp.
+func ShardPrefix(rootPrefix, shard string) string {
+	root := strings.TrimSuffix(rootPrefix, "/")
+	if root == "" {
+		return "/shards/" + shard
+	}
+	return root + "-shards/" + shard
 }
 
 // validateChild runs the child kind's own validation, and reports what it finds against

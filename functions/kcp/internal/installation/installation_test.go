@@ -10,19 +10,33 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 )
 
-// smallest is the ten-line installation the docs promise.
+// smallest is the ten-line installation the docs promise: managed etcd by default.
 func smallest() *v1alpha1.KcpInstallation {
 	return &v1alpha1.KcpInstallation{
 		ObjectMeta: metav1.ObjectMeta{Name: "team-a", Namespace: "tenant"},
 		Spec: v1alpha1.KcpInstallationSpec{
 			External:     v1alpha1.InstallationExternal{Hostname: "kcp.example.com"},
 			Certificates: v1alpha1.Certificates{IssuerRef: &v1alpha1.ObjectReference{Name: "selfsigned", Kind: "ClusterIssuer", Group: "cert-manager.io"}},
-			Etcd:         v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd:2379"}},
 		},
 	}
+}
+
+// external is smallest with an external etcd.
+func external() *v1alpha1.KcpInstallation {
+	i := smallest()
+	i.Spec.Etcd = &v1alpha1.InstallationEtcd{External: &v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd:2379"}}}
+	return i
+}
+
+// managedEtcdObjects are what a managed etcd composes, in order.
+var managedEtcdObjects = []string{
+	"Certificate/team-a-etcd-client-ca", "Issuer/team-a-etcd-client-ca", "Certificate/team-a-etcd-peer-ca", "Issuer/team-a-etcd-peer-ca",
+	"Certificate/team-a-etcd-server", "Certificate/team-a-etcd-peer", "Certificate/team-a-etcd-client",
+	"Service/team-a-etcd", "Service/team-a-etcd-members", "StatefulSet/team-a-etcd",
 }
 
 func TestCompose(t *testing.T) {
@@ -33,7 +47,7 @@ func TestCompose(t *testing.T) {
 		secret   string
 		errs     []string // substrings of the error list
 	}
-	withShards := smallest()
+	withShards := external()
 	withShards.Spec.Shards = []v1alpha1.InstallationShard{{Name: "s1"}, {Name: "s2"}}
 	withShards.Spec.CacheServer = &v1alpha1.InstallationCacheServer{}
 	twoProxies := smallest()
@@ -49,6 +63,13 @@ func TestCompose(t *testing.T) {
 	}{
 		"Smallest": {
 			inst: smallest(),
+			want: want{
+				children: append(append([]string{}, managedEtcdObjects...), "RootShard/team-a", "FrontProxy/team-a-public", "Kubeconfig/team-a-admin"),
+				phase:    v1alpha1.PhaseProvisioning, url: "https://kcp.example.com:6443", secret: "team-a-admin-kubeconfig",
+			},
+		},
+		"ExternalEtcd": {
+			inst: external(),
 			want: want{
 				children: []string{"RootShard/team-a", "FrontProxy/team-a-public", "Kubeconfig/team-a-admin"},
 				phase:    v1alpha1.PhaseProvisioning, url: "https://kcp.example.com:6443", secret: "team-a-admin-kubeconfig",
@@ -94,9 +115,13 @@ func TestCompose(t *testing.T) {
 			}
 			var got []string
 			for _, o := range r.Desired.Objects() {
-				u := o.Resource.(*composed.Unstructured)
+				u, err := desired.ToComposed(o.Resource)
+				if err != nil {
+					t.Fatal(err)
+				}
 				got = append(got, u.GetKind()+"/"+u.GetName())
-				if u.GetNamespace() != "tenant" || u.GetLabels()[LabelInstallation] != "team-a" {
+				isChild := u.GroupVersionKind().Group == v1alpha1.Group
+				if u.GetNamespace() != "tenant" || (isChild && u.GetLabels()[LabelInstallation] != "team-a") {
 					t.Errorf("%s/%s: namespace %q labels %v, want tenant and the installation label", u.GetKind(), u.GetName(), u.GetNamespace(), u.GetLabels())
 				}
 				if o.Ready != resource.ReadyFalse {
@@ -116,7 +141,7 @@ func TestCompose(t *testing.T) {
 // TestComposeReady: once every child says Ready, so does the installation, and the URL comes
 // from the front-proxy's status.
 func TestComposeReady(t *testing.T) {
-	inst := smallest()
+	inst := external()
 	oc := map[resource.Name]resource.ObservedComposed{}
 	for key, kind := range map[resource.Name]string{"rootshard": "RootShard", "frontproxy-public": "FrontProxy", "kubeconfig-admin": "Kubeconfig"} {
 		u := composed.New()

@@ -1,0 +1,351 @@
+// Package managedetcd composes the etcd cluster of a KcpInstallation with spec.etcd.managed:
+// a StatefulSet with one volume per member, a headless Service the members find each other
+// through, a client Service the shards connect to, and the cluster's TLS.
+//
+// The TLS follows the PKI kcp's Helm chart sketches, below the installation's root CA:
+//
+//	<i>-ca (the RootShard's root CA Issuer)
+//	├── <e>-client-ca → Issuer <e>-client-ca
+//	│   ├── <e>-server   serving (and client) certificate of every member
+//	│   └── <e>-client   the certificate kcp connects with (its ca.crt verifies the server)
+//	└── <e>-peer-ca   → Issuer <e>-peer-ca
+//	    └── <e>-peer     member-to-member certificate
+//
+// The server certificate comes from the client CA on purpose: kcp verifies etcd with the
+// ca.crt cert-manager writes next to its client certificate, which is the client CA.
+package managedetcd
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/pki"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
+)
+
+// Defaults of a managed etcd cluster.
+const (
+	// DefaultImage is the etcd kcp's Helm chart ships.
+	DefaultImage       = "quay.io/coreos/etcd:v3.5.28"
+	DefaultReplicas    = 1
+	DefaultStorageSize = "8Gi"
+	// PolicyRetain keeps the members' volumes when the StatefulSet is deleted.
+	PolicyRetain = "Retain"
+	PolicyDelete = "Delete"
+
+	ClientPort  = 2379
+	PeerPort    = 2380
+	MetricsPort = 8080
+
+	// ComponentEtcd is the app.kubernetes.io/component of every etcd object.
+	ComponentEtcd = "etcd"
+	// uid and gid the etcd process runs as; fsGroup makes the volume writable for it.
+	runAsUser = 65532
+
+	dataDir   = "/var/lib/etcd"
+	serverTLS = "/etc/etcd/tls/server"
+	peerTLS   = "/etc/etcd/tls/peer"
+)
+
+// Composition resource names of the StatefulSet, whose readiness the installation reports.
+const KeyStatefulSet resource.Name = "statefulset-etcd"
+
+// Cluster is one managed etcd cluster.
+type Cluster struct {
+	// Installation is the installation's name; the cluster's objects are named <i>-etcd….
+	Installation  string
+	Namespace     string
+	ClusterDomain string
+	Spec          v1alpha1.ManagedEtcd
+}
+
+// Name is the StatefulSet's and the client Service's name.
+func (c Cluster) Name() string { return c.Installation + "-etcd" }
+
+// MembersService is the headless Service that gives every member a stable DNS name.
+func (c Cluster) MembersService() string { return c.Name() + "-members" }
+
+// ClientSecret is the Secret with the client certificate kcp connects with.
+func (c Cluster) ClientSecret() string { return c.Name() + "-client" }
+
+func (c Cluster) clientCA() string   { return c.Name() + "-client-ca" }
+func (c Cluster) peerCA() string     { return c.Name() + "-peer-ca" }
+func (c Cluster) serverCert() string { return c.Name() + "-server" }
+func (c Cluster) peerCert() string   { return c.Name() + "-peer" }
+
+// Replicas is the number of members.
+func (c Cluster) Replicas() int32 {
+	if c.Spec.Replicas == 0 {
+		return DefaultReplicas
+	}
+	return c.Spec.Replicas
+}
+
+// VolumeDeletionPolicy is Retain unless the user asked for Delete.
+func (c Cluster) VolumeDeletionPolicy() string {
+	if c.Spec.VolumeDeletionPolicy == PolicyDelete {
+		return PolicyDelete
+	}
+	return PolicyRetain
+}
+
+// Client is the etcd configuration a shard uses to store its data under prefix.
+func (c Cluster) Client(prefix string) v1alpha1.EtcdConfig {
+	return v1alpha1.EtcdConfig{
+		Endpoints: []string{fmt.Sprintf("https://%s:%d", names.ServiceFQDN(c.Name(), c.Namespace, c.ClusterDomain), ClientPort)},
+		TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: corev1.LocalObjectReference{Name: c.ClientSecret()}},
+		Prefix:    prefix,
+	}
+}
+
+// memberHost is the stable DNS name of member i.
+func (c Cluster) memberHost(i int32) string {
+	return fmt.Sprintf("%s-%d.%s", c.Name(), i, names.ServiceFQDN(c.MembersService(), c.Namespace, c.ClusterDomain))
+}
+
+// Compose adds the cluster's objects to b, issued by the Issuer rootIssuer (the
+// installation's root CA). It reports whether every member is ready and, if not, why.
+func (c Cluster) Compose(b *compose.Builder, rootIssuer string) (ready bool, why string) {
+	labels := names.Labels(c.Installation, ComponentEtcd)
+	ns := c.Namespace
+	root := pki.IssuerRef(rootIssuer)
+
+	for _, ca := range []string{c.clientCA(), c.peerCA()} {
+		b.Certificate(pki.CA(ca, ns, root, labels, nil), nil)
+		b.Issuer(pki.CAIssuer(ca, ns, ca, labels))
+	}
+
+	var hosts []string
+	for i := range c.Replicas() {
+		hosts = append(hosts, c.memberHost(i))
+	}
+	serving := []string{"localhost", c.Name(), c.Name() + "." + ns, names.ServiceFQDN(c.Name(), ns, c.ClusterDomain)}
+	serving = append(serving, hosts...)
+	both := append(append([]cmv1.KeyUsage{}, pki.UsagesServing...), pki.UsagesClient...)
+	b.Certificate(withIPs(pki.Leaf{
+		Name: c.serverCert(), Namespace: ns, CommonName: c.Name(), DNSNames: serving,
+		Usages: both, Issuer: c.clientCA(), Labels: labels,
+	}), nil)
+	b.Certificate(pki.Leaf{
+		Name: c.peerCert(), Namespace: ns, CommonName: c.Name(), DNSNames: hosts,
+		Usages: both, Issuer: c.peerCA(), Labels: labels,
+	}.Certificate(), nil)
+	b.Certificate(pki.Leaf{
+		Name: c.ClientSecret(), Namespace: ns, CommonName: "kcp",
+		Usages: pki.UsagesCacheClient, Issuer: c.clientCA(), Labels: labels,
+	}.Certificate(), nil)
+
+	b.Set.Add(b.Key("service", c.Name()), c.clientService(labels), compose.Readiness(b.St.Exists(b.Key("service", c.Name()))))
+	b.Set.Add(b.Key("service", c.MembersService()), c.membersService(labels), compose.Readiness(b.St.Exists(b.Key("service", c.MembersService()))))
+
+	readyMembers, observedOK := statefulSetReady(b, KeyStatefulSet)
+	ready = observedOK && readyMembers == c.Replicas()
+	b.Set.Add(KeyStatefulSet, c.statefulSet(labels), compose.Readiness(ready))
+	switch {
+	case ready:
+		return true, ""
+	case !b.St.Exists(KeyStatefulSet):
+		return false, "StatefulSet " + c.Name() + " is not created yet"
+	default:
+		return false, fmt.Sprintf("StatefulSet %s has %d of %d members ready", c.Name(), readyMembers, c.Replicas())
+	}
+}
+
+func withIPs(l pki.Leaf) *cmv1.Certificate {
+	cert := l.Certificate()
+	cert.Spec.IPAddresses = []string{"127.0.0.1"}
+	return cert
+}
+
+// statefulSetReady returns the observed StatefulSet's ready members, and whether its status
+// describes its current generation.
+func statefulSetReady(b *compose.Builder, key resource.Name) (int32, bool) {
+	u, ok := b.St.Get(key)
+	if !ok {
+		return 0, false
+	}
+	status, _ := u.Object["status"].(map[string]any)
+	gen := u.GetGeneration()
+	observedGen, _ := asInt64(status["observedGeneration"])
+	readyReplicas, _ := asInt64(status["readyReplicas"])
+	return int32(readyReplicas), gen == 0 || observedGen >= gen
+}
+
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), true
+	case int:
+		return int64(n), true
+	}
+	return 0, false
+}
+
+func (c Cluster) clientService(labels map[string]string) *corev1.Service {
+	return &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: maps.Clone(labels),
+			Ports:    []corev1.ServicePort{port("client", ClientPort)},
+		},
+	}
+}
+
+// membersService is headless and publishes members before they are ready: a new cluster's
+// members must reach each other to become ready at all.
+func (c Cluster) membersService(labels map[string]string) *corev1.Service {
+	return &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.MembersService(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		Spec: corev1.ServiceSpec{
+			ClusterIP:                corev1.ClusterIPNone,
+			PublishNotReadyAddresses: true,
+			Selector:                 maps.Clone(labels),
+			Ports:                    []corev1.ServicePort{port("client", ClientPort), port("peer", PeerPort), port("metrics", MetricsPort)},
+		},
+	}
+}
+
+func port(name string, p int32) corev1.ServicePort {
+	return corev1.ServicePort{Name: name, Port: p, TargetPort: intstr.FromString(name), Protocol: corev1.ProtocolTCP}
+}
+
+// args are etcd's flags; $(POD_NAME) is expanded by the kubelet from the pod's env.
+func (c Cluster) args() []string {
+	self := fmt.Sprintf("$(POD_NAME).%s", names.ServiceFQDN(c.MembersService(), c.Namespace, c.ClusterDomain))
+	var initial []string
+	for i := range c.Replicas() {
+		initial = append(initial, fmt.Sprintf("%s-%d=https://%s:%d", c.Name(), i, c.memberHost(i), PeerPort))
+	}
+	return []string{
+		"--name=$(POD_NAME)",
+		"--data-dir=" + dataDir + "/data",
+		fmt.Sprintf("--listen-client-urls=https://0.0.0.0:%d", ClientPort),
+		fmt.Sprintf("--advertise-client-urls=https://%s:%d", self, ClientPort),
+		fmt.Sprintf("--listen-peer-urls=https://0.0.0.0:%d", PeerPort),
+		fmt.Sprintf("--initial-advertise-peer-urls=https://%s:%d", self, PeerPort),
+		"--initial-cluster=" + strings.Join(initial, ","),
+		"--initial-cluster-state=new",
+		"--initial-cluster-token=" + c.Name(),
+		fmt.Sprintf("--listen-metrics-urls=http://0.0.0.0:%d", MetricsPort),
+		"--client-cert-auth",
+		"--trusted-ca-file=" + serverTLS + "/ca.crt",
+		"--cert-file=" + serverTLS + "/tls.crt",
+		"--key-file=" + serverTLS + "/tls.key",
+		"--peer-client-cert-auth",
+		"--peer-trusted-ca-file=" + peerTLS + "/ca.crt",
+		"--peer-cert-file=" + peerTLS + "/tls.crt",
+		"--peer-key-file=" + peerTLS + "/tls.key",
+		"--auto-compaction-mode=periodic",
+		"--auto-compaction-retention=5m",
+		"--snapshot-count=5000",
+	}
+}
+
+func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
+	replicas := c.Replicas()
+	image := c.Spec.Image
+	if image == "" {
+		image = DefaultImage
+	}
+	size := apiresource.MustParse(DefaultStorageSize)
+	var class *string
+	if s := c.Spec.Storage; s != nil {
+		if s.Size != nil {
+			size = *s.Size
+		}
+		class = s.StorageClassName
+	}
+	policy := appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	if c.VolumeDeletionPolicy() == PolicyDelete {
+		policy = appsv1.DeletePersistentVolumeClaimRetentionPolicyType
+	}
+	uid := int64(runAsUser)
+	nonRoot := true
+	var resources corev1.ResourceRequirements
+	if c.Spec.Resources != nil {
+		resources = *c.Spec.Resources
+	}
+	probe := func(path string, initialDelay, failure int32) *corev1.Probe {
+		return &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+				Path: path, Port: intstr.FromString("metrics"), Scheme: corev1.URISchemeHTTP,
+			}},
+			InitialDelaySeconds: initialDelay, PeriodSeconds: 10, TimeoutSeconds: 5,
+			SuccessThreshold: 1, FailureThreshold: failure,
+		}
+	}
+	var mounts workload.Mounts
+	mounts.Secret("server-tls", c.serverCert(), serverTLS)
+	mounts.Secret("peer-tls", c.peerCert(), peerTLS)
+	return &appsv1.StatefulSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            &replicas,
+			ServiceName:         c.MembersService(),
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Selector:            &metav1.LabelSelector{MatchLabels: maps.Clone(labels)},
+			PersistentVolumeClaimRetentionPolicy: &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+				WhenDeleted: policy,
+				WhenScaled:  appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
+			},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
+				Spec: corev1.PodSpec{
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsUser: &uid, RunAsGroup: &uid, FSGroup: &uid, RunAsNonRoot: &nonRoot,
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:    "etcd",
+						Image:   image,
+						Command: []string{"etcd"},
+						Args:    c.args(),
+						Env: []corev1.EnvVar{{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{
+							FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"},
+						}}},
+						Ports: []corev1.ContainerPort{
+							{Name: "client", ContainerPort: ClientPort, Protocol: corev1.ProtocolTCP},
+							{Name: "peer", ContainerPort: PeerPort, Protocol: corev1.ProtocolTCP},
+							{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
+						},
+						// /health answers 503 until the member has a leader; serializable keeps a
+						// member that lost quorum alive (it is not the member's fault).
+						LivenessProbe:   probe("/health?serializable=true", 10, 6),
+						ReadinessProbe:  probe("/health", 5, 3),
+						Resources:       resources,
+						SecurityContext: workload.ContainerSecurityContext(),
+						VolumeMounts:    append(mounts.VolumeMounts(), corev1.VolumeMount{Name: "data", MountPath: dataDir}),
+					}},
+					Volumes: mounts.Volumes(),
+				},
+			},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+				ObjectMeta: metav1.ObjectMeta{Name: "data", Labels: maps.Clone(labels)},
+				Spec: corev1.PersistentVolumeClaimSpec{
+					AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					StorageClassName: class,
+					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+				},
+			}},
+		},
+	}
+}
