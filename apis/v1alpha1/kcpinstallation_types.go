@@ -158,6 +158,30 @@ type InstallationRootShard struct {
 	// Resources of the kcp container; none unless set.
 	// +optional
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// ShardBaseURL is the URL the root shard is reachable at, when it is public (for example
+	// https://root.kcp.example.com:6443); its serving certificate then covers that host too.
+	// Defaults to the in-cluster Service.
+	// +optional
+	ShardBaseURL string `json:"shardBaseURL,omitempty"`
+}
+
+// InstallationServerCertificate has a front-proxy's serving certificate issued by another
+// issuer than the installation's CA, typically a public one (ACME), for clients that should
+// not need the installation's CA.
+type InstallationServerCertificate struct {
+	// IssuerRef is the cert-manager Issuer or ClusterIssuer of the serving certificate.
+	IssuerRef ObjectReference `json:"issuerRef"`
+
+	// DNSNames are the certificate's names, complete: a public issuer validates every name,
+	// so the in-cluster names are left out. Defaults to the front-proxy's external hostname.
+	// +optional
+	DNSNames []string `json:"dnsNames,omitempty"`
+
+	// CABundleSecretRef names a Secret whose tls.crt holds the issuer's CA, added to the admin
+	// kubeconfig when the issuer is not in clients' system trust store.
+	// +optional
+	CABundleSecretRef *corev1.LocalObjectReference `json:"caBundleSecretRef,omitempty"`
 }
 
 // InstallationShard is one additional shard.
@@ -219,6 +243,11 @@ type InstallationFrontProxy struct {
 	// Replicas of the front-proxy. Defaults to 2.
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
+
+	// ServerCertificate, when set, has this front-proxy's serving certificate issued by
+	// another issuer than the installation's CA. Defaults to the installation's CA.
+	// +optional
+	ServerCertificate *InstallationServerCertificate `json:"serverCertificate,omitempty"`
 }
 
 // InstallationAdmin is the installation's admin kubeconfig.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -14,6 +15,9 @@ const MaxIterations = 10
 // RenderFunc renders one XR against a world.
 type RenderFunc func(ctx context.Context, w World) (*Output, error)
 
+// SpawnFunc returns the render of an XR that another XR composed, as it was composed.
+type SpawnFunc func(xr *Object) (RenderFunc, error)
+
 // Converge starts from the fresh renders of an example's XRs (fresh[i] rendered by
 // renders[i], against worlds[i]) and feeds them back as one simulated world shared by all
 // XRs, iterating until nothing any render depends on changes. It returns the last render of
@@ -23,9 +27,17 @@ type RenderFunc func(ctx context.Context, w World) (*Output, error)
 // What an XR puts into the world is its last render that was not Fatal: on a Fatal result
 // Crossplane applies and deletes nothing. An XR that was Fatal from the start puts in itself
 // as written and nothing composed.
-func Converge(ctx context.Context, sim Simulator, fresh []*Output, worlds []World, renders []RenderFunc) ([]*Output, int, error) {
-	outs := fresh
-	contrib := fresh
+//
+// With spawn set, an XR of this repository that another XR composes (a KcpInstallation's
+// RootShard, say) joins the example as Crossplane would reconcile it: it is rendered as
+// composed, again whenever its composer changes it, and its composer observes it as last
+// rendered, status included. Such XRs are appended to the returned outputs in the order
+// they were first composed.
+func Converge(ctx context.Context, sim Simulator, fresh []*Output, worlds []World, renders []RenderFunc, spawn SpawnFunc) ([]*Output, int, error) {
+	outs := slices.Clone(fresh)
+	contrib := slices.Clone(fresh)
+	worlds = slices.Clone(worlds)
+	renders = slices.Clone(renders)
 	allFatal := true
 	for _, o := range fresh {
 		allFatal = allFatal && o.Fatal
@@ -34,8 +46,14 @@ func Converge(ctx context.Context, sim Simulator, fresh []*Output, worlds []Worl
 		// The world would be the fresh one again: nothing composed, the XRs as written.
 		return outs, 0, nil
 	}
+	children := &children{spawn: spawn, index: map[objectKey]int{}, input: map[objectKey][]byte{}}
+	force := make([]bool, len(outs))
 	var changed []string
 	for i := 1; i <= MaxIterations; i++ {
+		spawned, err := children.update(contrib, &outs, &contrib, &worlds, &renders, &force)
+		if err != nil {
+			return nil, i, err
+		}
 		next, err := sim.Observe(contrib)
 		if err != nil {
 			return nil, i, err
@@ -48,11 +66,12 @@ func Converge(ctx context.Context, sim Simulator, fresh []*Output, worlds []Worl
 				return nil, i, err
 			}
 			out := outs[j]
-			if !same {
+			if !same || force[j] {
 				if out, err = render(ctx, next[j]); err != nil {
 					return nil, i, err
 				}
 			}
+			force[j] = false
 			nextOuts[j], nextContrib[j] = out, out
 			if out.Fatal {
 				nextContrib[j] = contrib[j]
@@ -62,6 +81,7 @@ func Converge(ctx context.Context, sim Simulator, fresh []*Output, worlds []Worl
 		if err != nil {
 			return nil, i, err
 		}
+		changed = append(spawned, changed...)
 		if len(changed) == 0 {
 			return nextOuts, i, nil
 		}
@@ -69,6 +89,63 @@ func Converge(ctx context.Context, sim Simulator, fresh []*Output, worlds []Worl
 	}
 	return nil, MaxIterations, fmt.Errorf("renders still change after %d iterations against the simulated world, "+
 		"the last one changed %s: the function never settles", MaxIterations, strings.Join(changed, "; "))
+}
+
+// children tracks the XRs that other XRs compose.
+type children struct {
+	spawn SpawnFunc
+	// index is each child's position in the outputs; input is the child as last composed.
+	index map[objectKey]int
+	input map[objectKey][]byte
+}
+
+// update adds every XR the contributions compose that is not yet part of the example, and
+// gives a child whose composer changed it a new render. It returns what it added or changed.
+func (c *children) update(contrib []*Output, outs, contribs *[]*Output, worlds *[]World, renders *[]RenderFunc, force *[]bool) ([]string, error) {
+	if c.spawn == nil {
+		return nil, nil
+	}
+	var what []string
+	for _, parent := range contrib {
+		for _, composed := range parent.Composed {
+			if composed.GroupVersionKind().Group != XRGroup {
+				continue
+			}
+			xr := composed.DeepCopy()
+			delete(xr.Object, "status")
+			b, err := MarshalObjects(xr)
+			if err != nil {
+				return nil, err
+			}
+			key := keyOf(xr)
+			if bytes.Equal(c.input[key], b) {
+				continue
+			}
+			render, err := c.spawn(xr)
+			if err != nil {
+				return nil, fmt.Errorf("%s composed by %s: %w", describe(xr), describe(parent.XR), err)
+			}
+			c.input[key] = b
+			j, ok := c.index[key]
+			if !ok {
+				// Until its first render, the child is in the world as composed.
+				j = len(*outs)
+				c.index[key] = j
+				placeholder := &Output{XR: xr}
+				*outs = append(*outs, placeholder)
+				*contribs = append(*contribs, placeholder)
+				*worlds = append(*worlds, World{})
+				*renders = append(*renders, nil)
+				*force = append(*force, false)
+				what = append(what, describe(parent.XR)+": composed "+describe(xr))
+			} else {
+				what = append(what, describe(parent.XR)+": changed "+describe(xr))
+			}
+			(*renders)[j] = render
+			(*force)[j] = true
+		}
+	}
+	return what, nil
 }
 
 // changes names what changed between two iterations' contributions to the world: each XR's

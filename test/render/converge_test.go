@@ -237,7 +237,7 @@ func TestConverge(t *testing.T) {
 				counts[i] = 0
 			}
 
-			got, n, err := Converge(context.Background(), sim, fresh, worlds, a.renders)
+			got, n, err := Converge(context.Background(), sim, fresh, worlds, a.renders, nil)
 			if diff := cmp.Diff(tc.want.err, errorString(t, err)); diff != "" {
 				t.Fatalf("%s\nConverge(...): -want error, +got error:\n%s", tc.reason, diff)
 			}

@@ -64,24 +64,33 @@ type Rendered struct {
 }
 
 // RenderExample renders every XR of an example fresh, then converges the example as a whole:
-// its XRs share one simulated world, in which each sees the others.
+// its XRs share one simulated world, in which each sees the others. XRs that the example's
+// XRs compose (a KcpInstallation's RootShard, say) are rendered too, and their converged
+// renders follow the example's own.
 func (h *Harness) RenderExample(ctx context.Context, ex Example) (*Rendered, error) {
 	r := &Rendered{Example: ex.Name}
 	sim := Simulator{PKI: h.pki, Environment: ex.Environment}
-	renders := make([]RenderFunc, 0, len(ex.XRs))
-	for _, xr := range ex.XRs {
+	renderOf := func(xr *Object) (RenderFunc, error) {
 		gk := xr.GroupVersionKind().GroupKind()
 		api, ok := h.apis[gk]
 		if !ok {
 			return nil, fmt.Errorf("example %s: no XRD under apis/ defines %s", ex.Name, gk)
 		}
-		renders = append(renders, func(ctx context.Context, w World) (*Output, error) {
+		return func(ctx context.Context, w World) (*Output, error) {
 			out, err := h.renderer.Render(ctx, Request{XR: xr, API: api, World: w})
 			if err != nil {
 				return nil, fmt.Errorf("example %s, %s: %w", ex.Name, describe(xr), err)
 			}
 			return out, nil
-		})
+		}, nil
+	}
+	renders := make([]RenderFunc, 0, len(ex.XRs))
+	for _, xr := range ex.XRs {
+		render, err := renderOf(xr)
+		if err != nil {
+			return nil, err
+		}
+		renders = append(renders, render)
 	}
 
 	start := time.Now()
@@ -99,7 +108,7 @@ func (h *Harness) RenderExample(ctx context.Context, ex Example) (*Rendered, err
 	r.FreshTime = time.Since(start)
 
 	start = time.Now()
-	r.Converged, r.Iterations, err = Converge(ctx, sim, r.Fresh, worlds, renders)
+	r.Converged, r.Iterations, err = Converge(ctx, sim, r.Fresh, worlds, renders, renderOf)
 	if err != nil {
 		return nil, fmt.Errorf("example %s: %w", ex.Name, err)
 	}

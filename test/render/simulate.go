@@ -29,7 +29,8 @@ type World struct {
 }
 
 // Simulator stands in for the controllers that act on composed resources: cert-manager
-// issues Certificates and readies Issuers, the Deployment controller rolls Deployments out.
+// issues Certificates and readies Issuers, the Deployment and StatefulSet controllers roll
+// their workloads out, and Crossplane reconciles the XRs an XR composes.
 type Simulator struct {
 	PKI PKI
 	// Environment holds an example's non-XR documents.
@@ -52,7 +53,8 @@ func (s Simulator) Fresh(xrs []*Object) ([]World, error) {
 // per XR of the example in order. The world is shared: every XR sees the user's Secrets and
 // ConfigMaps, the other XRs as rendered (with their status), the Secrets cert-manager wrote
 // for any XR's Certificates, and the Secrets and ConfigMaps any XR composed. Each XR observes
-// only its own composed resources.
+// only its own composed resources; an XR it composed that is among outs, it observes as
+// rendered there (Crossplane reconciled it).
 //
 // A composed metadata-only Secret named like a Secret cert-manager wrote adopts it: in a
 // cluster they are one object, so both the adopting XR (under its composition resource name)
@@ -61,8 +63,12 @@ func (s Simulator) Observe(outs []*Output) ([]World, error) {
 	p := s.pool()
 	worlds := make([]World, len(outs))
 	issued := make([][]*Object, len(outs))
+	xrs := map[objectKey]*Object{}
+	for _, out := range outs {
+		xrs[keyOf(out.XR)] = out.XR
+	}
 	for i, out := range outs {
-		observed, secrets, err := s.observe(out.Composed)
+		observed, secrets, err := s.observe(out.Composed, xrs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", describe(out.XR), err)
 		}
@@ -213,7 +219,7 @@ func union(a, b map[string]string) (map[string]string, error) {
 // as observed, and the Secrets cert-manager writes for its Certificates. Those Secrets are
 // required resources, not observed ones: cert-manager creates them, the XR does not compose
 // them.
-func (s Simulator) observe(composed []*Object) (observed, issued []*Object, err error) {
+func (s Simulator) observe(composed []*Object, xrs map[objectKey]*Object) (observed, issued []*Object, err error) {
 	issuers := map[string]bool{}
 	for _, c := range composed {
 		if isKind(c, "cert-manager.io", "Issuer") {
@@ -238,8 +244,12 @@ func (s Simulator) observe(composed []*Object) (observed, issued []*Object, err 
 			}
 		case isKind(o, "apps", "Deployment"):
 			rollOut(o)
+		case isKind(o, "apps", "StatefulSet"):
+			rollOutStatefulSet(o)
 		case isKind(o, "", "Secret"):
 			foldStringData(o)
+		case o.GroupVersionKind().Group == XRGroup && xrs[keyOf(o)] != nil:
+			o = xrs[keyOf(o)].DeepCopy()
 		}
 		// As the API server returns every object; other XRs may key rollouts on it.
 		if o.GetResourceVersion() == "" {
@@ -460,6 +470,23 @@ func rollOut(d *Object) {
 			condition("Available", "MinimumReplicasAvailable", "Deployment has minimum availability."),
 			condition("Progressing", "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q has successfully progressed.", d.GetName())),
 		},
+	}
+}
+
+// rollOutStatefulSet makes every member of a StatefulSet ready at generation 1.
+func rollOutStatefulSet(s *Object) {
+	replicas, found, _ := unstructured.NestedInt64(s.Object, "spec", "replicas")
+	if !found {
+		replicas = 1
+	}
+	s.SetGeneration(1)
+	s.Object["status"] = map[string]any{
+		"observedGeneration": int64(1),
+		"replicas":           replicas,
+		"readyReplicas":      replicas,
+		"availableReplicas":  replicas,
+		"currentReplicas":    replicas,
+		"updatedReplicas":    replicas,
 	}
 }
 

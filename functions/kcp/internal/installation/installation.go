@@ -149,6 +149,7 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field
 	rs := v1alpha1.RootShardSpec{External: external, Cache: cache, Certificates: s.Certificates}
 	if r := s.RootShard; r != nil {
 		rs.CommonShardSpec = common(store(""), r.Replicas, r.Resources)
+		rs.ShardBaseURL = r.ShardBaseURL
 	} else {
 		rs.CommonShardSpec = common(store(""), nil, nil)
 	}
@@ -189,6 +190,17 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field
 			Image:           s.Image,
 			External:        ext,
 			ServiceTemplate: &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
+		}
+		if sc := fp.ServerCertificate; sc != nil {
+			issuer := sc.IssuerRef
+			dnsNames := sc.DNSNames
+			if len(dnsNames) == 0 {
+				dnsNames = []string{ext.Hostname}
+			}
+			spec.CertificateTemplates = v1alpha1.CertificateTemplateMap{
+				"server": {Spec: &v1alpha1.CertificateSpecTemplate{IssuerRef: &issuer, DNSNames: dnsNames}},
+			}
+			spec.CABundleSecretRef = sc.CABundleSecretRef
 		}
 		children = append(children, child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name + "-" + fp.Name, field: p, spec: spec})
 	}
@@ -331,7 +343,8 @@ func notReadyMessage(st *observed.State, key resource.Name) string {
 	if !ok {
 		return "not created yet"
 	}
-	conds, _ := u.Object["status"].(map[string]any)["conditions"].([]any)
+	status, _ := u.Object["status"].(map[string]any)
+	conds, _ := status["conditions"].([]any)
 	for _, want := range []string{"Synced", "CertificatesReady", "InputsReady", "Available", "KubeconfigReady", "Ready"} {
 		for _, c := range conds {
 			m, _ := c.(map[string]any)

@@ -131,7 +131,7 @@ func (c Cluster) Compose(b *compose.Builder, rootIssuer string) (ready bool, why
 	for i := range c.Replicas() {
 		hosts = append(hosts, c.memberHost(i))
 	}
-	serving := []string{"localhost", c.Name(), c.Name() + "." + ns, names.ServiceFQDN(c.Name(), ns, c.ClusterDomain)}
+	serving := []string{"localhost", c.Name(), c.Name() + "." + ns, c.Name() + "." + ns + ".svc", names.ServiceFQDN(c.Name(), ns, c.ClusterDomain)}
 	serving = append(serving, hosts...)
 	both := append(append([]cmv1.KeyUsage{}, pki.UsagesServing...), pki.UsagesClient...)
 	b.Certificate(withIPs(pki.Leaf{
@@ -300,7 +300,9 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 		Spec: appsv1.StatefulSetSpec{
 			Replicas:            &replicas,
 			ServiceName:         c.MembersService(),
+			// Members must start together: a new member waits for its peers to form a quorum.
 			PodManagementPolicy: appsv1.ParallelPodManagement,
+			UpdateStrategy:      appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
 			Selector:            &metav1.LabelSelector{MatchLabels: maps.Clone(labels)},
 			PersistentVolumeClaimRetentionPolicy: &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
 				WhenDeleted: policy,
