@@ -158,7 +158,7 @@ func testBasic(t *testing.T, e *env) {
 // checkAdminKubeconfig checks the admin kubeconfig's trust (checkKubeconfigTrust), its
 // server URL and its user, and returns its client certificate.
 func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) *x509.Certificate {
-	u, cert := checkKubeconfigTrust(ctx, t, e, basicNamespace, kubeconfigName, "root-frontproxy-server")
+	u, cert := checkKubeconfigTrust(ctx, t, e, basicNamespace, "root", kubeconfigName, "root-frontproxy-server")
 	if u.Host != "api.example.com:6443" || u.Path != "/clusters/root" {
 		t.Errorf("kubeconfig server %s, want https://api.example.com:6443/clusters/root", u)
 	}
@@ -170,11 +170,11 @@ func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) *x509.Certi
 }
 
 // checkKubeconfigTrust checks a kubeconfig Secret the way kcp and a client use it: the
-// client certificate chains to the root shard's client CA (the CA kcp and the front-proxy
+// client certificate chains to the client CA of RootShard rootShard (the CA kcp and the front-proxy
 // verify clients with) for client auth, and the kubeconfig's CA verifies the serving
 // certificate of the server it names (Secret servingSecret, with the chain it serves) for
 // the server URL's host. It returns the server URL and the client certificate.
-func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, kubeconfigSecret, servingSecret string) (*url.URL, *x509.Certificate) {
+func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, rootShard, kubeconfigSecret, servingSecret string) (*url.URL, *x509.Certificate) {
 	t.Helper()
 	data, err := e.SecretData(ctx, ns, kubeconfigSecret)
 	if err != nil {
@@ -192,7 +192,7 @@ func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, kubecon
 	if err != nil {
 		t.Fatal(err)
 	}
-	clientCA, err := e.SecretData(ctx, ns, "root-client-ca")
+	clientCA, err := e.SecretData(ctx, ns, rootShard+"-client-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, kubecon
 		Roots:     pool(clientCA["tls.crt"]),
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}); err != nil {
-		t.Errorf("the client certificate of %s does not verify against the root shard's client CA (Secret root-client-ca): %v", kubeconfigSecret, err)
+		t.Errorf("the client certificate of %s does not verify against the root shard's client CA (Secret %s-client-ca): %v", kubeconfigSecret, rootShard, err)
 	}
 	serving, err := e.SecretData(ctx, ns, servingSecret)
 	if err != nil {

@@ -125,9 +125,9 @@ func waitXR(ctx context.Context, e *env, kind, namespace, name, condition, statu
 	return last, err
 }
 
-// fakeKubelet stands in for the kubelet, scheduler and deployment controller, which do not
-// run here: while it runs, every Deployment in its namespace gets the status a healthy
-// rollout of its current generation would have. It is named FakeKubelet wherever a test
+// fakeKubelet stands in for the kubelet, scheduler and deployment and statefulset
+// controllers, which do not run here: while it runs, every Deployment and StatefulSet in its
+// namespace gets the status a healthy rollout of its current generation would have. It is named FakeKubelet wherever a test
 // relies on it.
 type fakeKubelet struct {
 	cancel context.CancelFunc
@@ -145,7 +145,7 @@ func startFakeKubelet(t *testing.T, e *env, namespace string) *fakeKubelet {
 	}
 	ctx, cancel := context.WithCancel(e.t.Context())
 	k := &fakeKubelet{cancel: cancel, done: make(chan struct{})}
-	t.Logf("FakeKubelet: marking Deployments in %s available as a kubelet and the deployment controller would (no kubelet runs here)", namespace)
+	t.Logf("FakeKubelet: marking Deployments and StatefulSets in %s ready as a kubelet and their controllers would (no kubelet runs here)", namespace)
 	go func() {
 		defer close(k.done)
 		for {
@@ -170,6 +170,16 @@ func (k *fakeKubelet) stop() {
 }
 
 func (k *fakeKubelet) mark(ctx context.Context, e *env, namespace string) error {
+	for _, kind := range []string{"deployments.apps", "statefulsets.apps"} {
+		if err := k.markKind(ctx, e, namespace, kind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markKind marks every Deployment or StatefulSet whose status is behind its generation.
+func (k *fakeKubelet) markKind(ctx context.Context, e *env, namespace, kind string) error {
 	var list struct {
 		Items []struct {
 			stack.Object
@@ -181,7 +191,7 @@ func (k *fakeKubelet) mark(ctx context.Context, e *env, namespace string) error 
 			} `json:"status"`
 		} `json:"items"`
 	}
-	if err := e.GetJSON(ctx, &list, "deployments.apps", "-n", namespace); err != nil {
+	if err := e.GetJSON(ctx, &list, kind, "-n", namespace); err != nil {
 		return err
 	}
 	for _, d := range list.Items {
@@ -193,16 +203,20 @@ func (k *fakeKubelet) mark(ctx context.Context, e *env, namespace string) error 
 			replicas = *d.Spec.Replicas
 		}
 		now := time.Now().UTC().Format(time.RFC3339)
-		status := map[string]any{"status": map[string]any{
+		status := map[string]any{
 			"observedGeneration": d.Metadata.Generation,
 			"replicas":           replicas, "updatedReplicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas,
-			"conditions": []map[string]string{
+		}
+		if kind == "deployments.apps" {
+			status["conditions"] = []map[string]string{
 				{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable", "message": "FakeKubelet: marked available by the e2e test", "lastUpdateTime": now, "lastTransitionTime": now},
 				{"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable", "message": "FakeKubelet: rollout complete", "lastUpdateTime": now, "lastTransitionTime": now},
-			},
-		}}
-		b, _ := json.Marshal(status)
-		if _, err := e.Kubectl(ctx, b, "patch", "deployment", "-n", namespace, d.Metadata.Name, "--subresource=status", "--type=merge", "--patch-file=/dev/stdin"); err != nil {
+			}
+		} else {
+			status["currentReplicas"] = replicas
+		}
+		b, _ := json.Marshal(map[string]any{"status": status})
+		if _, err := e.Kubectl(ctx, b, "patch", kind, "-n", namespace, d.Metadata.Name, "--subresource=status", "--type=merge", "--patch-file=/dev/stdin"); err != nil {
 			return err
 		}
 	}

@@ -87,6 +87,7 @@ func TestKCP(t *testing.T) {
 		t.Fatal("Migrate failed: Sharded needs the namespace it empties")
 	}
 	t.Run("Sharded", func(t *testing.T) { testSharded(t, e) })
+	t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
 
 	reportFunctionCalls(ctx, t, e)
 }

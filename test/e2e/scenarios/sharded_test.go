@@ -54,7 +54,7 @@ func testSharded(t *testing.T, e *env) {
 	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, ns, golden) })
 	t.Run("FrontProxyRoutesToTheRootShard", func(t *testing.T) { checkPathMapping(ctx, t, e, ns) })
 	t.Run("ShardKubeconfigTrustsTheShard", func(t *testing.T) {
-		checkKubeconfigTrust(ctx, t, e, ns, "shard-1-controller-kubeconfig", "shard-1-server")
+		checkKubeconfigTrust(ctx, t, e, ns, "root", "shard-1-controller-kubeconfig", "shard-1-server")
 	})
 }
 

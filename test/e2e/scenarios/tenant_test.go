@@ -1,0 +1,213 @@
+package scenarios
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+)
+
+// The self-service example: a tenant's KcpInstallation in namespace team-a.
+const (
+	tenantNamespace    = "team-a"
+	tenantUser         = "alice"
+	tenantInstallation = "dev"
+)
+
+// testTenant plays a platform team offering kcp as self-service, and a tenant using it: the
+// platform applies install/tenant-clusterrole.yaml, a ClusterIssuer and a namespace in which
+// the user alice has only Kubernetes' edit role; alice (kubectl --as) applies the ten-line
+// examples/installation/kcpinstallation.yaml and reads the kubeconfig Secret it names. The
+// installation composes its per-kind XRs, which Crossplane reconciles in turn, and a managed
+// etcd whose certificates cert-manager issues.
+func testTenant(t *testing.T, e *env) {
+	ctx := t.Context()
+	ns := tenantNamespace
+	golden := goldenRender(t, e, "installation")
+	wantRefs, wantCerts := goldenRefs(t, golden)
+
+	// The platform team's part.
+	if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(e.root, "install", "tenant-clusterrole.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"namespace.yaml", "clusterissuer.yaml"} {
+		if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(e.root, "examples", "installation", f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Kubectl(ctx, nil, "create", "rolebinding", "alice-edit", "-n", ns, "--clusterrole=edit", "--user="+tenantUser); err != nil {
+		t.Fatal(err)
+	}
+	as := func(args ...string) []string { return append([]string{"--as=" + tenantUser}, args...) }
+
+	t.Run("TenantRights", func(t *testing.T) {
+		// The aggregation controller adds the rules to edit shortly after the ClusterRole exists.
+		for _, c := range []struct {
+			verb, resource, namespace, want string
+		}{
+			{"create", "kcpinstallations.kcp.crossplane.io", ns, "yes"},
+			{"get", "secrets", ns, "yes"},
+			{"list", "rootshards.kcp.crossplane.io", ns, "yes"},
+			{"create", "rootshards.kcp.crossplane.io", ns, "no"},
+			{"create", "kcpinstallations.kcp.crossplane.io", "default", "no"},
+			{"create", "certificates.cert-manager.io", ns, "no"},
+		} {
+			what := fmt.Sprintf("%s may %s %s in %s: %s", tenantUser, c.verb, c.resource, c.namespace, c.want)
+			err := e.Eventually(ctx, timeout, what, func(ctx context.Context) (bool, string, error) {
+				out, _ := e.Kubectl(ctx, nil, as("auth", "can-i", c.verb, c.resource, "-n", c.namespace)...)
+				got := strings.TrimSpace(string(out))
+				return got == c.want, "kubectl auth can-i says " + got, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	})
+
+	// The tenant's part: ten lines, with nothing but namespace rights.
+	manifest := filepath.Join(e.root, "examples", "installation", "kcpinstallation.yaml")
+	if lines := countLines(t, manifest); lines > 12 {
+		t.Errorf("examples/installation/kcpinstallation.yaml has %d lines of YAML, the docs promise about ten", lines)
+	}
+	start := time.Now()
+	if _, err := e.Kubectl(ctx, nil, as("apply", "-f", manifest)...); err != nil {
+		t.Fatalf("%s cannot apply a KcpInstallation with the edit role: %v", tenantUser, err)
+	}
+	startFakeKubelet(t, e, ns)
+	if err := waitCertificatesReady(ctx, e, ns, wantCerts); err != nil {
+		t.Fatal(err)
+	}
+	e.Step("tenant: %d certificates (etcd's included) issued %.1fs after %s applied the KcpInstallation", wantCerts, time.Since(start).Seconds(), tenantUser)
+
+	var inst xr
+	err := e.Eventually(ctx, 2*timeout, "KcpInstallation team-a/dev Ready", func(ctx context.Context) (bool, string, error) {
+		x, err := getXR(ctx, e, "KcpInstallation", ns, tenantInstallation)
+		if err != nil {
+			return false, "", err
+		}
+		inst = x
+		b, _ := json.Marshal(x.Status["components"])
+		return x.conditions()["Ready"].Status == "True", "components " + string(b), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("tenant: KcpInstallation and its %d composed XRs Ready %.1fs after apply (Deployments and the etcd StatefulSet marked ready by the FakeKubelet)", len(wantRefs)-1, time.Since(start).Seconds())
+
+	t.Run("ComposedAsRendered", func(t *testing.T) {
+		for key, want := range wantRefs {
+			kind, name, _ := strings.Cut(key, "/")
+			x, err := getXR(ctx, e, kind, ns, name)
+			if err != nil {
+				t.Errorf("%s: %v", key, err)
+				continue
+			}
+			if got := x.refs(); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("%s composed %v, the golden render has %v", key, got, want)
+			}
+		}
+	})
+	t.Run("StatusForTheTenant", func(t *testing.T) {
+		if inst.Status["kubeconfigSecret"] != "dev-admin-kubeconfig" || inst.Status["url"] != "https://kcp.team-a.example.com:6443" || inst.Status["phase"] != "Running" {
+			t.Errorf("status %v, want kubeconfigSecret dev-admin-kubeconfig, url https://kcp.team-a.example.com:6443, phase Running", inst.Status)
+		}
+	})
+	t.Run("KubeconfigChainsVerify", func(t *testing.T) {
+		// The tenant reads the Secret with their own rights.
+		out, err := e.Kubectl(ctx, nil, as("get", "secret", "-n", ns, "dev-admin-kubeconfig", "-o", "jsonpath={.data.kubeconfig}")...)
+		if err != nil || len(out) == 0 {
+			t.Fatalf("%s cannot read the kubeconfig Secret: %v", tenantUser, err)
+		}
+		u, _ := checkKubeconfigTrust(ctx, t, e, ns, tenantInstallation, "dev-admin-kubeconfig", "dev-public-server")
+		if u.Host != "kcp.team-a.example.com:6443" {
+			t.Errorf("kubeconfig server %s, want host kcp.team-a.example.com:6443", u)
+		}
+	})
+	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tenantInstallation) })
+	t.Run("TenantDeletes", func(t *testing.T) {
+		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
+			t.Fatal(err)
+		}
+		err := e.Eventually(ctx, timeout, "everything the installation composed deleted", func(ctx context.Context) (bool, string, error) {
+			left, err := composed(ctx, e, ns, append([]string{"statefulsets.apps", "rootshards.kcp.crossplane.io", "frontproxies.kcp.crossplane.io", "kubeconfigs.kcp.crossplane.io"}, composedKinds...)...)
+			return len(left) == 0, fmt.Sprintf("%d left: %v", len(left), keys(left)), err
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// checkManagedEtcd checks the etcd a KcpInstallation composed, as kcp and etcd use it: the
+// StatefulSet keeps its volumes when deleted, the server certificate verifies against the CA
+// kcp is given (ca.crt next to its client certificate) for the client Service's name, the
+// client certificate against the CA etcd trusts, and the peer certificate against the peer
+// CA for every member's name.
+func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installation string) {
+	t.Helper()
+	name := installation + "-etcd"
+	var sts struct {
+		stack.Object
+		Spec struct {
+			Replicas  int64 `json:"replicas"`
+			Retention struct {
+				WhenDeleted string `json:"whenDeleted"`
+			} `json:"persistentVolumeClaimRetentionPolicy"`
+		} `json:"spec"`
+	}
+	if err := e.GetJSON(ctx, &sts, "statefulset", "-n", ns, name); err != nil {
+		t.Fatal(err)
+	}
+	if sts.Spec.Replicas != 1 || sts.Spec.Retention.WhenDeleted != "Retain" {
+		t.Errorf("StatefulSet %s: replicas %d, volumes when deleted %q; want 1 and Retain", name, sts.Spec.Replicas, sts.Spec.Retention.WhenDeleted)
+	}
+	secret := func(n string) map[string][]byte {
+		d, err := e.SecretData(ctx, ns, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	server, client, peer := secret(name+"-server"), secret(name+"-client"), secret(name+"-peer")
+	verify := func(what string, certPEM, roots []byte, dns string, usage x509.ExtKeyUsage) {
+		c, err := leaf(certPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Verify(x509.VerifyOptions{DNSName: dns, Roots: pool(roots), Intermediates: chain(certPEM), KeyUsages: []x509.ExtKeyUsage{usage}}); err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+	}
+	clientService := fmt.Sprintf("%s.%s.svc.cluster.local", name, ns)
+	verify("etcd's serving certificate against kcp's etcd CA (ca.crt of "+name+"-client)", server["tls.crt"], client["ca.crt"], clientService, x509.ExtKeyUsageServerAuth)
+	verify("kcp's etcd client certificate against the CA etcd trusts (--trusted-ca-file)", client["tls.crt"], server["ca.crt"], "", x509.ExtKeyUsageClientAuth)
+	member := fmt.Sprintf("%s-0.%s-members.%s.svc.cluster.local", name, name, ns)
+	verify("the peer certificate against the peer CA (--peer-trusted-ca-file), as server", peer["tls.crt"], peer["ca.crt"], member, x509.ExtKeyUsageServerAuth)
+	verify("the peer certificate against the peer CA, as client", peer["tls.crt"], peer["ca.crt"], "", x509.ExtKeyUsageClientAuth)
+	if string(peer["ca.crt"]) == string(server["ca.crt"]) {
+		t.Errorf("etcd's peer CA is its client CA: they must be dedicated CAs")
+	}
+}
+
+// countLines counts the lines of a manifest that are YAML, not comments or blank.
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			n++
+		}
+	}
+	return n
+}
