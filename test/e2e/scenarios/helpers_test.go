@@ -127,8 +127,8 @@ func waitXR(ctx context.Context, e *env, kind, namespace, name, condition, statu
 
 // fakeKubelet stands in for the kubelet, scheduler and deployment and statefulset
 // controllers, which do not run here: while it runs, every Deployment and StatefulSet in its
-// namespace gets the status a healthy rollout of its current generation would have. It is named FakeKubelet wherever a test
-// relies on it.
+// namespace gets the status a healthy rollout of its current generation would have. It is
+// named FakeKubelet wherever a test relies on it.
 type fakeKubelet struct {
 	cancel context.CancelFunc
 	done   chan struct{}

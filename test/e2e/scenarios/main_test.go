@@ -88,6 +88,7 @@ func TestKCP(t *testing.T) {
 	}
 	t.Run("Sharded", func(t *testing.T) { testSharded(t, e) })
 	t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
+	t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
 
 	reportFunctionCalls(ctx, t, e)
 }

@@ -125,7 +125,7 @@ func testTenant(t *testing.T, e *env) {
 		if err != nil || len(out) == 0 {
 			t.Fatalf("%s cannot read the kubeconfig Secret: %v", tenantUser, err)
 		}
-		u, _ := checkKubeconfigTrust(ctx, t, e, ns, tenantInstallation, "dev-admin-kubeconfig", "dev-public-server")
+		u, _ := checkKubeconfigTrust(ctx, t, e, ns, tenantInstallation, "dev-admin-kubeconfig", "dev-dev-public-server")
 		if u.Host != "kcp.team-a.example.com:6443" {
 			t.Errorf("kubeconfig server %s, want host kcp.team-a.example.com:6443", u)
 		}
@@ -193,6 +193,22 @@ func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installatio
 	verify("the peer certificate against the peer CA, as client", peer["tls.crt"], peer["ca.crt"], "", x509.ExtKeyUsageClientAuth)
 	if string(peer["ca.crt"]) == string(server["ca.crt"]) {
 		t.Errorf("etcd's peer CA is its client CA: they must be dedicated CAs")
+	}
+	// No other certificate of the installation is an etcd client: not even the admin's.
+	kc, err := e.SecretData(ctx, ns, installation+"-admin-kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := parseKubeconfig(kc["kubeconfig"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, admin, err := k.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Leaf.Verify(x509.VerifyOptions{Roots: pool(server["ca.crt"]), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
+		t.Errorf("the admin kubeconfig's client certificate verifies against the CA etcd trusts: a tenant admin could read etcd")
 	}
 }
 

@@ -156,7 +156,7 @@ func Generate(paths []string, outDir string) ([]File, error) {
 		for _, d := range c.pkgDirs {
 			srcs = append(srcs, relSlash(cwd, d))
 		}
-		doc, err := ToXRD(c.crd)
+		doc, err := ToXRD(c.crd, c.claim)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.gk, err)
 		}
@@ -177,7 +177,18 @@ type generatedCRD struct {
 	gk      schema.GroupKind
 	crd     apiextensionsv1.CustomResourceDefinition
 	pkgDirs []string // directories of the packages defining the kind, sorted
+	claim   *ClaimMarker
 }
+
+// ClaimMarker is +xrdgen:claim:kind=<Kind>,plural=<plural> on a cluster-scoped kind: it
+// becomes a Crossplane v1 XRD of scope LegacyCluster offering that claim, the only kind of
+// XRD Crossplane v2 still serves claims for.
+type ClaimMarker struct {
+	Kind   string `marker:"kind"`
+	Plural string `marker:"plural"`
+}
+
+const claimMarker = "xrdgen:claim"
 
 // crdCollector is a genall.Generator that builds CRDs like controller-gen's
 // crd generator (sigs.k8s.io/controller-tools/pkg/crd.Generator) but keeps
@@ -187,7 +198,10 @@ type crdCollector struct {
 }
 
 func (*crdCollector) RegisterMarkers(into *markers.Registry) error {
-	return crdmarkers.Register(into)
+	if err := crdmarkers.Register(into); err != nil {
+		return err
+	}
+	return into.Register(markers.Must(markers.MakeDefinition(claimMarker, markers.DescribesType, ClaimMarker{})))
 }
 
 // CheckFilter makes the runtime hand us a type checker; reuse controller-gen's
@@ -213,13 +227,17 @@ func (c *crdCollector) Generate(ctx *genall.GenerationContext) error {
 			continue // no versions; errors (if any) are recorded on the package
 		}
 		var dirs []string
-		for ident := range parser.Types {
+		var claim *ClaimMarker
+		for ident, info := range parser.Types {
 			if ident.Name == gk.Kind && parser.GroupVersions[ident.Package].Group == gk.Group {
 				dirs = append(dirs, packageDir(ident.Package))
+				if m, ok := info.Markers.Get(claimMarker).(ClaimMarker); ok {
+					claim = &m
+				}
 			}
 		}
 		slices.Sort(dirs)
-		c.crds = append(c.crds, generatedCRD{gk: gk, crd: def, pkgDirs: slices.Compact(dirs)})
+		c.crds = append(c.crds, generatedCRD{gk: gk, crd: def, pkgDirs: slices.Compact(dirs), claim: claim})
 	}
 	return nil
 }
@@ -242,11 +260,22 @@ func relSlash(base, p string) string {
 }
 
 // ToXRD converts a CRD produced by controller-tools into a Crossplane v2
-// CompositeResourceDefinition, as a generic document ready for marshalling.
-func ToXRD(def apiextensionsv1.CustomResourceDefinition) (map[string]any, error) {
+// CompositeResourceDefinition, as a generic document ready for marshalling; with a claim, into
+// a v1 CompositeResourceDefinition of scope LegacyCluster offering that claim.
+func ToXRD(def apiextensionsv1.CustomResourceDefinition, claim *ClaimMarker) (map[string]any, error) {
 	scope := "Namespaced"
 	if def.Spec.Scope == apiextensionsv1.ClusterScoped {
 		scope = "Cluster"
+	}
+	apiVersion := "apiextensions.crossplane.io/v2"
+	if claim != nil {
+		if scope != "Cluster" {
+			return nil, fmt.Errorf("+%s needs a cluster-scoped kind (+kubebuilder:resource:scope=Cluster): claims are for LegacyCluster XRs", claimMarker)
+		}
+		if claim.Kind == "" || claim.Plural == "" {
+			return nil, fmt.Errorf("+%s needs kind and plural", claimMarker)
+		}
+		scope, apiVersion = "LegacyCluster", "apiextensions.crossplane.io/v1"
 	}
 
 	versions := make([]any, 0, len(def.Spec.Versions))
@@ -284,16 +313,20 @@ func ToXRD(def apiextensionsv1.CustomResourceDefinition) (map[string]any, error)
 		versions = append(versions, ver)
 	}
 
+	spec := map[string]any{
+		"scope":    scope,
+		"group":    def.Spec.Group,
+		"names":    def.Spec.Names,
+		"versions": versions,
+	}
+	if claim != nil {
+		spec["claimNames"] = map[string]any{"kind": claim.Kind, "plural": claim.Plural}
+	}
 	return map[string]any{
-		"apiVersion": "apiextensions.crossplane.io/v2",
+		"apiVersion": apiVersion,
 		"kind":       "CompositeResourceDefinition",
 		"metadata":   map[string]any{"name": def.Spec.Names.Plural + "." + def.Spec.Group},
-		"spec": map[string]any{
-			"scope":    scope,
-			"group":    def.Spec.Group,
-			"names":    def.Spec.Names,
-			"versions": versions,
-		},
+		"spec":       spec,
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,16 +271,16 @@ func TestReservedNames(t *testing.T) {
 			}},
 		}},
 	}}
-	if _, err := ToXRD(def); err == nil || !strings.Contains(err.Error(), "spec.crossplane") {
+	if _, err := ToXRD(def, nil); err == nil || !strings.Contains(err.Error(), "spec.crossplane") {
 		t.Errorf("spec.crossplane: err = %v", err)
 	}
 	delete(def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties, "crossplane")
 	def.Spec.Versions[0].AdditionalPrinterColumns = []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Ready", Type: "string", JSONPath: ".x"}}
-	if _, err := ToXRD(def); err == nil || !strings.Contains(err.Error(), `"Ready"`) {
+	if _, err := ToXRD(def, nil); err == nil || !strings.Contains(err.Error(), `"Ready"`) {
 		t.Errorf("READY column: err = %v", err)
 	}
 	def.Spec.Versions[0].AdditionalPrinterColumns = nil
-	if _, err := ToXRD(def); err != nil {
+	if _, err := ToXRD(def, nil); err != nil {
 		t.Errorf("valid CRD: %v", err)
 	}
 }
@@ -328,4 +329,68 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func TestClaimMarker(t *testing.T) {
+	def := apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+		Group: "g.example.org",
+		Scope: apiextensionsv1.ClusterScoped,
+		Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "X", Plural: "xs"},
+		Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+			Name: "v1", Served: true, Storage: true,
+			Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}},
+		}},
+	}}
+	cases := map[string]struct {
+		reason string
+		scope  apiextensionsv1.ResourceScope
+		claim  *ClaimMarker
+		want   map[string]any // apiVersion, spec.scope, spec.claimNames
+		err    string
+	}{
+		"NoClaim": {
+			reason: "A cluster-scoped kind without the marker is a modern Cluster XR.",
+			scope:  apiextensionsv1.ClusterScoped,
+			want:   map[string]any{"apiVersion": "apiextensions.crossplane.io/v2", "scope": "Cluster", "claimNames": nil},
+		},
+		"Claim": {
+			reason: "The marker makes a v1 LegacyCluster XRD offering the claim.",
+			scope:  apiextensionsv1.ClusterScoped,
+			claim:  &ClaimMarker{Kind: "XClaim", Plural: "xclaims"},
+			want:   map[string]any{"apiVersion": "apiextensions.crossplane.io/v1", "scope": "LegacyCluster", "claimNames": map[string]any{"kind": "XClaim", "plural": "xclaims"}},
+		},
+		"NamespacedClaim": {
+			reason: "Crossplane offers claims only for LegacyCluster XRs.",
+			scope:  apiextensionsv1.NamespaceScoped,
+			claim:  &ClaimMarker{Kind: "XClaim", Plural: "xclaims"},
+			err:    "needs a cluster-scoped kind",
+		},
+		"IncompleteClaim": {
+			reason: "A claim needs its kind and plural.",
+			scope:  apiextensionsv1.ClusterScoped,
+			claim:  &ClaimMarker{Kind: "XClaim"},
+			err:    "needs kind and plural",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := *def.DeepCopy()
+			d.Spec.Scope = tc.scope
+			got, err := ToXRD(d, tc.claim)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("%s\nToXRD(...): err = %v, want one containing %q", tc.reason, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s\nToXRD(...): %v", tc.reason, err)
+			}
+			spec := got["spec"].(map[string]any)
+			gotFields := map[string]any{"apiVersion": got["apiVersion"], "scope": spec["scope"], "claimNames": spec["claimNames"]}
+			if diff := cmp.Diff(tc.want, gotFields); diff != "" {
+				t.Errorf("%s\nToXRD(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

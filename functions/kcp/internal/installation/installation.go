@@ -26,7 +26,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/frontproxy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/managedetcd"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/shard"
@@ -74,8 +73,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.
 	var waiting []string
 	b := compose.New(inst.GetName(), inst.GetNamespace(), st)
 	if etcd != nil {
-		// The etcd CAs are issued by the root CA Issuer the RootShard composes.
-		ready, why := etcd.Compose(b, names.RootShard(inst.GetName()).RootCA())
+		ready, why := etcd.Compose(b)
 		comp := v1alpha1.InstallationComponent{Kind: "StatefulSet", Name: etcd.Name(), Ready: ready, Message: why}
 		if !ready {
 			waiting = append(waiting, "etcd "+etcd.Name())

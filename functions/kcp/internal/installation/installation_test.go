@@ -1,12 +1,14 @@
 package installation
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -34,7 +36,7 @@ func external() *v1alpha1.KcpInstallation {
 
 // managedEtcdObjects are what a managed etcd composes, in order.
 var managedEtcdObjects = []string{
-	"Certificate/team-a-etcd-client-ca", "Issuer/team-a-etcd-client-ca", "Certificate/team-a-etcd-peer-ca", "Issuer/team-a-etcd-peer-ca",
+	"Issuer/team-a-etcd-selfsigned", "Certificate/team-a-etcd-client-ca", "Issuer/team-a-etcd-client-ca", "Certificate/team-a-etcd-peer-ca", "Issuer/team-a-etcd-peer-ca",
 	"Certificate/team-a-etcd-server", "Certificate/team-a-etcd-peer", "Certificate/team-a-etcd-client",
 	"Service/team-a-etcd", "Service/team-a-etcd-members", "StatefulSet/team-a-etcd",
 }
@@ -161,4 +163,85 @@ func TestComposeReady(t *testing.T) {
 			t.Errorf("%s not ready", o.Name)
 		}
 	}
+}
+
+// TestShardEtcd: shards that share the installation's etcd store their data beside the root
+// shard's keys, never under the same prefix; a shard's own etcd is used as given.
+func TestShardEtcd(t *testing.T) {
+	own := v1alpha1.EtcdConfig{Endpoints: []string{"https://own:2379"}}
+	prefixed := external()
+	prefixed.Spec.Etcd.External.Prefix = "/kcp/"
+	cases := map[string]struct {
+		inst   *v1alpha1.KcpInstallation
+		shards []v1alpha1.InstallationShard
+		want   map[string]v1alpha1.EtcdConfig // by child name
+	}{
+		"ManagedEtcd": {
+			inst:   smallest(),
+			shards: []v1alpha1.InstallationShard{{Name: "alpha"}, {Name: "beta", Etcd: &own}},
+			want: map[string]v1alpha1.EtcdConfig{
+				"team-a":       {Endpoints: []string{"https://team-a-etcd.tenant.svc.cluster.local:2379"}, TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: secretRef("team-a-etcd-client")}},
+				"team-a-alpha": {Endpoints: []string{"https://team-a-etcd.tenant.svc.cluster.local:2379"}, TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: secretRef("team-a-etcd-client")}, Prefix: "/shards/alpha"},
+				"team-a-beta":  own,
+			},
+		},
+		"ExternalEtcdWithPrefix": {
+			inst:   prefixed,
+			shards: []v1alpha1.InstallationShard{{Name: "alpha"}},
+			want: map[string]v1alpha1.EtcdConfig{
+				"team-a":       {Endpoints: []string{"http://etcd:2379"}, Prefix: "/kcp/"},
+				"team-a-alpha": {Endpoints: []string{"http://etcd:2379"}, Prefix: "/kcp-shards/alpha"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.inst.Spec.Shards = tc.shards
+			r, errs := Compose(tc.inst, observed.New(nil))
+			if len(errs) > 0 {
+				t.Fatal(errs.ToAggregate())
+			}
+			got := map[string]v1alpha1.EtcdConfig{}
+			for _, o := range r.Desired.Objects() {
+				u, ok := o.Resource.(*composed.Unstructured)
+				if !ok || (u.GetKind() != "RootShard" && u.GetKind() != "Shard") {
+					continue
+				}
+				var spec v1alpha1.CommonShardSpec
+				if err := runtimeDecode(u.Object["spec"], &spec); err != nil {
+					t.Fatal(err)
+				}
+				got[u.GetName()] = spec.Etcd
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("etcd per shard: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestComposeChildWithoutStatus: a child observed before Crossplane wrote its status is
+// reported as waiting, not a crash.
+func TestComposeChildWithoutStatus(t *testing.T) {
+	u := composed.New()
+	u.SetKind("RootShard")
+	r, errs := Compose(external(), observed.New(map[resource.Name]resource.ObservedComposed{"rootshard": {Resource: u}}))
+	if len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	if got := r.Status.Components[0]; got.Ready || got.Message != "waiting for its status" {
+		t.Errorf("component %+v, want not ready, waiting for its status", got)
+	}
+}
+
+func secretRef(name string) corev1.LocalObjectReference {
+	return corev1.LocalObjectReference{Name: name}
+}
+
+func runtimeDecode(in any, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
 }

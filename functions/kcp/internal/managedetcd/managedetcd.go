@@ -2,17 +2,22 @@
 // a StatefulSet with one volume per member, a headless Service the members find each other
 // through, a client Service the shards connect to, and the cluster's TLS.
 //
-// The TLS follows the PKI kcp's Helm chart sketches, below the installation's root CA:
+// The TLS follows the PKI kcp's Helm chart sketches, with two dedicated CAs:
 //
-//	<i>-ca (the RootShard's root CA Issuer)
+//	Issuer <e>-selfsigned
 //	├── <e>-client-ca → Issuer <e>-client-ca
 //	│   ├── <e>-server   serving (and client) certificate of every member
-//	│   └── <e>-client   the certificate kcp connects with (its ca.crt verifies the server)
+//	│   └── <e>-client   the certificate kcp connects with
 //	└── <e>-peer-ca   → Issuer <e>-peer-ca
 //	    └── <e>-peer     member-to-member certificate
 //
-// The server certificate comes from the client CA on purpose: kcp verifies etcd with the
-// ca.crt cert-manager writes next to its client certificate, which is the client CA.
+// The CAs are roots of their own, not below the installation's root CA, because every
+// consumer reads its trust from the ca.crt cert-manager writes, and for a chain that is the
+// chain's root: below the installation's CA, etcd would accept every client certificate of
+// the installation (a tenant's admin kubeconfig included) as an etcd client. As roots, etcd
+// trusts exactly the client CA's certificates, and the peers exactly the peer CA's. The
+// server certificate comes from the client CA so that the ca.crt next to kcp's client
+// certificate verifies it.
 package managedetcd
 
 import (
@@ -80,6 +85,7 @@ func (c Cluster) MembersService() string { return c.Name() + "-members" }
 // ClientSecret is the Secret with the client certificate kcp connects with.
 func (c Cluster) ClientSecret() string { return c.Name() + "-client" }
 
+func (c Cluster) selfSigned() string { return c.Name() + "-selfsigned" }
 func (c Cluster) clientCA() string   { return c.Name() + "-client-ca" }
 func (c Cluster) peerCA() string     { return c.Name() + "-peer-ca" }
 func (c Cluster) serverCert() string { return c.Name() + "-server" }
@@ -115,12 +121,13 @@ func (c Cluster) memberHost(i int32) string {
 	return fmt.Sprintf("%s-%d.%s", c.Name(), i, names.ServiceFQDN(c.MembersService(), c.Namespace, c.ClusterDomain))
 }
 
-// Compose adds the cluster's objects to b, issued by the Issuer rootIssuer (the
-// installation's root CA). It reports whether every member is ready and, if not, why.
-func (c Cluster) Compose(b *compose.Builder, rootIssuer string) (ready bool, why string) {
+// Compose adds the cluster's objects to b. It reports whether every member is ready and, if
+// not, why.
+func (c Cluster) Compose(b *compose.Builder) (ready bool, why string) {
 	labels := names.Labels(c.Installation, ComponentEtcd)
 	ns := c.Namespace
-	root := pki.IssuerRef(rootIssuer)
+	b.Issuer(selfSignedIssuer(c.selfSigned(), ns, labels))
+	root := pki.IssuerRef(c.selfSigned())
 
 	for _, ca := range []string{c.clientCA(), c.peerCA()} {
 		b.Certificate(pki.CA(ca, ns, root, labels, nil), nil)
@@ -160,6 +167,14 @@ func (c Cluster) Compose(b *compose.Builder, rootIssuer string) (ready bool, why
 		return false, "StatefulSet " + c.Name() + " is not created yet"
 	default:
 		return false, fmt.Sprintf("StatefulSet %s has %d of %d members ready", c.Name(), readyMembers, c.Replicas())
+	}
+}
+
+func selfSignedIssuer(name, namespace string, labels map[string]string) *cmv1.Issuer {
+	return &cmv1.Issuer{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cmv1.SchemeGroupVersion.String(), Kind: cmv1.IssuerKind},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: maps.Clone(labels)},
+		Spec:       cmv1.IssuerSpec{IssuerConfig: cmv1.IssuerConfig{SelfSigned: &cmv1.SelfSignedIssuer{}}},
 	}
 }
 
@@ -298,8 +313,8 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: c.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
 		Spec: appsv1.StatefulSetSpec{
-			Replicas:            &replicas,
-			ServiceName:         c.MembersService(),
+			Replicas:    &replicas,
+			ServiceName: c.MembersService(),
 			// Members must start together: a new member waits for its peers to form a quorum.
 			PodManagementPolicy: appsv1.ParallelPodManagement,
 			UpdateStrategy:      appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},

@@ -1,0 +1,121 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The claim example of docs/self-service.md, in namespace team-b.
+const (
+	claimNamespace = "team-b"
+	claimUser      = "bob"
+	claimName      = "dev"
+)
+
+// testClaim proves the claim path for platforms still on claims: bob, with only the edit
+// role in team-b, applies the KcpInstallationClaim that docs/self-service.md shows. Crossplane
+// creates the LegacyCluster XR ClaimedKcpInstallation for it, which composes the namespaced
+// KcpInstallation in team-b; the claim shows the installation's status and bob reads the
+// kubeconfig Secret in his namespace, as a KcpInstallation user would.
+func testClaim(t *testing.T, e *env) {
+	ctx := t.Context()
+	ns := claimNamespace
+	claim := docsClaim(t, e)
+
+	if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(e.root, "install", "tenant-clusterrole.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Kubectl(ctx, nil, "create", "namespace", ns); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(e.root, "examples", "installation", "clusterissuer.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Kubectl(ctx, nil, "create", "rolebinding", "bob-edit", "-n", ns, "--clusterrole=edit", "--user="+claimUser); err != nil {
+		t.Fatal(err)
+	}
+	as := func(args ...string) []string { return append([]string{"--as=" + claimUser}, args...) }
+	err := e.Eventually(ctx, timeout, claimUser+" may create kcpinstallationclaims in "+ns, func(ctx context.Context) (bool, string, error) {
+		out, _ := e.Kubectl(ctx, nil, as("auth", "can-i", "create", "kcpinstallationclaims.kcp.crossplane.io", "-n", ns)...)
+		return strings.TrimSpace(string(out)) == "yes", "kubectl auth can-i says " + strings.TrimSpace(string(out)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	if _, err := e.Kubectl(ctx, []byte(claim), as("apply", "-n", ns, "-f", "-")...); err != nil {
+		t.Fatalf("%s cannot apply the claim of docs/self-service.md: %v", claimUser, err)
+	}
+	startFakeKubelet(t, e, ns)
+
+	var last xr
+	err = e.Eventually(ctx, 2*timeout, "KcpInstallationClaim team-b/dev Ready", func(ctx context.Context) (bool, string, error) {
+		if err := e.GetJSON(ctx, &last, "kcpinstallationclaims.kcp.crossplane.io", "-n", ns, claimName); err != nil {
+			return false, "", err
+		}
+		var parts []string
+		for _, c := range last.conditions() {
+			parts = append(parts, fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message))
+		}
+		return last.conditions()["Ready"].Status == "True", strings.Join(parts, "; "), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("claim: KcpInstallationClaim Ready %.1fs after %s applied it (LegacyCluster XR -> namespaced KcpInstallation -> per-kind XRs)", time.Since(start).Seconds(), claimUser)
+
+	t.Run("InstallationInTheClaimNamespace", func(t *testing.T) {
+		var inst xr
+		if err := e.GetJSON(ctx, &inst, "kcpinstallations.kcp.crossplane.io", "-n", ns, claimName); err != nil {
+			t.Fatal(err)
+		}
+		if c := controllerOf(inst.Object); !strings.Contains(c, " ClaimedKcpInstallation ") {
+			t.Errorf("KcpInstallation %s/%s is controlled by %q, want the claim's ClaimedKcpInstallation", ns, claimName, c)
+		}
+	})
+	t.Run("ClaimShowsTheStatus", func(t *testing.T) {
+		if last.Status["kubeconfigSecret"] != "dev-admin-kubeconfig" || last.Status["phase"] != "Running" || last.Status["url"] != "https://kcp.team-b.example.com:6443" {
+			t.Errorf("claim status %v, want kubeconfigSecret dev-admin-kubeconfig, phase Running, url https://kcp.team-b.example.com:6443", last.Status)
+		}
+		out, err := e.Kubectl(ctx, nil, as("get", "secret", "-n", ns, "dev-admin-kubeconfig", "-o", "jsonpath={.data.kubeconfig}")...)
+		if err != nil || len(out) == 0 {
+			t.Errorf("%s cannot read the kubeconfig Secret: %v", claimUser, err)
+		}
+	})
+	t.Run("ClaimDeleted", func(t *testing.T) {
+		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallationclaim", "-n", ns, claimName, "--wait=false")...); err != nil {
+			t.Fatal(err)
+		}
+		err := e.Eventually(ctx, timeout, "everything the claim composed deleted", func(ctx context.Context) (bool, string, error) {
+			left, err := composed(ctx, e, ns, append([]string{"kcpinstallations.kcp.crossplane.io", "rootshards.kcp.crossplane.io", "statefulsets.apps"}, composedKinds...)...)
+			return len(left) == 0, fmt.Sprintf("%d left: %v", len(left), keys(left)), err
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// docsClaim returns the KcpInstallationClaim manifest docs/self-service.md shows: the test
+// applies what users copy.
+func docsClaim(t *testing.T, e *env) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.root, "docs", "self-service.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range strings.Split(string(b), "```yaml\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if strings.Contains(block, "kind: KcpInstallationClaim") {
+			return block
+		}
+	}
+	t.Fatal("docs/self-service.md shows no KcpInstallationClaim")
+	return ""
+}
