@@ -286,7 +286,15 @@ func validateChild(inst *v1alpha1.KcpInstallation, c child) field.ErrorList {
 	}
 	out := make(field.ErrorList, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, field.Invalid(c.field, e.BadValue, fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name, e.Error())))
+		msg := fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name, e.Error())
+		if strings.HasPrefix(e.Field, "metadata.name") {
+			// The child's name is derived: say what the installation's user can change.
+			msg += "; shorten this KcpInstallation's metadata.name"
+			if c.field.String() != "spec" && c.field.String() != "spec.admin" && c.field.String() != "spec.cacheServer" {
+				msg += " or " + c.field.Child("name").String()
+			}
+		}
+		out = append(out, field.Invalid(c.field, e.BadValue, msg))
 	}
 	return out
 }

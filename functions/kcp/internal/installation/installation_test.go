@@ -90,7 +90,7 @@ func TestCompose(t *testing.T) {
 		},
 		"NameTooLongForDerivedNames": {
 			inst: longName,
-			want: want{errs: []string{"spec.frontProxies[0]: Invalid value", "the FrontProxy a-very-long-installation-name-public this composes"}},
+			want: want{errs: []string{"spec.frontProxies[0]: Invalid value", "the FrontProxy a-very-long-installation-name-public this composes", "shorten this KcpInstallation's metadata.name or spec.frontProxies[0].name"}},
 		},
 		"NoHostname": {
 			inst: noHost,
