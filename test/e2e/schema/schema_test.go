@@ -91,37 +91,44 @@ func testXRDs(t *testing.T, c *cluster.Cluster, crossplane, root string, plurals
 			if b, err := exec.CommandContext(ctx, crossplane, "xrd", "convert", def, "--output-dir", dir).CombinedOutput(); err != nil {
 				t.Fatalf("crossplane xrd convert %s: %v\n%s", def, err, b)
 			}
+			// A v1 XRD that offers a claim converts to the XR's CRD and the claim's.
+			want := 1
+			if src, err := os.ReadFile(def); err == nil && bytes.Contains(src, []byte("\n  claimNames:")) {
+				want = 2
+			}
 			files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-			if len(files) != 1 {
-				t.Fatalf("crossplane xrd convert %s wrote %d CRDs, want 1: %v", def, len(files), files)
+			if len(files) != want {
+				t.Fatalf("crossplane xrd convert %s wrote %d CRDs, want %d: %v", def, len(files), want, files)
 			}
-			b, err := os.ReadFile(files[0])
-			if err != nil {
-				t.Fatal(err)
+			for _, file := range files {
+				b, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got crd
+				if err := yaml.Unmarshal(b, &got); err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				if got.Spec.Group != group {
+					t.Fatalf("%s: group %q, want %q", file, got.Spec.Group, group)
+				}
+				// The converted CRD is owned by its XRD, whose uid is empty outside a cluster
+				// running Crossplane; the server rejects an empty uid, so drop the owner.
+				applied, err := withoutOwnerReferences(b)
+				if err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				if err := os.WriteFile(strings.TrimSuffix(file, ".yaml")+".applied.json", applied, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := c.Kubectl(ctx, applied, "apply", "--server-side", "--field-manager=e2e-schema", "-f", "-"); err != nil {
+					t.Fatalf("the API server rejected the CRD converted from %s:\n%v", def, err)
+				}
+				if err := waitEstablished(ctx, c, got.Metadata.Name, time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				plurals[got.Spec.Names.Kind] = got.Spec.Names.Plural
 			}
-			var got crd
-			if err := yaml.Unmarshal(b, &got); err != nil {
-				t.Fatalf("%s: %v", files[0], err)
-			}
-			if got.Spec.Group != group {
-				t.Fatalf("%s: group %q, want %q", files[0], got.Spec.Group, group)
-			}
-			// The converted CRD is owned by its XRD, whose uid is empty outside a cluster
-			// running Crossplane; the server rejects an empty uid, so drop the owner.
-			applied, err := withoutOwnerReferences(b)
-			if err != nil {
-				t.Fatalf("%s: %v", files[0], err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "applied.json"), applied, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.Kubectl(ctx, applied, "apply", "--server-side", "--field-manager=e2e-schema", "-f", "-"); err != nil {
-				t.Fatalf("the API server rejected the CRD converted from %s:\n%v", def, err)
-			}
-			if err := waitEstablished(ctx, c, got.Metadata.Name, time.Minute); err != nil {
-				t.Fatal(err)
-			}
-			plurals[got.Spec.Names.Kind] = got.Spec.Names.Plural
 		})
 	}
 }
@@ -167,16 +174,27 @@ func withoutOwnerReferences(y []byte) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// testExamples admits every XR (group kcp.crossplane.io) of examples/*/*.yaml with a
+// testExamples admits every XR (group kcp.crossplane.io) of examples/*/*.yaml, and the claim
+// of docs/self-service.md, with a
 // server-side dry-run apply, and checks that every kind has at least one example.
 func testExamples(t *testing.T, c *cluster.Cluster, root string, plurals map[string]string) {
 	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples/*/*.yaml found under %s: %v", root, err)
 	}
-	seen := map[string]bool{}
+	// A claim is not an XR, so no example renders it: the self-service guide shows it.
+	files = append(files, filepath.Join(root, "docs", "self-service.md"))
+	seen := map[string]bool{
+		// Crossplane creates ClaimedKcpInstallations for claims; nobody writes one.
+		"ClaimedKcpInstallation": true,
+	}
 	for _, f := range files {
-		docs, err := readDocs(f)
+		var docs [][]byte
+		if strings.HasSuffix(f, ".md") {
+			docs, err = markdownDocs(f)
+		} else {
+			docs, err = readDocs(f)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,6 +272,41 @@ spec:
   etcd: {endpoints: ["http://etcd:2379"]}
 `,
 			want: []cause{{Field: "spec.certificates", Message: `Invalid value: set either issuerRef or caSecretRef, not both`}},
+		},
+		"KcpInstallationManagedAndExternalEtcd": {
+			reason: "An installation's etcd is either managed or external.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: KcpInstallation
+metadata: {name: two-etcds}
+spec:
+  external: {hostname: kcp.example.com}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: ClusterIssuer, name: kcp-selfsigned}
+  etcd:
+    managed: {}
+    external: {endpoints: ["http://etcd:2379"]}
+`,
+			want: []cause{{Field: "spec.etcd", Message: `Invalid value: set either etcd.managed or etcd.external, not both.`}},
+		},
+		"KcpInstallationTwoEtcdMembers": {
+			reason: "Two etcd members tolerate no more failures than one: 1 or 3.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: KcpInstallation
+metadata: {name: two-members}
+spec:
+  external: {hostname: kcp.example.com}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: ClusterIssuer, name: kcp-selfsigned}
+  etcd:
+    managed: {replicas: 2}
+`,
+			want: []cause{
+				{Field: "spec.etcd.managed.replicas", Message: `Unsupported value: 2: supported values: "1", "3"`},
+				// The replicas transition rule is not evaluated on an invalid value.
+				{Field: "<nil>", Message: "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			},
 		},
 		"RootShardImageTagWithColon": {
 			reason: "An image tag cannot contain a colon (it would be read as a second tag or a digest).",
@@ -546,6 +599,32 @@ func dryRunCreate(ctx context.Context, c *cluster.Cluster, plurals map[string]st
 }
 
 // readDocs returns the YAML documents of a file as JSON, skipping empty ones.
+// markdownDocs returns the manifests of a Markdown file's yaml blocks.
+func markdownDocs(path string) ([][]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var docs [][]byte
+	for _, block := range strings.Split(string(b), "```yaml\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		d := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(block), 4096)
+		for {
+			var raw json.RawMessage
+			if err := d.Decode(&raw); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			if len(bytes.TrimSpace(raw)) > 0 && string(raw) != "null" {
+				docs = append(docs, raw)
+			}
+		}
+	}
+	return docs, nil
+}
+
 func readDocs(path string) ([][]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
