@@ -66,12 +66,13 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 ## e2e: install the packages `make build` produces on a real control plane (etcd,
 ## kube-apiserver, kube-controller-manager, cert-manager, Crossplane; local processes in a
 ## private network namespace) and run the scenarios of test/e2e/scenarios: basic, renewal,
-## bad input, delete, migrate from kcp-operator, sharded. Progress on standard error; logs in
+## bad input, delete, migrate from kcp-operator, sharded, a tenant's KcpInstallation, a claim,
+## the self-signed topology. Progress on standard error; logs in
 ## _output/e2e/. E2E_RUN='TestKCP/(Basic|Delete|Migrate)$$' runs some of them (-test.run).
 E2E_RUN ?=
 .PHONY: e2e
 e2e: build $(E2E_BINARIES)
-	@echo "== end-to-end scenarios on a real control plane (about 10 minutes; logs in _output/e2e/TestKCP)"
+	@echo "== end-to-end scenarios on a real control plane (about 17 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.
 	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=45m $(if $(E2E_RUN),-test.run '$(E2E_RUN)')

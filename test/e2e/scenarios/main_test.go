@@ -74,7 +74,8 @@ func TestKCP(t *testing.T) {
 	e := setUp(t)
 
 	// The scenarios build on each other: Basic installs what Renewal, BadInput and Delete
-	// act on; Migrate and then Sharded reuse the namespace Delete emptied.
+	// act on; Migrate and then Sharded reuse the namespace Delete emptied. Tenant, Claim and
+	// Topology each use a namespace of their own.
 	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: the scenarios that build on it cannot run")
 	}
@@ -89,6 +90,7 @@ func TestKCP(t *testing.T) {
 	t.Run("Sharded", func(t *testing.T) { testSharded(t, e) })
 	t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
 	t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
+	t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
 
 	reportFunctionCalls(ctx, t, e)
 }

@@ -130,7 +130,7 @@ func testTenant(t *testing.T, e *env) {
 			t.Errorf("kubeconfig server %s, want host kcp.team-a.example.com:6443", u)
 		}
 	})
-	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tenantInstallation) })
+	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tenantInstallation, 1) })
 	t.Run("TenantDeletes", func(t *testing.T) {
 		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
 			t.Fatal(err)
@@ -150,7 +150,7 @@ func testTenant(t *testing.T, e *env) {
 // kcp is given (ca.crt next to its client certificate) for the client Service's name, the
 // client certificate against the CA etcd trusts, and the peer certificate against the peer
 // CA for every member's name.
-func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installation string) {
+func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installation string, replicas int64) {
 	t.Helper()
 	name := installation + "-etcd"
 	var sts struct {
@@ -165,8 +165,8 @@ func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installatio
 	if err := e.GetJSON(ctx, &sts, "statefulset", "-n", ns, name); err != nil {
 		t.Fatal(err)
 	}
-	if sts.Spec.Replicas != 1 || sts.Spec.Retention.WhenDeleted != "Retain" {
-		t.Errorf("StatefulSet %s: replicas %d, volumes when deleted %q; want 1 and Retain", name, sts.Spec.Replicas, sts.Spec.Retention.WhenDeleted)
+	if sts.Spec.Replicas != replicas || sts.Spec.Retention.WhenDeleted != "Retain" {
+		t.Errorf("StatefulSet %s: replicas %d, volumes when deleted %q; want %d and Retain", name, sts.Spec.Replicas, sts.Spec.Retention.WhenDeleted, replicas)
 	}
 	secret := func(n string) map[string][]byte {
 		d, err := e.SecretData(ctx, ns, n)
@@ -188,8 +188,11 @@ func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installatio
 	clientService := fmt.Sprintf("%s.%s.svc.cluster.local", name, ns)
 	verify("etcd's serving certificate against kcp's etcd CA (ca.crt of "+name+"-client)", server["tls.crt"], client["ca.crt"], clientService, x509.ExtKeyUsageServerAuth)
 	verify("kcp's etcd client certificate against the CA etcd trusts (--trusted-ca-file)", client["tls.crt"], server["ca.crt"], "", x509.ExtKeyUsageClientAuth)
-	member := fmt.Sprintf("%s-0.%s-members.%s.svc.cluster.local", name, name, ns)
-	verify("the peer certificate against the peer CA (--peer-trusted-ca-file), as server", peer["tls.crt"], peer["ca.crt"], member, x509.ExtKeyUsageServerAuth)
+	for i := range replicas {
+		member := fmt.Sprintf("%s-%d.%s-members.%s.svc.cluster.local", name, i, name, ns)
+		verify("the peer certificate against the peer CA (--peer-trusted-ca-file), as server for "+member, peer["tls.crt"], peer["ca.crt"], member, x509.ExtKeyUsageServerAuth)
+		verify("etcd's serving certificate for "+member, server["tls.crt"], client["ca.crt"], member, x509.ExtKeyUsageServerAuth)
+	}
 	verify("the peer certificate against the peer CA, as client", peer["tls.crt"], peer["ca.crt"], "", x509.ExtKeyUsageClientAuth)
 	if string(peer["ca.crt"]) == string(server["ca.crt"]) {
 		t.Errorf("etcd's peer CA is its client CA: they must be dedicated CAs")
