@@ -312,3 +312,67 @@ func TestChangedResources(t *testing.T) {
 		})
 	}
 }
+
+// TestConvergeComposedXR: an XR that another XR composes is reconciled too. The parent
+// composes a RootShard with spec.replicas 1, and 2 once it observes the RootShard Running; the
+// RootShard is Running once its Certificate is issued and reports the replicas it was given.
+// The parent must observe the child with its status, and the child must be rendered again
+// with the changed spec.
+func TestConvergeComposedXR(t *testing.T) {
+	parent := func(_ context.Context, w World) (*Output, error) {
+		replicas, phase := int64(1), "Provisioning"
+		if c := find(w.Observed, "RootShard", "root"); c != nil {
+			if p, _, _ := unstructured.NestedString(c.Object, "status", "phase"); p == "Running" {
+				replicas, phase = 2, "Running"
+			}
+		}
+		xr := objects(`{apiVersion: kcp.crossplane.io/v1alpha1, kind: KcpInstallation, metadata: {name: dev, namespace: kcp}}`)[0]
+		xr.Object["status"] = map[string]any{"phase": phase}
+		child := objects(`{apiVersion: kcp.crossplane.io/v1alpha1, kind: RootShard, metadata: {name: root, namespace: kcp, annotations: {crossplane.io/composition-resource-name: rootshard}}}`)[0]
+		child.Object["spec"] = map[string]any{"replicas": replicas}
+		return &Output{XR: xr, Composed: []*Object{child}}, nil
+	}
+	childRenders := 0
+	spawn := func(xr *Object) (RenderFunc, error) {
+		if xr.GetKind() != "RootShard" {
+			return nil, fmt.Errorf("unexpected %s", xr.GetKind())
+		}
+		return func(_ context.Context, w World) (*Output, error) {
+			childRenders++
+			replicas, _, _ := unstructured.NestedInt64(xr.Object, "spec", "replicas")
+			out := &Output{XR: xr.DeepCopy(), Composed: objects(certificate("root-server-ca", true, "ClusterIssuer", "selfsigned"))}
+			phase := "Provisioning"
+			if c := find(w.Observed, "Certificate", "root-server-ca"); c != nil {
+				phase = "Running"
+			}
+			out.XR.Object["status"] = map[string]any{"phase": phase, "replicas": replicas}
+			return out, nil
+		}, nil
+	}
+	sim := Simulator{PKI: fakePKI}
+	worlds, err := sim.Fresh(objects(`{apiVersion: kcp.crossplane.io/v1alpha1, kind: KcpInstallation, metadata: {name: dev, namespace: kcp}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := parent(context.Background(), worlds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Converge(context.Background(), sim, []*Output{fresh}, worlds, []RenderFunc{parent}, spawn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("Converge(...) returned %d outputs, want the parent's and the RootShard's", len(got))
+	}
+	phase := func(o *Output, field string) any { return o.XR.Object["status"].(map[string]any)[field] }
+	if phase(got[0], "phase") != "Running" || phase(got[1], "phase") != "Running" || phase(got[1], "replicas") != int64(2) {
+		t.Errorf("parent %v, RootShard %v: want both Running and the RootShard rendered with replicas 2", got[0].XR.Object["status"], got[1].XR.Object["status"])
+	}
+	if len(got[1].Composed) != 1 || got[1].Composed[0].GetKind() != "Certificate" {
+		t.Errorf("the RootShard composed %v, want its Certificate", got[1].Composed)
+	}
+	if childRenders < 2 {
+		t.Errorf("the RootShard was rendered %d times, want again after its spec changed", childRenders)
+	}
+}

@@ -2,15 +2,21 @@ package scenarios
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
@@ -131,6 +137,7 @@ func testTenant(t *testing.T, e *env) {
 		}
 	})
 	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tenantInstallation, 1) })
+	t.Run("EtcdStartsWithComposedArgs", func(t *testing.T) { checkEtcdStarts(ctx, t, e, ns, tenantInstallation) })
 	t.Run("TenantDeletes", func(t *testing.T) {
 		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
 			t.Fatal(err)
@@ -229,4 +236,123 @@ func countLines(t *testing.T, path string) int {
 		}
 	}
 	return n
+}
+
+// checkEtcdStarts runs a real etcd (bin/etcd, the e2e's own) with the composed StatefulSet's
+// command line and the certificates cert-manager issued for it, as member 0 would run: only
+// $(POD_NAME), the mount paths and the listen addresses (127.0.0.1 and free ports instead of
+// 0.0.0.0 and etcd's ports) are substituted. kcp's client certificate, with the ca.crt next to
+// it, must write and read a key; a certificate from the installation's own CA (the admin's)
+// must be refused.
+func checkEtcdStarts(ctx context.Context, t *testing.T, e *env, ns, installation string) {
+	t.Helper()
+	bin, err := stack.BinariesFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := installation + "-etcd"
+	var sts struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Args []string `json:"args"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := e.GetJSON(ctx, &sts, "statefulset", "-n", ns, name); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for mount, secret := range map[string]string{"server": name + "-server", "peer": name + "-peer"} {
+		data, err := e.SecretData(ctx, ns, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "tls", mount), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"tls.crt", "tls.key", "ca.crt"} {
+			if err := os.WriteFile(filepath.Join(dir, "tls", mount, k), data[k], 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ports, err := cluster.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := strings.NewReplacer(
+		"$(POD_NAME)", name+"-0",
+		"/etc/etcd/tls", filepath.Join(dir, "tls"),
+		"/var/lib/etcd", filepath.Join(dir, "data"),
+		"https://0.0.0.0:2379", fmt.Sprintf("https://127.0.0.1:%d", ports[0]),
+		"https://0.0.0.0:2380", fmt.Sprintf("https://127.0.0.1:%d", ports[1]),
+		"http://0.0.0.0:8080", fmt.Sprintf("http://127.0.0.1:%d", ports[2]),
+	)
+	var args []string
+	for _, a := range sts.Spec.Template.Spec.Containers[0].Args {
+		args = append(args, r.Replace(a))
+	}
+	p, err := proc.Start(filepath.Join(cluster.OutputDir(t), "managed-etcd.log"), nil, bin.Etcd, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(5 * time.Second)
+
+	client, err := e.SecretData(ctx, ns, name+"-client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcp, err := tls.X509KeyPair(client["tls.crt"], client["tls.key"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// etcd's gRPC gateway, as JSON over HTTPS on the client port, trusting what kcp trusts.
+	call := func(cert tls.Certificate, path, body string) (string, error) {
+		c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+			RootCAs: pool(client["ca.crt"]), Certificates: []tls.Certificate{cert}, ServerName: "localhost",
+		}}}
+		resp, err := c.Post(fmt.Sprintf("https://127.0.0.1:%d%s", ports[0], path), "application/json", strings.NewReader(body))
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close() //nolint:errcheck // Read-only.
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return "", fmt.Errorf("%s: %s", resp.Status, b)
+		}
+		return string(b), nil
+	}
+	key, value := base64.StdEncoding.EncodeToString([]byte("/registry/e2e")), base64.StdEncoding.EncodeToString([]byte("managed"))
+	err = e.Eventually(ctx, time.Minute, "etcd with the composed flags serves kcp's client certificate", func(context.Context) (bool, string, error) {
+		if err := p.Exited(); err != nil {
+			return false, "", fmt.Errorf("etcd exited (log managed-etcd.log): %w", err)
+		}
+		if _, err := call(kcp, "/v3/kv/put", fmt.Sprintf(`{"key":%q,"value":%q}`, key, value)); err != nil {
+			return false, err.Error(), nil
+		}
+		got, err := call(kcp, "/v3/kv/range", fmt.Sprintf(`{"key":%q}`, key))
+		return err == nil && strings.Contains(got, value), got, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := e.SecretData(ctx, ns, installation+"-admin-kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := parseKubeconfig(kc["kubeconfig"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, admin, err := k.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(admin, "/v3/kv/range", fmt.Sprintf(`{"key":%q}`, key)); err == nil {
+		t.Errorf("etcd served the admin kubeconfig's client certificate: it must accept only its client CA's")
+	}
 }

@@ -331,9 +331,10 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
 					Containers: []corev1.Container{{
-						Name:    "etcd",
-						Image:   image,
-						Command: []string{"etcd"},
+						Name:  "etcd",
+						Image: image,
+						// The image's binary (its entrypoint is not etcd in every release).
+						Command: []string{"/usr/local/bin/etcd"},
 						Args:    c.args(),
 						Env: []corev1.EnvVar{{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{
 							FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"},
