@@ -44,6 +44,18 @@ check-generate: $(XRDGEN)
 render: $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE)
 	@go run ./test/render/cmd/kcp-render -examples examples -out $(OUTPUT)/render
 
+## bench: benchmark RunFunction per XR kind and state (fresh, converged; a RootShard with
+## every feature, installations with 10 and 100 shards) and print the table: time, memory,
+## allocations, response size and the ratio to the protobuf floor. Raw output in
+## _output/bench/runfunction.txt. BENCH_TIME sets -benchtime.
+BENCH_TIME ?= 1s
+.PHONY: bench
+bench:
+	@mkdir -p $(OUTPUT)/bench
+	@echo "== RunFunction benchmarks (about a minute)"
+	@go test -run '^$$' -bench RunFunction -benchmem -benchtime=$(BENCH_TIME) -count=1 ./functions/kcp/ > $(OUTPUT)/bench/runfunction.txt
+	@go run ./test/bench/cmd/benchtable < $(OUTPUT)/bench/runfunction.txt
+
 ## unit: fast unit tests of the API types and the function.
 .PHONY: unit
 unit:

@@ -3,14 +3,20 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
+	"sigs.k8s.io/yaml"
 )
 
 // convergedRequest simulates the world of examples/basic after cert-manager issued every
@@ -45,6 +51,15 @@ func convergedRequest(tb testing.TB, xr string, world ...map[string]any) *fnv1.R
 				md["generation"] = 1
 				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
 					"availableReplicas": replicas, "conditions": []any{map[string]any{"type": "Available", "status": "True"}}}
+			case "StatefulSet":
+				replicas := obj["spec"].(map[string]any)["replicas"]
+				md["generation"] = 1
+				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas}
+			default:
+				// An XR an installation composes: Crossplane reconciled it to Ready.
+				if strings.HasPrefix(obj["apiVersion"].(string), "kcp.crossplane.io/") {
+					obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+				}
 			}
 			observed[name] = &fnv1.Resource{Resource: mustStruct(tb, obj)}
 		}
@@ -153,34 +168,168 @@ func TestConvergedRequestComposesWorkloads(t *testing.T) {
 	}
 }
 
-// BenchmarkRunFunction measures one RunFunction call on examples/basic. Run with
-// `go test -run '^$' -bench RunFunction -benchmem ./functions/kcp/`.
+// benchCase is one RunFunction input of the benchmarks.
+type benchCase struct {
+	name string
+	req  *fnv1.RunFunctionRequest
+}
+
+// benchCases are realistic inputs per kind and state: fresh (nothing composed yet) and
+// converged (every certificate issued, every workload up, every composed XR Ready).
+func benchCases(b *testing.B) []benchCase {
+	allFeatures, allFeaturesWorld := exampleXR(b, "custom-ca", "RootShard")
+	installation, _ := exampleXR(b, "installation", "KcpInstallation")
+	hundred := installationWithShards(b, installation, 100)
+	ten := installationWithShards(b, installation, 10)
+	return []benchCase{
+		{"RootShard/Fresh", newRequest(basicXR)},
+		{"RootShard/Converged", convergedRequest(b, basicXR)},
+		{"RootShard/AllFeatures/Fresh", withWorld(b, newRequest(allFeatures), allFeaturesWorld)},
+		{"RootShard/AllFeatures/Converged", convergedRequest(b, allFeatures, allFeaturesWorld...)},
+		{"Shard/Converged", convergedRequest(b, shardXR, rootShardWorld(b)...)},
+		{"CacheServer/Converged", convergedRequest(b, benchCacheServerXR)},
+		{"VirtualWorkspace/Converged", convergedRequest(b, benchVirtualWorkspaceXR,
+			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...)},
+		{"FrontProxy/Converged", convergedRequest(b, benchFrontProxyXR, rootShardWorld(b)...)},
+		{"Kubeconfig/Converged", convergedRequest(b, benchKubeconfigXR, kubeconfigWorld(b)...)},
+		{"KcpInstallation/Fresh", newRequest(installation)},
+		{"KcpInstallation/Converged", convergedRequest(b, installation)},
+		{"KcpInstallation/10Shards/Converged", convergedRequest(b, ten)},
+		{"KcpInstallation/100Shards/Fresh", newRequest(hundred)},
+		{"KcpInstallation/100Shards/Converged", convergedRequest(b, hundred)},
+	}
+}
+
+// BenchmarkRunFunction measures one RunFunction call per input: `make bench` prints the
+// table. Besides ns/op, B/op and allocs/op it reports the request and response sizes, and
+// floor-ns: the time to unmarshal the request and marshal the response protobufs, what any
+// function handling these messages must spend; x-floor is ns/op divided by it.
 func BenchmarkRunFunction(b *testing.B) {
-	for name, req := range map[string]*fnv1.RunFunctionRequest{
-		"RootShard/Fresh":       newRequest(basicXR),
-		"RootShard/Converged":   convergedRequest(b, basicXR),
-		"Shard/Converged":       convergedRequest(b, shardXR, rootShardWorld(b)...),
-		"CacheServer/Converged": convergedRequest(b, benchCacheServerXR),
-		"VirtualWorkspace/Converged": convergedRequest(b, benchVirtualWorkspaceXR,
-			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...),
-		"FrontProxy/Converged": convergedRequest(b, benchFrontProxyXR, rootShardWorld(b)...),
-		"Kubeconfig/Converged": convergedRequest(b, benchKubeconfigXR, kubeconfigWorld(b)...),
-	} {
-		b.Run(name, func(b *testing.B) {
+	for _, c := range benchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
 			f := &Function{log: logging.NewNopLogger()}
-			rsp, err := f.RunFunction(context.Background(), req)
+			rsp, err := f.RunFunction(context.Background(), c.req)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := f.RunFunction(context.Background(), req); err != nil {
+				if _, err := f.RunFunction(context.Background(), c.req); err != nil {
 					b.Fatal(err)
 				}
 			}
+			nsPerOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			floor := protobufFloor(b, c.req, rsp)
 			// After the loop: resetting the timer would drop metrics reported earlier.
 			b.ReportMetric(float64(proto.Size(rsp)), "response-bytes")
-			b.ReportMetric(float64(proto.Size(req)), "request-bytes")
+			b.ReportMetric(float64(proto.Size(c.req)), "request-bytes")
+			b.ReportMetric(floor, "floor-ns")
+			b.ReportMetric(nsPerOp/floor, "x-floor")
 		})
 	}
+}
+
+// protobufFloor is the mean time, in ns, to unmarshal req's wire form and marshal rsp.
+func protobufFloor(b *testing.B, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) float64 {
+	b.Helper()
+	wire, err := proto.Marshal(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	round := func() {
+		var in fnv1.RunFunctionRequest
+		if err := proto.Unmarshal(wire, &in); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := proto.Marshal(rsp); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range 10 { // warm up
+		round()
+	}
+	// At least 200 rounds and 200 ms, so that the floor is as steady as the benchmark.
+	start := time.Now()
+	rounds := 0
+	for rounds < 200 || time.Since(start) < 200*time.Millisecond {
+		round()
+		rounds++
+	}
+	return float64(time.Since(start).Nanoseconds()) / float64(rounds)
+}
+
+// exampleXR reads examples/<example>: the first XR of kind, as JSON, and the example's
+// Secrets and ConfigMaps (its testdata fixtures included) as the world it is offered.
+func exampleXR(b *testing.B, example, kind string) (string, []map[string]any) {
+	b.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", example, "*.yaml"))
+	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "examples", example, "testdata", "*.yaml"))
+	var xr string
+	var world []map[string]any
+	for _, f := range append(files, fixtures...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "\n---") {
+			j, err := yaml.YAMLToJSON([]byte(doc))
+			if err != nil {
+				b.Fatalf("%s: %v", f, err)
+			}
+			var obj map[string]any
+			if err := json.Unmarshal(j, &obj); err != nil || obj == nil {
+				continue
+			}
+			switch obj["kind"] {
+			case kind:
+				if xr == "" {
+					xr = string(j)
+				}
+			case "Secret", "ConfigMap":
+				if sd, ok := obj["stringData"].(map[string]any); ok {
+					data := map[string]any{}
+					for k, v := range sd {
+						data[k] = base64.StdEncoding.EncodeToString([]byte(v.(string)))
+					}
+					delete(obj, "stringData")
+					obj["data"] = data
+				}
+				world = append(world, obj)
+			}
+		}
+	}
+	if xr == "" {
+		b.Fatalf("examples/%s has no %s", example, kind)
+	}
+	return xr, world
+}
+
+// installationWithShards adds n shards to a KcpInstallation.
+func installationWithShards(b *testing.B, xr string, n int) string {
+	b.Helper()
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(xr), &obj); err != nil {
+		b.Fatal(err)
+	}
+	shards := make([]any, 0, n)
+	for i := range n {
+		shards = append(shards, map[string]any{"name": fmt.Sprintf("s%03d", i)})
+	}
+	obj["spec"].(map[string]any)["shards"] = shards
+	out, err := json.Marshal(obj)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(out)
+}
+
+// withWorld offers the objects as required resources, as convergedRequest does.
+func withWorld(b *testing.B, req *fnv1.RunFunctionRequest, world []map[string]any) *fnv1.RunFunctionRequest {
+	b.Helper()
+	req.RequiredResources = map[string]*fnv1.Resources{}
+	for _, o := range world {
+		md := o["metadata"].(map[string]any)
+		req.RequiredResources[strings.ToLower(o["kind"].(string))+"/"+md["name"].(string)] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: mustStruct(b, o)}}}
+	}
+	return req
 }
