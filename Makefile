@@ -117,6 +117,7 @@ test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_KUBECTL)
 	@echo "== vet"; go vet ./...
 	@echo "== unit and render tests"; go test $$(go list ./... | grep -v '/test/e2e/\|/test/pkg')
 	@echo "== tools module tests"; cd test/tools && GOWORK=off go test ./...
+	@echo "== benchmarks, one iteration each (they must keep working; make bench measures)"; go test -run '^$$' -bench RunFunction -benchtime=1x ./functions/kcp/ > /dev/null
 	@echo "== package tests"; $(MAKE) --no-print-directory package-test
 	@echo "== schema tests against a real API server"; $(MAKE) --no-print-directory e2e-schema
 	@$(MAKE) --no-print-directory e2e
