@@ -15,62 +15,21 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/structpb"
 	"sigs.k8s.io/yaml"
+
+	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 )
 
-// convergedRequest simulates the world of examples/basic after cert-manager issued every
-// certificate and every Deployment rolled out, by feeding responses back as observed state.
+// convergedRequest is the request for xr once everything it composes is issued, up and Ready
+// (fnrequest.Converged against this function).
 func convergedRequest(tb testing.TB, xr string, world ...map[string]any) *fnv1.RunFunctionRequest {
 	tb.Helper()
 	f := &Function{log: logging.NewNopLogger()}
-	req := newRequest(xr)
-	for range 6 {
-		rsp, err := f.RunFunction(context.Background(), req)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		observed := map[string]*fnv1.Resource{}
-		required := map[string]*fnv1.Resources{}
-		for name, r := range rsp.GetDesired().GetResources() {
-			obj := r.GetResource().AsMap()
-			md := obj["metadata"].(map[string]any)
-			switch obj["kind"] {
-			case "Certificate":
-				obj["status"] = map[string]any{"revision": 1, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-				secret := obj["spec"].(map[string]any)["secretName"].(string)
-				required["secret/"+secret] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: mustStruct(tb, map[string]any{
-					"apiVersion": "v1", "kind": "Secret",
-					"metadata": map[string]any{"name": secret, "namespace": md["namespace"]},
-					"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n"))},
-				})}}}
-			case "Issuer":
-				obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-			case "Deployment":
-				replicas := obj["spec"].(map[string]any)["replicas"]
-				md["generation"] = 1
-				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
-					"availableReplicas": replicas, "conditions": []any{map[string]any{"type": "Available", "status": "True"}}}
-			case "StatefulSet":
-				replicas := obj["spec"].(map[string]any)["replicas"]
-				md["generation"] = 1
-				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas}
-			default:
-				// An XR an installation composes: Crossplane reconciled it to Ready.
-				if strings.HasPrefix(obj["apiVersion"].(string), "kcp.crossplane.io/") {
-					obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-				}
-			}
-			observed[name] = &fnv1.Resource{Resource: mustStruct(tb, obj)}
-		}
-		// Objects other XRs provide (a RootShard, its CA Secrets) are part of the world.
-		for _, o := range world {
-			md := o["metadata"].(map[string]any)
-			required[strings.ToLower(o["kind"].(string))+"/"+md["name"].(string)] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: mustStruct(tb, o)}}}
-		}
-		req = newRequest(xr)
-		req.Observed.Resources = observed
-		req.RequiredResources = required
+	req, err := fnrequest.Converged(func(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+		return f.RunFunction(context.Background(), req)
+	}, xr, world...)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return req
 }
@@ -104,36 +63,6 @@ func rootShardWorld(tb testing.TB) []map[string]any {
 		out = append(out, secretWith(ca))
 	}
 	return out
-}
-
-func mustStruct(tb testing.TB, m map[string]any) *structpb.Struct {
-	tb.Helper()
-	s, err := structpb.NewStruct(normalize(m).(map[string]any))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
-
-// normalize turns ints into float64, the only number type structpb accepts from Go maps.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalize(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = normalize(e)
-		}
-		return x
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	}
-	return v
 }
 
 func TestConvergedShardComposesWorkload(t *testing.T) {
@@ -326,10 +255,9 @@ func installationWithShards(b *testing.B, xr string, n int) string {
 // withWorld offers the objects as required resources, as convergedRequest does.
 func withWorld(b *testing.B, req *fnv1.RunFunctionRequest, world []map[string]any) *fnv1.RunFunctionRequest {
 	b.Helper()
-	req.RequiredResources = map[string]*fnv1.Resources{}
-	for _, o := range world {
-		md := o["metadata"].(map[string]any)
-		req.RequiredResources[strings.ToLower(o["kind"].(string))+"/"+md["name"].(string)] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: mustStruct(b, o)}}}
+	req, err := fnrequest.WithWorld(req, world)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return req
 }

@@ -1,0 +1,139 @@
+// Package fnrequest builds RunFunction requests the way Crossplane sends them, for the
+// benchmarks and the load test: fresh (only the XR) and converged, where the function's own
+// responses are fed back as observed state after the controllers acted on them (cert-manager
+// issued every Certificate and readied every Issuer, Deployments and StatefulSets rolled out,
+// composed XRs became Ready).
+package fnrequest
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// RunFunc runs the function once.
+type RunFunc func(*fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error)
+
+// New is the request of an XR nothing was composed for yet.
+func New(xr string) *fnv1.RunFunctionRequest {
+	return &fnv1.RunFunctionRequest{
+		Meta:     &fnv1.RequestMeta{Tag: "t"},
+		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)}},
+	}
+}
+
+// rounds is how often responses are fed back: kcp's compositions settle in fewer.
+const rounds = 6
+
+// Converged is the request once everything the XR composes is issued, up and Ready. world
+// holds the objects other XRs provide (a RootShard, its CA Secrets), offered as required
+// resources.
+func Converged(run RunFunc, xr string, world ...map[string]any) (*fnv1.RunFunctionRequest, error) {
+	req := New(xr)
+	for range rounds {
+		rsp, err := run(req)
+		if err != nil {
+			return nil, err
+		}
+		observed := map[string]*fnv1.Resource{}
+		required := map[string]*fnv1.Resources{}
+		for name, r := range rsp.GetDesired().GetResources() {
+			obj := r.GetResource().AsMap()
+			md := obj["metadata"].(map[string]any)
+			switch obj["kind"] {
+			case "Certificate":
+				obj["status"] = map[string]any{"revision": 1, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+				secret := obj["spec"].(map[string]any)["secretName"].(string)
+				s, err := Struct(map[string]any{
+					"apiVersion": "v1", "kind": "Secret",
+					"metadata": map[string]any{"name": secret, "namespace": md["namespace"]},
+					"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n"))},
+				})
+				if err != nil {
+					return nil, err
+				}
+				required["secret/"+secret] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: s}}}
+			case "Issuer":
+				obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+			case "Deployment":
+				replicas := obj["spec"].(map[string]any)["replicas"]
+				md["generation"] = 1
+				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
+					"availableReplicas": replicas, "conditions": []any{map[string]any{"type": "Available", "status": "True"}}}
+			case "StatefulSet":
+				replicas := obj["spec"].(map[string]any)["replicas"]
+				md["generation"] = 1
+				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas}
+			default:
+				// An XR an installation composes: Crossplane reconciled it to Ready.
+				if strings.HasPrefix(obj["apiVersion"].(string), "kcp.crossplane.io/") {
+					obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+				}
+			}
+			s, err := Struct(obj)
+			if err != nil {
+				return nil, err
+			}
+			observed[name] = &fnv1.Resource{Resource: s}
+		}
+		req = New(xr)
+		req.Observed.Resources = observed
+		if err := offer(required, world); err != nil {
+			return nil, err
+		}
+		req.RequiredResources = required
+	}
+	return req, nil
+}
+
+// WithWorld offers the objects as required resources.
+func WithWorld(req *fnv1.RunFunctionRequest, world []map[string]any) (*fnv1.RunFunctionRequest, error) {
+	req.RequiredResources = map[string]*fnv1.Resources{}
+	return req, offer(req.RequiredResources, world)
+}
+
+func offer(required map[string]*fnv1.Resources, world []map[string]any) error {
+	for _, o := range world {
+		md := o["metadata"].(map[string]any)
+		s, err := Struct(o)
+		if err != nil {
+			return err
+		}
+		required[strings.ToLower(o["kind"].(string))+"/"+md["name"].(string)] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: s}}}
+	}
+	return nil
+}
+
+// Struct converts an object to a structpb.Struct; Go ints become numbers.
+func Struct(m map[string]any) (*structpb.Struct, error) {
+	s, err := structpb.NewStruct(normalize(m).(map[string]any))
+	if err != nil {
+		return nil, fmt.Errorf("cannot convert %v: %w", m["kind"], err)
+	}
+	return s, nil
+}
+
+// normalize turns ints into float64, the only number type structpb accepts from Go maps.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+		return x
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	}
+	return v
+}
