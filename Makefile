@@ -56,6 +56,14 @@ bench:
 	@go test -run '^$$' -bench RunFunction -benchmem -benchtime=$(BENCH_TIME) -count=1 ./functions/kcp/ > $(OUTPUT)/bench/runfunction.txt
 	@go run ./test/bench/cmd/benchtable < $(OUTPUT)/bench/runfunction.txt
 
+## load: start the function server with mutual TLS and send it a converged RootShard from 1,
+## 10 and 100 concurrent callers for LOAD_DURATION each; prints p50/p99 latency, throughput
+## and the server's RSS.
+LOAD_DURATION ?= 10s
+.PHONY: load
+load: $(FUNCTION)
+	@go run ./test/load/cmd/kcp-load -function $(FUNCTION) -duration $(LOAD_DURATION) -callers 1,10,100
+
 ## unit: fast unit tests of the API types and the function.
 .PHONY: unit
 unit:
