@@ -5,9 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,9 +13,9 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
-	"sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
+	"github.com/configuration-kcp/configuration-kcp/test/render"
 )
 
 // convergedRequest is the request for xr once everything it composes is issued, up and Ready
@@ -187,48 +185,43 @@ func protobufFloor(b *testing.B, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunc
 	return float64(time.Since(start).Nanoseconds()) / float64(rounds)
 }
 
-// exampleXR reads examples/<example>: the first XR of kind, as JSON, and the example's
-// Secrets and ConfigMaps (its testdata fixtures included) as the world it is offered.
+// exampleXR reads examples/<example> as the render harness does: the first XR of kind, as
+// JSON, and the example's Secrets and ConfigMaps (its testdata fixtures included) as the
+// world it is offered, stringData folded into data as the API server does.
 func exampleXR(b *testing.B, example, kind string) (string, []map[string]any) {
 	b.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", example, "*.yaml"))
-	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "examples", example, "testdata", "*.yaml"))
+	ex, err := render.LoadExample(filepath.Join("..", "..", "examples", example))
+	if err != nil {
+		b.Fatal(err)
+	}
 	var xr string
-	var world []map[string]any
-	for _, f := range append(files, fixtures...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, doc := range strings.Split(string(data), "\n---") {
-			j, err := yaml.YAMLToJSON([]byte(doc))
+	for _, o := range ex.XRs {
+		if o.GetKind() == kind && xr == "" {
+			j, err := json.Marshal(o.Object)
 			if err != nil {
-				b.Fatalf("%s: %v", f, err)
+				b.Fatal(err)
 			}
-			var obj map[string]any
-			if err := json.Unmarshal(j, &obj); err != nil || obj == nil {
-				continue
-			}
-			switch obj["kind"] {
-			case kind:
-				if xr == "" {
-					xr = string(j)
-				}
-			case "Secret", "ConfigMap":
-				if sd, ok := obj["stringData"].(map[string]any); ok {
-					data := map[string]any{}
-					for k, v := range sd {
-						data[k] = base64.StdEncoding.EncodeToString([]byte(v.(string)))
-					}
-					delete(obj, "stringData")
-					obj["data"] = data
-				}
-				world = append(world, obj)
-			}
+			xr = string(j)
 		}
 	}
 	if xr == "" {
 		b.Fatalf("examples/%s has no %s", example, kind)
+	}
+	var world []map[string]any
+	for _, o := range ex.Environment {
+		if o.GetKind() != "Secret" && o.GetKind() != "ConfigMap" {
+			continue
+		}
+		obj := o.DeepCopy().Object
+		if sd, ok := obj["stringData"].(map[string]any); ok {
+			data := map[string]any{}
+			for k, v := range sd {
+				data[k] = base64.StdEncoding.EncodeToString([]byte(v.(string)))
+			}
+			delete(obj, "stringData")
+			obj["data"] = data
+		}
+		world = append(world, obj)
 	}
 	return xr, world
 }

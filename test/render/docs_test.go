@@ -1,16 +1,14 @@
 package render
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/configuration-kcp/configuration-kcp/test/gomod"
+	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 )
@@ -21,28 +19,12 @@ func yamlBlocks(t *testing.T, path string) []string {
 	return fencedBlocks(t, path, "yaml")
 }
 
-// fencedBlocks returns the fenced blocks of a Markdown file whose info string is one of
-// langs, also when the fence is indented (inside a list item).
+// fencedBlocks returns the fenced blocks of a Markdown file in one of langs.
 func fencedBlocks(t *testing.T, path string, langs ...string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	blocks, err := markdown.Blocks(path, langs...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var blocks []string
-	var cur *strings.Builder
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case cur == nil && strings.HasPrefix(line, "```") && slices.Contains(langs, strings.TrimPrefix(line, "```")):
-			cur = &strings.Builder{}
-		case cur != nil && line == "```":
-			blocks = append(blocks, cur.String())
-			cur = nil
-		case cur != nil:
-			cur.WriteString(sc.Text() + "\n")
-		}
 	}
 	return blocks
 }

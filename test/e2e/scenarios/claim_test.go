@@ -3,11 +3,12 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 )
 
 // The claim example of docs/self-service.md, in namespace team-b.
@@ -27,19 +28,7 @@ func testClaim(t *testing.T, e *env) {
 	ns := claimNamespace
 	claim := docsClaim(t, e)
 
-	if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(e.root, "install", "tenant-clusterrole.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Kubectl(ctx, nil, "create", "namespace", ns); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(e.root, "examples", "installation", "clusterissuer.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Kubectl(ctx, nil, "create", "rolebinding", "bob-edit", "-n", ns, "--clusterrole=edit", "--user="+claimUser); err != nil {
-		t.Fatal(err)
-	}
-	as := func(args ...string) []string { return append([]string{"--as=" + claimUser}, args...) }
+	as := offerSelfService(ctx, t, e, ns, claimUser)
 	err := e.Eventually(ctx, timeout, claimUser+" may create kcpinstallationclaims in "+ns, func(ctx context.Context) (bool, string, error) {
 		out, _ := e.Kubectl(ctx, nil, as("auth", "can-i", "create", "kcpinstallationclaims.kcp.crossplane.io", "-n", ns)...)
 		return strings.TrimSpace(string(out)) == "yes", "kubectl auth can-i says " + strings.TrimSpace(string(out)), nil
@@ -92,11 +81,7 @@ func testClaim(t *testing.T, e *env) {
 		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallationclaim", "-n", ns, claimName, "--wait=false")...); err != nil {
 			t.Fatal(err)
 		}
-		err := e.Eventually(ctx, timeout, "everything the claim composed deleted", func(ctx context.Context) (bool, string, error) {
-			left, err := composed(ctx, e, ns, append([]string{"kcpinstallations.kcp.crossplane.io", "rootshards.kcp.crossplane.io", "statefulsets.apps"}, composedKinds...)...)
-			return len(left) == 0, fmt.Sprintf("%d left: %v", len(left), keys(left)), err
-		})
-		if err != nil {
+		if err := waitInstallationGone(ctx, e, ns); err != nil {
 			t.Error(err)
 		}
 	})
@@ -106,12 +91,11 @@ func testClaim(t *testing.T, e *env) {
 // applies what users copy.
 func docsClaim(t *testing.T, e *env) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.root, "docs", "self-service.md"))
+	blocks, err := markdown.Blocks(filepath.Join(e.root, "docs", "self-service.md"), "yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, block := range strings.Split(string(b), "```yaml\n")[1:] {
-		block, _, _ = strings.Cut(block, "```")
+	for _, block := range blocks {
 		if strings.Contains(block, "kind: KcpInstallationClaim") {
 			return block
 		}

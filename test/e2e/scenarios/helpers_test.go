@@ -469,3 +469,65 @@ func leaf(b []byte) (*x509.Certificate, error) {
 	}
 	return x509.ParseCertificate(blk.Bytes)
 }
+
+// offerSelfService does the platform team's part of self-service for user in namespace ns:
+// the namespace, install/tenant-clusterrole.yaml, examples/installation's ClusterIssuer, and
+// Kubernetes' edit role for user. It returns a function that prefixes kubectl arguments with
+// --as=user, once the aggregated rules let user create KcpInstallations.
+func offerSelfService(ctx context.Context, t *testing.T, e *env, ns, user string) func(args ...string) []string {
+	t.Helper()
+	for _, args := range [][]string{
+		{"create", "namespace", ns},
+		{"apply", "-f", filepath.Join(e.root, "install", "tenant-clusterrole.yaml")},
+		{"apply", "-f", filepath.Join(e.root, "examples", "installation", "clusterissuer.yaml")},
+		{"create", "rolebinding", user + "-edit", "-n", ns, "--clusterrole=edit", "--user=" + user},
+	} {
+		if _, err := e.Kubectl(ctx, nil, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	as := func(args ...string) []string { return append([]string{"--as=" + user}, args...) }
+	err := e.Eventually(ctx, timeout, user+" may create kcpinstallations in "+ns, func(ctx context.Context) (bool, string, error) {
+		out, _ := e.Kubectl(ctx, nil, as("auth", "can-i", "create", "kcpinstallations.kcp.crossplane.io", "-n", ns)...)
+		got := strings.TrimSpace(string(out))
+		return got == "yes", "kubectl auth can-i says " + got, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as
+}
+
+// installationKinds are the kinds a KcpInstallation composes, directly or through its XRs.
+var installationKinds = append([]string{
+	"kcpinstallations.kcp.crossplane.io", "rootshards.kcp.crossplane.io", "shards.kcp.crossplane.io",
+	"cacheservers.kcp.crossplane.io", "frontproxies.kcp.crossplane.io", "kubeconfigs.kcp.crossplane.io",
+	"statefulsets.apps",
+}, composedKinds...)
+
+// waitInstallationGone waits until nothing Crossplane composed for an installation is left in
+// the namespace.
+func waitInstallationGone(ctx context.Context, e *env, ns string) error {
+	return e.Eventually(ctx, timeout, "everything composed in "+ns+" deleted", func(ctx context.Context) (bool, string, error) {
+		left, err := composed(ctx, e, ns, installationKinds...)
+		return len(left) == 0, fmt.Sprintf("%d left: %v", len(left), keys(left)), err
+	})
+}
+
+// adminClientCert returns the client certificate of an installation's admin kubeconfig.
+func adminClientCert(ctx context.Context, t *testing.T, e *env, ns, installation string) tls.Certificate {
+	t.Helper()
+	kc, err := e.SecretData(ctx, ns, installation+"-admin-kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := parseKubeconfig(kc["kubeconfig"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, cert, err := k.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}

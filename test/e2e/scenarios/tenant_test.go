@@ -40,21 +40,10 @@ func testTenant(t *testing.T, e *env) {
 	wantRefs, wantCerts := goldenRefs(t, golden)
 
 	// The platform team's part.
-	if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(e.root, "install", "tenant-clusterrole.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"namespace.yaml", "clusterissuer.yaml"} {
-		if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(e.root, "examples", "installation", f)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := e.Kubectl(ctx, nil, "create", "rolebinding", "alice-edit", "-n", ns, "--clusterrole=edit", "--user="+tenantUser); err != nil {
-		t.Fatal(err)
-	}
-	as := func(args ...string) []string { return append([]string{"--as=" + tenantUser}, args...) }
+	as := offerSelfService(ctx, t, e, ns, tenantUser)
 
 	t.Run("TenantRights", func(t *testing.T) {
-		// The aggregation controller adds the rules to edit shortly after the ClusterRole exists.
+		// offerSelfService waited for the aggregated rules: the answers are final.
 		for _, c := range []struct {
 			verb, resource, namespace, want string
 		}{
@@ -65,14 +54,9 @@ func testTenant(t *testing.T, e *env) {
 			{"create", "kcpinstallations.kcp.crossplane.io", "default", "no"},
 			{"create", "certificates.cert-manager.io", ns, "no"},
 		} {
-			what := fmt.Sprintf("%s may %s %s in %s: %s", tenantUser, c.verb, c.resource, c.namespace, c.want)
-			err := e.Eventually(ctx, timeout, what, func(ctx context.Context) (bool, string, error) {
-				out, _ := e.Kubectl(ctx, nil, as("auth", "can-i", c.verb, c.resource, "-n", c.namespace)...)
-				got := strings.TrimSpace(string(out))
-				return got == c.want, "kubectl auth can-i says " + got, nil
-			})
-			if err != nil {
-				t.Error(err)
+			out, _ := e.Kubectl(ctx, nil, as("auth", "can-i", c.verb, c.resource, "-n", c.namespace)...)
+			if got := strings.TrimSpace(string(out)); got != c.want {
+				t.Errorf("kubectl auth can-i %s %s -n %s as %s: %q, want %q", c.verb, c.resource, c.namespace, tenantUser, got, c.want)
 			}
 		}
 	})
@@ -142,11 +126,7 @@ func testTenant(t *testing.T, e *env) {
 		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
 			t.Fatal(err)
 		}
-		err := e.Eventually(ctx, timeout, "everything the installation composed deleted", func(ctx context.Context) (bool, string, error) {
-			left, err := composed(ctx, e, ns, append([]string{"statefulsets.apps", "rootshards.kcp.crossplane.io", "frontproxies.kcp.crossplane.io", "kubeconfigs.kcp.crossplane.io"}, composedKinds...)...)
-			return len(left) == 0, fmt.Sprintf("%d left: %v", len(left), keys(left)), err
-		})
-		if err != nil {
+		if err := waitInstallationGone(ctx, e, ns); err != nil {
 			t.Error(err)
 		}
 	})
@@ -205,18 +185,7 @@ func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installatio
 		t.Errorf("etcd's peer CA is its client CA: they must be dedicated CAs")
 	}
 	// No other certificate of the installation is an etcd client: not even the admin's.
-	kc, err := e.SecretData(ctx, ns, installation+"-admin-kubeconfig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := parseKubeconfig(kc["kubeconfig"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, admin, err := k.current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := adminClientCert(ctx, t, e, ns, installation)
 	if _, err := admin.Leaf.Verify(x509.VerifyOptions{Roots: pool(server["ca.crt"]), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
 		t.Errorf("the admin kubeconfig's client certificate verifies against the CA etcd trusts: a tenant admin could read etcd")
 	}
@@ -340,18 +309,7 @@ func checkEtcdStarts(ctx context.Context, t *testing.T, e *env, ns, installation
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc, err := e.SecretData(ctx, ns, installation+"-admin-kubeconfig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := parseKubeconfig(kc["kubeconfig"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, admin, err := k.current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := adminClientCert(ctx, t, e, ns, installation)
 	if _, err := call(admin, "/v3/kv/range", fmt.Sprintf(`{"key":%q}`, key)); err == nil {
 		t.Errorf("etcd served the admin kubeconfig's client certificate: it must accept only its client CA's")
 	}

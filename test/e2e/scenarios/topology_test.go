@@ -51,11 +51,7 @@ func testTopology(t *testing.T, e *env) {
 		if _, err := e.Kubectl(ctx, nil, "delete", "kcpinstallation", "-n", ns, name, "--wait=false"); err != nil {
 			t.Fatal(err)
 		}
-		err := e.Eventually(ctx, timeout, "everything the installation composed deleted", func(ctx context.Context) (bool, string, error) {
-			left, err := composed(ctx, e, ns, append([]string{"statefulsets.apps", "rootshards.kcp.crossplane.io", "shards.kcp.crossplane.io"}, composedKinds...)...)
-			return len(left) == 0, fmt.Sprintf("%d left: %v", len(left), keys(left)), err
-		})
-		if err != nil {
+		if err := waitInstallationGone(ctx, e, ns); err != nil {
 			t.Error(err)
 		}
 	})

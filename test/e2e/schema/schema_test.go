@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 )
 
 const (
@@ -601,26 +602,17 @@ func dryRunCreate(ctx context.Context, c *cluster.Cluster, plurals map[string]st
 // readDocs returns the YAML documents of a file as JSON, skipping empty ones.
 // markdownDocs returns the manifests of a Markdown file's yaml blocks.
 func markdownDocs(path string) ([][]byte, error) {
-	b, err := os.ReadFile(path)
+	blocks, err := markdown.Blocks(path, "yaml")
 	if err != nil {
 		return nil, err
 	}
 	var docs [][]byte
-	for _, block := range strings.Split(string(b), "```yaml\n")[1:] {
-		block, _, _ = strings.Cut(block, "```")
-		d := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(block), 4096)
-		for {
-			var raw json.RawMessage
-			if err := d.Decode(&raw); err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			if len(bytes.TrimSpace(raw)) > 0 && string(raw) != "null" {
-				docs = append(docs, raw)
-			}
+	for _, block := range blocks {
+		d, err := decodeDocs(strings.NewReader(block), path)
+		if err != nil {
+			return nil, err
 		}
+		docs = append(docs, d...)
 	}
 	return docs, nil
 }
@@ -631,8 +623,13 @@ func readDocs(path string) ([][]byte, error) {
 		return nil, err
 	}
 	defer f.Close() //nolint:errcheck // Read-only.
+	return decodeDocs(f, path)
+}
+
+// decodeDocs decodes every non-empty YAML or JSON document of r.
+func decodeDocs(r io.Reader, path string) ([][]byte, error) {
 	var docs [][]byte
-	d := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	d := utilyaml.NewYAMLOrJSONDecoder(r, 4096)
 	for {
 		var raw json.RawMessage
 		if err := d.Decode(&raw); err != nil {

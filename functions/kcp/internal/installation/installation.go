@@ -100,7 +100,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.
 	}
 
 	fp := children[firstFrontProxy(children)]
-	r.Status.URL = observedString(st, fp.key, "status", "url")
+	r.Status.URL = st.String(fp.key, "status", "url")
 	if r.Status.URL == "" {
 		e := fp.spec.(v1alpha1.FrontProxySpec).External
 		r.Status.URL = fmt.Sprintf("https://%s:%d", e.Hostname, e.Port)
@@ -290,7 +290,7 @@ func validateChild(inst *v1alpha1.KcpInstallation, c child) field.ErrorList {
 		if strings.HasPrefix(e.Field, "metadata.name") {
 			// The child's name is derived: say what the installation's user can change.
 			msg += "; shorten this KcpInstallation's metadata.name"
-			if c.field.String() != "spec" && c.field.String() != "spec.admin" && c.field.String() != "spec.cacheServer" {
+			if strings.HasSuffix(c.field.String(), "]") { // a shard or front-proxy: its own name counts too
 				msg += " or " + c.field.Child("name").String()
 			}
 		}
@@ -361,21 +361,4 @@ func notReadyMessage(st *observed.State, key resource.Name) string {
 		}
 	}
 	return "waiting for its status"
-}
-
-func observedString(st *observed.State, key resource.Name, path ...string) string {
-	u, ok := st.Get(key)
-	if !ok {
-		return ""
-	}
-	var v any = u.Object
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = m[p]
-	}
-	s, _ := v.(string)
-	return s
 }

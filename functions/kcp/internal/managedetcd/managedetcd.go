@@ -157,7 +157,7 @@ func (c Cluster) Compose(b *compose.Builder) (ready bool, why string) {
 	b.Set.Add(b.Key("service", c.Name()), c.clientService(labels), compose.Readiness(b.St.Exists(b.Key("service", c.Name()))))
 	b.Set.Add(b.Key("service", c.MembersService()), c.membersService(labels), compose.Readiness(b.St.Exists(b.Key("service", c.MembersService()))))
 
-	readyMembers, observedOK := statefulSetReady(b, KeyStatefulSet)
+	readyMembers, observedOK := b.St.StatefulSetReady(KeyStatefulSet)
 	ready = observedOK && readyMembers == c.Replicas()
 	b.Set.Add(KeyStatefulSet, c.statefulSet(labels), compose.Readiness(ready))
 	switch {
@@ -182,32 +182,6 @@ func withIPs(l pki.Leaf) *cmv1.Certificate {
 	cert := l.Certificate()
 	cert.Spec.IPAddresses = []string{"127.0.0.1"}
 	return cert
-}
-
-// statefulSetReady returns the observed StatefulSet's ready members, and whether its status
-// describes its current generation.
-func statefulSetReady(b *compose.Builder, key resource.Name) (int32, bool) {
-	u, ok := b.St.Get(key)
-	if !ok {
-		return 0, false
-	}
-	status, _ := u.Object["status"].(map[string]any)
-	gen := u.GetGeneration()
-	observedGen, _ := asInt64(status["observedGeneration"])
-	readyReplicas, _ := asInt64(status["readyReplicas"])
-	return int32(readyReplicas), gen == 0 || observedGen >= gen
-}
-
-func asInt64(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case float64:
-		return int64(n), true
-	case int:
-		return int64(n), true
-	}
-	return 0, false
 }
 
 func (c Cluster) clientService(labels map[string]string) *corev1.Service {

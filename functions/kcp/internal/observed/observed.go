@@ -190,6 +190,28 @@ func (s *State) DeploymentReplicas(name resource.Name) (int32, bool) {
 	return int32(int64Field(u.Object, "spec", "replicas")), true
 }
 
+// StatefulSetReady returns a composed StatefulSet's ready replicas, and whether its status
+// describes its current generation.
+func (s *State) StatefulSetReady(name resource.Name) (int32, bool) {
+	u, ok := s.Get(name)
+	if !ok {
+		return 0, false
+	}
+	current := int64Field(u.Object, "status", "observedGeneration") >= int64Field(u.Object, "metadata", "generation")
+	return int32(int64Field(u.Object, "status", "readyReplicas")), current
+}
+
+// String returns a string field of a composed resource, or "".
+func (s *State) String(name resource.Name, path ...string) string {
+	u, ok := s.Get(name)
+	if !ok {
+		return ""
+	}
+	v, _ := field(u.Object, path...)
+	str, _ := v.(string)
+	return str
+}
+
 // SecretData returns the data of a composed Secret.
 func (s *State) SecretData(name resource.Name) (map[string][]byte, bool) {
 	u, ok := s.Get(name)
