@@ -169,25 +169,14 @@ func checkAdminKubeconfig(ctx context.Context, t *testing.T, e *env) *x509.Certi
 	return cert
 }
 
-// checkKubeconfigTrust checks a kubeconfig Secret the way kcp and a client use it: the
-// client certificate chains to the client CA of RootShard rootShard (the CA kcp and the front-proxy
-// verify clients with) for client auth, and the kubeconfig's CA verifies the serving
+// checkKubeconfigTrust checks the kubeconfig in Secret secret the way kcp and a client use
+// it: the client certificate chains to the client CA of RootShard rootShard (the CA kcp and
+// the front-proxy verify clients with) for client auth, and the kubeconfig's CA verifies the serving
 // certificate of the server it names (Secret servingSecret, with the chain it serves) for
 // the server URL's host. It returns the server URL and the client certificate.
-func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, rootShard, kubeconfigSecret, servingSecret string) (*url.URL, *x509.Certificate) {
+func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, rootShard, secret, servingSecret string) (*url.URL, *x509.Certificate) {
 	t.Helper()
-	data, err := e.SecretData(ctx, ns, kubeconfigSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := parseKubeconfig(data["kubeconfig"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, ca, cert, err := k.current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	server, ca, cert := kubeconfigSecret(ctx, t, e, ns, secret)
 	u, err := url.Parse(server)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +189,7 @@ func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, rootSha
 		Roots:     pool(clientCA["tls.crt"]),
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}); err != nil {
-		t.Errorf("the client certificate of %s does not verify against the root shard's client CA (Secret %s-client-ca): %v", kubeconfigSecret, rootShard, err)
+		t.Errorf("the client certificate of %s does not verify against the root shard's client CA (Secret %s-client-ca): %v", secret, rootShard, err)
 	}
 	serving, err := e.SecretData(ctx, ns, servingSecret)
 	if err != nil {
@@ -216,7 +205,7 @@ func checkKubeconfigTrust(ctx context.Context, t *testing.T, e *env, ns, rootSha
 		Intermediates: chain(serving["tls.crt"]),
 		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}); err != nil {
-		t.Errorf("the CA of %s does not verify the serving certificate in Secret %s for %s: %v", kubeconfigSecret, servingSecret, u.Hostname(), err)
+		t.Errorf("the CA of %s does not verify the serving certificate in Secret %s for %s: %v", secret, servingSecret, u.Hostname(), err)
 	}
 	return u, cert.Leaf
 }

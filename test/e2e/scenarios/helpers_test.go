@@ -517,17 +517,25 @@ func waitInstallationGone(ctx context.Context, e *env, ns string) error {
 // adminClientCert returns the client certificate of an installation's admin kubeconfig.
 func adminClientCert(ctx context.Context, t *testing.T, e *env, ns, installation string) tls.Certificate {
 	t.Helper()
-	kc, err := e.SecretData(ctx, ns, installation+"-admin-kubeconfig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := parseKubeconfig(kc["kubeconfig"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, cert, err := k.current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, cert := kubeconfigSecret(ctx, t, e, ns, installation+"-admin-kubeconfig")
 	return cert
+}
+
+// kubeconfigSecret reads the kubeconfig in a Secret: its current context's server, CA and
+// client certificate.
+func kubeconfigSecret(ctx context.Context, t *testing.T, e *env, ns, name string) (server string, ca []byte, cert tls.Certificate) {
+	t.Helper()
+	data, err := e.SecretData(ctx, ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := parseKubeconfig(data["kubeconfig"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, ca, cert, err = k.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return server, ca, cert
 }
