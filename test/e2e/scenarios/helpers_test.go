@@ -53,23 +53,43 @@ func composed(ctx context.Context, e *env, namespace string, kinds ...string) (m
 // composedKinds are the kinds the function composes.
 var composedKinds = []string{"certificates.cert-manager.io", "issuers.cert-manager.io", "secrets", "configmaps", "deployments.apps", "services"}
 
-// waitCertificatesReady waits until every Certificate in the namespace is Ready, and there
-// are at least want of them.
+// waitCertificatesReady waits until every Certificate in the namespace is Ready and has its
+// revision recorded, and there are at least want of them. cert-manager's readiness and
+// issuing controllers write those two separately: a Certificate can be Ready a moment
+// before its revision appears, and a snapshot taken then would see revision 0.
 func waitCertificatesReady(ctx context.Context, e *env, namespace string, want int) error {
 	return e.Eventually(ctx, timeout, "certificates in "+namespace+" Ready", func(ctx context.Context) (bool, string, error) {
 		var list struct {
-			Items []stack.Object `json:"items"`
+			// A Status of its own would hide stack.Object's: read both fields here.
+			Items []struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+				Status struct {
+					Conditions []stack.Condition `json:"conditions"`
+					Revision   int               `json:"revision"`
+				} `json:"status"`
+			} `json:"items"`
 		}
 		if err := e.GetJSON(ctx, &list, "certificates.cert-manager.io", "-n", namespace); err != nil {
 			return false, "", err
 		}
 		var waiting []string
 		for _, c := range list.Items {
-			if cond := c.Condition("Ready"); cond.Status != "True" {
+			cond := stack.Condition{Type: "Ready", Status: "Unknown"}
+			for _, x := range c.Status.Conditions {
+				if x.Type == "Ready" {
+					cond = x
+				}
+			}
+			switch {
+			case cond.Status != "True":
 				waiting = append(waiting, fmt.Sprintf("%s (%s: %s)", c.Metadata.Name, cond.Reason, cond.Message))
+			case c.Status.Revision < 1:
+				waiting = append(waiting, c.Metadata.Name+" (Ready, revision not recorded yet)")
 			}
 		}
-		status := fmt.Sprintf("%d certificates, not Ready: %s", len(list.Items), strings.Join(waiting, ", "))
+		status := fmt.Sprintf("%d certificates, not issued: %s", len(list.Items), strings.Join(waiting, ", "))
 		return len(list.Items) >= want && len(waiting) == 0, status, nil
 	})
 }
