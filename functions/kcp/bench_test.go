@@ -11,8 +11,12 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/response"
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 	"github.com/configuration-kcp/configuration-kcp/test/render"
@@ -103,7 +107,7 @@ type benchCase struct {
 
 // benchCases are realistic inputs per kind and state: fresh (nothing composed yet) and
 // converged (every certificate issued, every workload up, every composed XR Ready).
-func benchCases(b *testing.B) []benchCase {
+func benchCases(b testing.TB) []benchCase {
 	allFeatures, allFeaturesWorld := exampleXR(b, "custom-ca", "RootShard")
 	installation, _ := exampleXR(b, "installation", "KcpInstallation")
 	hundred := installationWithShards(b, installation, 100)
@@ -188,7 +192,7 @@ func protobufFloor(b *testing.B, req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunc
 // exampleXR reads examples/<example> as the render harness does: the first XR of kind, as
 // JSON, and the example's Secrets and ConfigMaps (its testdata fixtures included) as the
 // world it is offered, stringData folded into data as the API server does.
-func exampleXR(b *testing.B, example, kind string) (string, []map[string]any) {
+func exampleXR(b testing.TB, example, kind string) (string, []map[string]any) {
 	b.Helper()
 	ex, err := render.LoadExample(filepath.Join("..", "..", "examples", example))
 	if err != nil {
@@ -227,7 +231,7 @@ func exampleXR(b *testing.B, example, kind string) (string, []map[string]any) {
 }
 
 // installationWithShards adds n shards to a KcpInstallation.
-func installationWithShards(b *testing.B, xr string, n int) string {
+func installationWithShards(b testing.TB, xr string, n int) string {
 	b.Helper()
 	var obj map[string]any
 	if err := json.Unmarshal([]byte(xr), &obj); err != nil {
@@ -246,11 +250,48 @@ func installationWithShards(b *testing.B, xr string, n int) string {
 }
 
 // withWorld offers the objects as required resources, as convergedRequest does.
-func withWorld(b *testing.B, req *fnv1.RunFunctionRequest, world []map[string]any) *fnv1.RunFunctionRequest {
+func withWorld(b testing.TB, req *fnv1.RunFunctionRequest, world []map[string]any) *fnv1.RunFunctionRequest {
 	b.Helper()
 	req, err := fnrequest.WithWorld(req, world)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return req
+}
+
+// TestResponseMatchesComposed holds the response's desired resources, written straight to
+// protobuf (desired.Set.Resources), to what the SDK writes from the unstructured objects
+// (desired.Set.Composed), for every object every benchmark input composes.
+func TestResponseMatchesComposed(t *testing.T) {
+	for _, c := range benchCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			xr, err := request.GetObservedCompositeResource(c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := observe(c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := composers[xr.Resource.GetKind()](xr.Resource.Object, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dcds, err := out.desired.Composed()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := &fnv1.RunFunctionResponse{}
+			if err := response.SetDesiredComposedResources(want, dcds); err != nil {
+				t.Fatal(err)
+			}
+			got := run(t, c.req)
+			if len(dcds) == 0 {
+				t.Fatal("the input composes nothing: nothing to compare")
+			}
+			if diff := cmp.Diff(want.GetDesired().GetResources(), got.GetDesired().GetResources(), protocmp.Transform()); diff != "" {
+				t.Errorf("desired resources: -SDK from Composed(), +response:\n%s", diff)
+			}
+		})
+	}
 }

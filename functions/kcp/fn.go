@@ -55,21 +55,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	gvk := xr.Resource.GroupVersionKind()
 	log := f.log.WithValues("xr-kind", gvk.Kind, "xr-name", xr.Resource.GetName(), "xr-namespace", xr.Resource.GetNamespace())
 
-	oc, err := request.GetObservedComposedResources(req)
+	st, err := observe(req)
 	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composed resources"))
+		response.Fatal(rsp, err)
 		return rsp, nil
-	}
-	st := observed.New(oc)
-	required, err := request.GetRequiredResources(req)
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot get required resources"))
-		return rsp, nil
-	}
-	for _, list := range required {
-		for _, r := range list {
-			st.WithObject(r.Resource.Object)
-		}
 	}
 
 	var out composition
@@ -93,15 +82,40 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	return rsp, nil
 }
 
+// observe reads the observed composed resources and the required resources of a request.
+func observe(req *fnv1.RunFunctionRequest) (*observed.State, error) {
+	oc, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot get observed composed resources")
+	}
+	st := observed.New(oc)
+	required, err := request.GetRequiredResources(req)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot get required resources")
+	}
+	for _, list := range required {
+		for _, r := range list {
+			st.WithObject(r.Resource.Object)
+		}
+	}
+	return st, nil
+}
+
 // respond writes a composition into the response.
 func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *resource.Composite, out composition) error {
-	dcds, err := out.desired.Composed()
+	resources, err := out.desired.Resources()
 	if err != nil {
 		return err
 	}
 	// Earlier pipeline steps' desired resources are carried forward; ours replace same names.
-	if err := response.SetDesiredComposedResources(rsp, dcds); err != nil {
-		return errors.Wrap(err, "cannot set desired composed resources")
+	if rsp.Desired == nil {
+		rsp.Desired = &fnv1.State{}
+	}
+	if rsp.Desired.Resources == nil {
+		rsp.Desired.Resources = make(map[string]*fnv1.Resource, len(resources))
+	}
+	for name, r := range resources {
+		rsp.Desired.Resources[name] = r
 	}
 
 	// Of the XR itself only the status is desired.

@@ -75,7 +75,9 @@ func (c *composer) proxy() proxy.Proxy {
 		ServiceAccountCerts: c.serviceAccountCerts(),
 	}
 	for _, m := range s.AdditionalPathMappings {
-		p.AdditionalPathMappings = append(p.AdditionalPathMappings, proxy.PathMapping(m))
+		p.AdditionalPathMappings = append(p.AdditionalPathMappings, proxy.PathMapping{
+			Path: m.Path, Backend: m.Backend, BackendServerCA: m.BackendServerCA, ProxyClientCert: m.ProxyClientCert, ProxyClientKey: m.ProxyClientKey,
+		})
 	}
 	p.Replicas = c.Replicas(c.Key("deployment", p.Name), s.Replicas, compose.DefaultReplicas)
 	return p

@@ -3,58 +3,72 @@
 package kubeconfig
 
 import (
-	"sigs.k8s.io/yaml"
+	"encoding/base64"
+
+	"go.yaml.in/yaml/v2"
 )
 
 // Config is a kubeconfig file.
+//
+// Fields are declared in the order of their sorted keys: Marshal writes YAML straight from
+// the structs, and client-go's writers (JSON, then YAML from a map) sort keys. The JSON tags
+// let tests read a kubeconfig back.
 type Config struct {
 	// TypeMeta is written by kcp-operator's clientcmd.Write but not by its proxies'
 	// dynamic kubeconfigs; WithoutTypeMeta reproduces the latter.
-	APIVersion     string         `json:"apiVersion,omitempty"`
-	Kind           string         `json:"kind,omitempty"`
-	Clusters       []NamedCluster `json:"clusters"`
-	Contexts       []NamedContext `json:"contexts"`
-	CurrentContext string         `json:"current-context"`
-	Users          []NamedUser    `json:"users"`
+	APIVersion     string         `json:"apiVersion,omitempty" yaml:"apiVersion,omitempty"`
+	Clusters       []NamedCluster `json:"clusters" yaml:"clusters"`
+	Contexts       []NamedContext `json:"contexts" yaml:"contexts"`
+	CurrentContext string         `json:"current-context" yaml:"current-context"`
+	Kind           string         `json:"kind,omitempty" yaml:"kind,omitempty"`
+	Users          []NamedUser    `json:"users" yaml:"users"`
 }
 
 // NamedCluster is a cluster entry.
 type NamedCluster struct {
-	Name    string  `json:"name"`
-	Cluster Cluster `json:"cluster"`
+	Cluster Cluster `json:"cluster" yaml:"cluster"`
+	Name    string  `json:"name" yaml:"name"`
 }
 
 // Cluster is where a server is and how to trust it.
 type Cluster struct {
-	Server                   string `json:"server"`
-	CertificateAuthority     string `json:"certificate-authority,omitempty"`
-	CertificateAuthorityData []byte `json:"certificate-authority-data,omitempty"`
+	CertificateAuthority     string `json:"certificate-authority,omitempty" yaml:"certificate-authority,omitempty"`
+	CertificateAuthorityData Data   `json:"certificate-authority-data,omitempty" yaml:"certificate-authority-data,omitempty"`
+	Server                   string `json:"server" yaml:"server"`
 }
 
 // NamedContext is a context entry.
 type NamedContext struct {
-	Name    string  `json:"name"`
-	Context Context `json:"context"`
+	Context Context `json:"context" yaml:"context"`
+	Name    string  `json:"name" yaml:"name"`
 }
 
 // Context pairs a cluster with a user.
 type Context struct {
-	Cluster string `json:"cluster"`
-	User    string `json:"user"`
+	Cluster string `json:"cluster" yaml:"cluster"`
+	User    string `json:"user" yaml:"user"`
 }
 
 // NamedUser is a user entry.
 type NamedUser struct {
-	Name string `json:"name"`
-	User User   `json:"user"`
+	Name string `json:"name" yaml:"name"`
+	User User   `json:"user" yaml:"user"`
 }
 
 // User holds client credentials, as file paths or inline data.
 type User struct {
-	ClientCertificate     string `json:"client-certificate,omitempty"`
-	ClientKey             string `json:"client-key,omitempty"`
-	ClientCertificateData []byte `json:"client-certificate-data,omitempty"`
-	ClientKeyData         []byte `json:"client-key-data,omitempty"`
+	ClientCertificate     string `json:"client-certificate,omitempty" yaml:"client-certificate,omitempty"`
+	ClientCertificateData Data   `json:"client-certificate-data,omitempty" yaml:"client-certificate-data,omitempty"`
+	ClientKey             string `json:"client-key,omitempty" yaml:"client-key,omitempty"`
+	ClientKeyData         Data   `json:"client-key-data,omitempty" yaml:"client-key-data,omitempty"`
+}
+
+// Data is inline file content, written base64-encoded as client-go does.
+type Data []byte
+
+// MarshalYAML writes the data base64-encoded.
+func (d Data) MarshalYAML() (any, error) {
+	return base64.StdEncoding.EncodeToString(d), nil
 }
 
 // Files describes a kubeconfig with one cluster, one user and one context, all using files
@@ -87,7 +101,7 @@ func (c Config) WithoutTypeMeta() Config {
 	return c
 }
 
-// Marshal renders the kubeconfig as YAML.
+// Marshal renders the kubeconfig as YAML, byte for byte what client-go writes.
 func (c Config) Marshal() []byte {
 	b, err := yaml.Marshal(c)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v2"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kubeconfig"
@@ -89,13 +89,15 @@ type Proxy struct {
 	AdditionalPathMappings []PathMapping
 }
 
-// PathMapping is one entry of kcp-front-proxy's mapping file.
+// PathMapping is one entry of kcp-front-proxy's mapping file. Fields are declared in the
+// order of their sorted keys, the order kcp-operator's writer (JSON, then YAML from a map)
+// puts them in.
 type PathMapping struct {
-	Path            string `json:"path"`
-	Backend         string `json:"backend"`
-	BackendServerCA string `json:"backend_server_ca"`
-	ProxyClientCert string `json:"proxy_client_cert"`
-	ProxyClientKey  string `json:"proxy_client_key"`
+	Backend         string `yaml:"backend"`
+	BackendServerCA string `yaml:"backend_server_ca"`
+	Path            string `yaml:"path"`
+	ProxyClientCert string `yaml:"proxy_client_cert"`
+	ProxyClientKey  string `yaml:"proxy_client_key"`
 }
 
 func (p Proxy) requestHeaderSupported() bool {
@@ -104,6 +106,16 @@ func (p Proxy) requestHeaderSupported() bool {
 
 // PathMappingYAML is the content of the mapping file.
 func (p Proxy) PathMappingYAML() []byte {
+	b, err := yaml.Marshal(p.mappings())
+	if err != nil {
+		// Plain strings only: cannot fail.
+		panic(err)
+	}
+	return b
+}
+
+// mappings sends /clusters/ and /services/ to the root shard, then the user's own.
+func (p Proxy) mappings() []PathMapping {
 	ca := dirRootCA + "/tls.crt"
 	if p.Secrets.MergedCABundle != "" {
 		ca = dirCABundle + "/tls.crt"
@@ -118,13 +130,7 @@ func (p Proxy) PathMappingYAML() []byte {
 			ProxyClientKey:  dirRequestHeader + "/tls.key",
 		})
 	}
-	entries = append(entries, p.AdditionalPathMappings...)
-	b, err := yaml.Marshal(entries)
-	if err != nil {
-		// Plain strings only: cannot fail.
-		panic(err)
-	}
-	return b
+	return append(entries, p.AdditionalPathMappings...)
 }
 
 // DynamicKubeconfig is the kubeconfig the proxy uses to reach the root shard and to discover

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
@@ -715,5 +716,26 @@ func TestDeploymentNoDefaultResources(t *testing.T) {
 	got := rootProxy().Deployment(nil).Spec.Template.Spec.Containers[0].Resources
 	if diff := cmp.Diff(corev1.ResourceRequirements{}, got); diff != "" {
 		t.Errorf("Proxies have no default resources, unlike shards.\nDeployment(...): -want, +got:\n%s", diff)
+	}
+}
+
+// kcp-operator writes the mapping file as JSON turned into YAML (sigs.k8s.io/yaml), from a
+// type with the JSON tags of v1alpha1.PathMappingEntry. PathMappingYAML writes YAML directly;
+// users' additional mappings must come out byte for byte the same, whatever they hold.
+func TestPathMappingYAMLMatchesJSONToYAML(t *testing.T) {
+	for _, s := range []string{"", "yes", "1234", "null", "~", "a: b", "- x", "#x", " lead", "'q'", `"dq"`, "multi\nline", "ünï", "https://[::1]:6443/"} {
+		p := rootProxy()
+		p.AdditionalPathMappings = []PathMapping{{Path: s, Backend: s, BackendServerCA: s, ProxyClientCert: s, ProxyClientKey: s}}
+		var entries []v1alpha1.PathMappingEntry
+		for _, m := range p.mappings() {
+			entries = append(entries, v1alpha1.PathMappingEntry{Path: m.Path, Backend: m.Backend, BackendServerCA: m.BackendServerCA, ProxyClientCert: m.ProxyClientCert, ProxyClientKey: m.ProxyClientKey})
+		}
+		want, err := sigsyaml.Marshal(entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), string(p.PathMappingYAML())); diff != "" {
+			t.Errorf("mapping %q: PathMappingYAML must write what sigs.k8s.io/yaml writes.\n-want, +got:\n%s", s, diff)
+		}
 	}
 }
