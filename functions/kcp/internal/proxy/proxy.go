@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"go.yaml.in/yaml/v2"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kubeconfig"
