@@ -84,11 +84,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 // observe reads the observed composed resources and the required resources of a request.
 func observe(req *fnv1.RunFunctionRequest) (*observed.State, error) {
-	oc, err := request.GetObservedComposedResources(req)
-	if err != nil {
-		return nil, errors.Wrap(err, "cannot get observed composed resources")
-	}
-	st := observed.New(oc)
+	st := observed.FromRequest(req.GetObserved().GetResources())
 	required, err := request.GetRequiredResources(req)
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot get required resources")

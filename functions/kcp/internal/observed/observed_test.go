@@ -3,9 +3,11 @@ package observed
 import (
 	"testing"
 
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 func state(objs map[resource.Name]map[string]any) *State {
@@ -336,5 +338,46 @@ func TestSecretData(t *testing.T) {
 	}
 	if _, ok := s.SecretData("missing"); ok {
 		t.Errorf("A composed Secret that does not exist has no data.")
+	}
+}
+
+func TestFromRequest(t *testing.T) {
+	cert, err := structpb.NewStruct(map[string]any{
+		"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+		"metadata": map[string]any{"name": "root-server"},
+		"status":   map[string]any{"revision": 2, "conditions": conditions("Ready", "True")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := structpb.NewStruct(map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "root-ca"},
+		"data":     map[string]any{"tls.crt": "Y2E=", "odd": 1, "bad": "%%"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := FromRequest(map[string]*fnv1.Resource{
+		"root-server": {Resource: cert},
+		"root-ca":     {Resource: secret},
+		"nothing":     {},
+	})
+	if got, want := s.ComposedNames(), []resource.Name{"root-ca", "root-server"}; !cmp.Equal(got, want) {
+		t.Errorf("ComposedNames(): %v, want %v (a resource without a body does not exist)", got, want)
+	}
+	if !s.CertificateIssued("root-server") || s.CertificateRevision("root-server") != 2 {
+		t.Errorf("root-server: issued %v at revision %d, want issued at revision 2", s.CertificateIssued("root-server"), s.CertificateRevision("root-server"))
+	}
+	data, ok := s.SecretData("root-ca")
+	if diff := cmp.Diff(map[string][]byte{"tls.crt": []byte("ca")}, data); !ok || diff != "" {
+		t.Errorf("SecretData(root-ca): only decodable string values: -want, +got:\n%s", diff)
+	}
+	u, ok := s.Get("root-server")
+	if !ok || u.GetName() != "root-server" || u.Object["status"].(map[string]any)["revision"] != float64(2) {
+		t.Errorf("Get(root-server) converts the whole object: %v", u)
+	}
+	if again, _ := s.Get("root-server"); again != u {
+		t.Errorf("Get converts an object once and returns the same object after")
 	}
 }
