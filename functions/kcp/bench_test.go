@@ -11,13 +11,14 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
-	"github.com/crossplane/function-sdk-go/resource"
+	sdkresource "github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/response"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 	"github.com/configuration-kcp/configuration-kcp/test/render"
 )
@@ -59,7 +60,7 @@ func secretWith(name string) map[string]any {
 
 // rootShardWorld is what a Shard reads from its installation: the RootShard and its CAs.
 func rootShardWorld(tb testing.TB) []map[string]any {
-	rs := resource.MustStructJSON(basicXR).AsMap()
+	rs := sdkresource.MustStructJSON(basicXR).AsMap()
 	out := []map[string]any{rs}
 	for _, ca := range []string{"root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-service-account-ca"} {
 		out = append(out, secretWith(ca))
@@ -260,20 +261,13 @@ func withWorld(b testing.TB, req *fnv1.RunFunctionRequest, world []map[string]an
 }
 
 // TestResponseMatchesComposed holds the response's desired resources, written straight to
-// protobuf (desired.Set.Resources), to what the SDK writes from the unstructured objects
-// (desired.Set.Composed), for every object every benchmark input composes.
+// protobuf (desired.Set.Resources), to what function-sdk-go's response package writes from the
+// unstructured objects (desired.Set.Composed), for every object every benchmark input composes.
 func TestResponseMatchesComposed(t *testing.T) {
 	for _, c := range benchCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			xr, err := request.GetObservedCompositeResource(c.req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := observe(c.req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := composers[xr.Resource.GetKind()](xr.Resource.Object, st)
+			xr := observedXR(c.req)
+			out, err := composers[xr.GetKind()](xr.Object, observe(c.req))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,8 +275,15 @@ func TestResponseMatchesComposed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			sdkReady := map[resource.Ready]sdkresource.Ready{
+				resource.ReadyUnspecified: sdkresource.ReadyUnspecified, resource.ReadyTrue: sdkresource.ReadyTrue, resource.ReadyFalse: sdkresource.ReadyFalse,
+			}
+			sdk := map[sdkresource.Name]*sdkresource.DesiredComposed{}
+			for name, dc := range dcds {
+				sdk[sdkresource.Name(name)] = &sdkresource.DesiredComposed{Resource: &composed.Unstructured{Unstructured: *dc.Resource}, Ready: sdkReady[dc.Ready]}
+			}
 			want := &fnv1.RunFunctionResponse{}
-			if err := response.SetDesiredComposedResources(want, dcds); err != nil {
+			if err := response.SetDesiredComposedResources(want, sdk); err != nil {
 				t.Fatal(err)
 			}
 			got := run(t, c.req)

@@ -12,10 +12,7 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composite"
-	"github.com/crossplane/function-sdk-go/response"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -45,37 +42,30 @@ type composition struct {
 // RunFunction composes the observed XR. Bad input yields a Fatal result: Crossplane then
 // applies nothing and deletes nothing, so a running kcp is never harmed by a bad edit.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
-	rsp := response.To(req, response.DefaultTTL)
+	rsp := newResponse(req)
+	xr := observedXR(req)
+	gvk := xr.GroupVersionKind()
+	log := f.log.WithValues("xr-kind", gvk.Kind, "xr-name", xr.GetName(), "xr-namespace", xr.GetNamespace())
+	st := observe(req)
 
-	xr, err := request.GetObservedCompositeResource(req)
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composite resource"))
-		return rsp, nil
-	}
-	gvk := xr.Resource.GroupVersionKind()
-	log := f.log.WithValues("xr-kind", gvk.Kind, "xr-name", xr.Resource.GetName(), "xr-namespace", xr.Resource.GetNamespace())
-
-	st, err := observe(req)
-	if err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-
-	var out composition
+	var (
+		out composition
+		err error
+	)
 	compose, ok := composers[gvk.Kind]
 	if !ok || gvk.Group != v1alpha1.Group {
 		err = fmt.Errorf("unsupported composite resource kind %s: this function composes %s kinds (%s)", gvk.GroupKind(), v1alpha1.Group, strings.Join(kinds(), ", "))
 	} else {
-		out, err = compose(xr.Resource.Object, st)
+		out, err = compose(xr.Object, st)
 	}
 	if err != nil {
 		log.Info("Cannot compose", "error", err)
-		response.Fatal(rsp, err)
+		fatal(rsp, err.Error())
 		return rsp, nil
 	}
 
 	if err := f.respond(rsp, xr, out); err != nil {
-		response.Fatal(rsp, err)
+		fatal(rsp, err.Error())
 		return rsp, nil
 	}
 	log.Debug("Composed", "resources", len(out.desired.Objects()), "requirements", len(out.requirements))
@@ -83,22 +73,18 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 }
 
 // observe reads the observed composed resources and the required resources of a request.
-func observe(req *fnv1.RunFunctionRequest) (*observed.State, error) {
+func observe(req *fnv1.RunFunctionRequest) *observed.State {
 	st := observed.FromRequest(req.GetObserved().GetResources())
-	required, err := request.GetRequiredResources(req)
-	if err != nil {
-		return nil, errors.Wrap(err, "cannot get required resources")
-	}
-	for _, list := range required {
-		for _, r := range list {
-			st.WithObject(r.Resource.Object)
+	for _, list := range req.GetRequiredResources() {
+		for _, r := range list.GetItems() {
+			st.WithObject(r.GetResource().AsMap())
 		}
 	}
-	return st, nil
+	return st
 }
 
 // respond writes a composition into the response.
-func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *resource.Composite, out composition) error {
+func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out composition) error {
 	resources, err := out.desired.Resources()
 	if err != nil {
 		return err
@@ -119,20 +105,13 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *resource.Composite
 	if err != nil {
 		return errors.Wrap(err, "cannot convert composite status")
 	}
-	dxr := &resource.Composite{Resource: composite.New()}
-	dxr.Resource.SetAPIVersion(xr.Resource.GetAPIVersion())
-	dxr.Resource.SetKind(xr.Resource.GetKind())
-	dxr.Resource.Object["status"] = status
-	if out.notReady {
-		dxr.Ready = resource.ReadyFalse
-	}
-	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
+	if err := setDesiredXR(rsp, xr, status, out.notReady); err != nil {
 		return errors.Wrap(err, "cannot set desired composite resource")
 	}
 
 	if len(out.requirements) > 0 {
 		rsp.Requirements = &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{}}
-		ns := xr.Resource.GetNamespace()
+		ns := xr.GetNamespace()
 		for _, r := range out.requirements {
 			sel := &fnv1.ResourceSelector{ApiVersion: r.APIVersion, Kind: r.Kind, Namespace: &ns}
 			if sel.ApiVersion == "" {
@@ -149,16 +128,10 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *resource.Composite
 	}
 
 	for _, c := range out.conditions {
-		var co *response.ConditionOption
-		if c.Status {
-			co = response.ConditionTrue(rsp, c.Type, c.Reason)
-		} else {
-			co = response.ConditionFalse(rsp, c.Type, c.Reason)
-		}
-		co.WithMessage(c.Message).TargetComposite()
+		setCondition(rsp, c)
 	}
 	for _, w := range out.warnings {
-		response.Warning(rsp, errors.New(w)).TargetComposite()
+		warning(rsp, w)
 	}
 	return nil
 }

@@ -7,8 +7,6 @@ import (
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -23,6 +21,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // basic is the smallest CacheServer: embedded etcd, CA from a ClusterIssuer.
@@ -57,16 +56,16 @@ var (
 
 // world builds observed state in which some composed resources exist.
 type world struct {
-	oc   map[resource.Name]resource.ObservedComposed
+	oc   map[resource.Name]*resource.Unstructured
 	reqs []map[string]any
 }
 
-func newWorld() *world { return &world{oc: map[resource.Name]resource.ObservedComposed{}} }
+func newWorld() *world { return &world{oc: map[resource.Name]*resource.Unstructured{}} }
 
 func (w *world) put(key resource.Name, obj map[string]any) *world {
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.Object = obj
-	w.oc[key] = resource.ObservedComposed{Resource: u}
+	w.oc[key] = u
 	return w
 }
 
@@ -102,7 +101,7 @@ func (w *world) issued(r Result, revision int64) *world {
 func (w *world) exists(r Result) *world {
 	for _, o := range r.Desired.Objects() {
 		if o.Kept != nil {
-			w.oc[o.Name] = resource.ObservedComposed{Resource: o.Kept}
+			w.oc[o.Name] = o.Kept
 			continue
 		}
 		switch obj := o.Resource.(type) {
@@ -124,11 +123,11 @@ func (w *world) exists(r Result) *world {
 				"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
 			})
 		case *corev1.Secret, *corev1.Service:
-			cd, err := composed.From(obj)
+			cd, err := desired.ToComposed(obj)
 			if err != nil {
 				panic(err)
 			}
-			w.oc[o.Name] = resource.ObservedComposed{Resource: cd}
+			w.oc[o.Name] = cd
 		}
 	}
 	return w
@@ -769,7 +768,7 @@ func TestReplicas(t *testing.T) {
 	// An embedded-etcd Deployment scaled up by hand is forced back to one replica.
 	first, _ := converge(basic(), nil)
 	w := newWorld().issued(first, 1).exists(first)
-	w.oc["deployment-cache-server"].Resource.Object["spec"] = map[string]any{"replicas": int64(3)}
+	w.oc["deployment-cache-server"].Object["spec"] = map[string]any{"replicas": int64(3)}
 	r := Compose(basic(), w.state())
 	if got := *get[*appsv1.Deployment](t, r, "deployment-cache-server").Spec.Replicas; got != 1 {
 		t.Errorf("a live embedded-etcd Deployment with 3 replicas must be set back to 1, got %d", got)

@@ -7,13 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // KeyInstallation is the composition resource name of the KcpInstallation.
@@ -58,7 +57,7 @@ func Compose(xr *v1alpha1.ClaimedKcpInstallation, c Claim, st *observed.State) (
 	if err := json.Unmarshal(b, &spec); err != nil {
 		return Result{}, err
 	}
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.SetAPIVersion(v1alpha1.Group + "/" + v1alpha1.Version)
 	u.SetKind("KcpInstallation")
 	u.SetName(c.Name)

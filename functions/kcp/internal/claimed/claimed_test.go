@@ -3,13 +3,12 @@ package claimed
 import (
 	"testing"
 
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 func TestClaimOf(t *testing.T) {
@@ -54,14 +53,14 @@ func TestCompose(t *testing.T) {
 		Spec:       v1alpha1.KcpInstallationSpec{External: v1alpha1.InstallationExternal{Hostname: "kcp.team-b.example.com"}},
 	}
 	claim := Claim{Namespace: "team-b", Name: "dev"}
-	running := composed.New()
+	running := resource.NewUnstructured()
 	running.Object["status"] = map[string]any{
 		"phase": "Running", "url": "https://kcp.team-b.example.com:6443", "kubeconfigSecret": "dev-admin-kubeconfig",
 		"conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
 	}
 	cases := map[string]struct {
 		reason   string
-		observed map[resource.Name]resource.ObservedComposed
+		observed map[resource.Name]*resource.Unstructured
 		status   v1alpha1.KcpInstallationStatus
 		notReady bool
 	}{
@@ -72,7 +71,7 @@ func TestCompose(t *testing.T) {
 		},
 		"Running": {
 			reason:   "The claim shows the installation's status and is ready with it.",
-			observed: map[resource.Name]resource.ObservedComposed{KeyInstallation: {Resource: running}},
+			observed: map[resource.Name]*resource.Unstructured{KeyInstallation: running},
 			status:   v1alpha1.KcpInstallationStatus{Phase: v1alpha1.PhaseRunning, URL: "https://kcp.team-b.example.com:6443", KubeconfigSecret: "dev-admin-kubeconfig"},
 		},
 	}
@@ -89,7 +88,7 @@ func TestCompose(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s\nno KcpInstallation composed", tc.reason)
 			}
-			u := o.Resource.(*composed.Unstructured)
+			u := o.Resource.(*resource.Unstructured)
 			spec, _ := u.Object["spec"].(map[string]any)
 			if u.GetKind() != "KcpInstallation" || u.GetNamespace() != "team-b" || u.GetName() != "dev" || spec["external"] == nil {
 				t.Errorf("%s\ncomposed %s %s/%s spec %v, want KcpInstallation team-b/dev with the XR's spec", tc.reason, u.GetKind(), u.GetNamespace(), u.GetName(), spec)

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +20,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/pki"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
 )
 

@@ -4,8 +4,6 @@ import (
 	"encoding/base64"
 	"testing"
 
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,15 +12,16 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/pki"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
 )
 
 func observedState(composedObjs map[resource.Name]map[string]any, required ...map[string]any) *observed.State {
-	oc := map[resource.Name]resource.ObservedComposed{}
+	oc := map[resource.Name]*resource.Unstructured{}
 	for k, o := range composedObjs {
-		u := composed.New()
+		u := resource.NewUnstructured()
 		u.Object = o
-		oc[k] = resource.ObservedComposed{Resource: u}
+		oc[k] = u
 	}
 	st := observed.New(oc)
 	for _, r := range required {

@@ -10,17 +10,19 @@ import (
 	"sort"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
+// Scheme knows every typed kind the composers build, to write its apiVersion and kind.
+var Scheme = runtime.NewScheme()
+
 func init() {
-	// composed.From needs every typed kind registered in its scheme.
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, cmv1.AddToScheme} {
-		if err := add(composed.Scheme); err != nil {
+		if err := add(Scheme); err != nil {
 			panic(err)
 		}
 	}
@@ -32,7 +34,7 @@ type Object struct {
 	Resource runtime.Object
 	// Kept is set when the object is the observed one carried forward unchanged because the
 	// inputs to rebuild it are missing (never destroy on doubt).
-	Kept  *composed.Unstructured
+	Kept  *resource.Unstructured
 	Ready resource.Ready
 }
 
@@ -48,7 +50,7 @@ func (s *Set) Add(name resource.Name, obj runtime.Object, ready resource.Ready) 
 }
 
 // Keep carries an observed object forward as it is.
-func (s *Set) Keep(name resource.Name, u *composed.Unstructured, ready resource.Ready) {
+func (s *Set) Keep(name resource.Name, u *resource.Unstructured, ready resource.Ready) {
 	s.put(Object{Name: name, Kept: u, Ready: ready})
 }
 
@@ -111,19 +113,19 @@ func (s *Set) Composed() (map[resource.Name]*resource.DesiredComposed, error) {
 
 // ToComposed converts a typed object with the API machinery's own JSON rules, which are the
 // rules kubectl and controllers use: zero values of omitempty fields (0, false, "") are left
-// out. composed.From keeps them, and server-side apply would then record ownership of values
+// out. A plain conversion keeps them, and server-side apply would then record ownership of values
 // nobody chose (hostPort: 0, paused: false, ...). Nulls and the status are dropped too: the
 // function has no opinion on either.
-func ToComposed(o runtime.Object) (*composed.Unstructured, error) {
-	if u, ok := o.(*composed.Unstructured); ok {
+func ToComposed(o runtime.Object) (*resource.Unstructured, error) {
+	if u, ok := o.(*resource.Unstructured); ok {
 		// Already unstructured (the XRs an installation composes have no scheme).
-		c := composed.New()
+		c := resource.NewUnstructured()
 		c.Object = runtime.DeepCopyJSON(u.Object)
 		delete(c.Object, "status")
 		pruneNulls(c.Object)
 		return c, nil
 	}
-	gvks, _, err := composed.Scheme.ObjectKinds(o)
+	gvks, _, err := Scheme.ObjectKinds(o)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +136,7 @@ func ToComposed(o runtime.Object) (*composed.Unstructured, error) {
 	}
 	delete(obj, "status")
 	pruneNulls(obj)
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.Object = obj
 	return u, nil
 }
@@ -159,8 +161,8 @@ func pruneNulls(v any) {
 
 // keepable strips what the API server owns from an observed object so that applying it
 // again changes nothing.
-func keepable(u *composed.Unstructured) *composed.Unstructured {
-	c := composed.New()
+func keepable(u *resource.Unstructured) *resource.Unstructured {
+	c := resource.NewUnstructured()
 	c.SetAPIVersion(u.GetAPIVersion())
 	c.SetKind(u.GetKind())
 	c.SetName(u.GetName())

@@ -7,13 +7,13 @@ import (
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 func configMap(name string, data map[string]string) *corev1.ConfigMap {
@@ -33,8 +33,8 @@ func secret(name string, data map[string][]byte) *corev1.Secret {
 	}
 }
 
-func observed(obj map[string]any) *composed.Unstructured {
-	u := composed.New()
+func observed(obj map[string]any) *resource.Unstructured {
+	u := resource.NewUnstructured()
 	u.Object = obj
 	return u
 }

@@ -9,10 +9,10 @@ import (
 	"sync"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"google.golang.org/protobuf/types/known/structpb"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // This file writes desired objects straight into the protobuf Structs of a RunFunction
@@ -51,7 +51,7 @@ func (o Object) wire() (*structpb.Struct, error) {
 	if u, ok := o.Resource.(interface{ UnstructuredContent() map[string]any }); ok {
 		return structFromMap(u.UnstructuredContent(), "status")
 	}
-	gvks, _, err := composed.Scheme.ObjectKinds(o.Resource)
+	gvks, _, err := Scheme.ObjectKinds(o.Resource)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -18,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // viaConverter is the reference for the wire form: ToComposed, then structpb.
@@ -207,7 +207,7 @@ func viaConverterUnregistered(t *testing.T, o runtime.Object) *structpb.Struct {
 func reflectElem(o runtime.Object) reflect.Value { return reflect.ValueOf(o).Elem() }
 
 func TestResourcesMatchComposed(t *testing.T) {
-	xr := composed.New()
+	xr := resource.NewUnstructured()
 	xr.Object = map[string]any{
 		"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard",
 		"metadata": map[string]any{"name": "root", "namespace": "kcp", "labels": nil},

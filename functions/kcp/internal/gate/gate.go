@@ -8,10 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/crossplane/function-sdk-go/resource"
-
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
 )
 

@@ -3,8 +3,6 @@ package gate
 import (
 	"testing"
 
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +10,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
 )
 
@@ -57,11 +56,11 @@ type world struct {
 }
 
 func (w world) state() *observed.State {
-	oc := map[resource.Name]resource.ObservedComposed{}
+	oc := map[resource.Name]*resource.Unstructured{}
 	for k, o := range w.certs {
-		u := composed.New()
+		u := resource.NewUnstructured()
 		u.Object = o
-		oc[k] = resource.ObservedComposed{Resource: u}
+		oc[k] = u
 	}
 	st := observed.New(oc)
 	for _, o := range w.external {

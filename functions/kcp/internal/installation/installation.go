@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -27,6 +25,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/frontproxy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/managedetcd"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/shard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/userkubeconfig"
@@ -300,7 +299,7 @@ func validateChild(inst *v1alpha1.KcpInstallation, c child) field.ErrorList {
 }
 
 // toUnstructured renders a child as the composed XR Crossplane applies.
-func toUnstructured(c child, inst *v1alpha1.KcpInstallation) (*composed.Unstructured, error) {
+func toUnstructured(c child, inst *v1alpha1.KcpInstallation) (*resource.Unstructured, error) {
 	b, err := json.Marshal(c.spec)
 	if err != nil {
 		return nil, err
@@ -309,7 +308,7 @@ func toUnstructured(c child, inst *v1alpha1.KcpInstallation) (*composed.Unstruct
 	if err := json.Unmarshal(b, &spec); err != nil {
 		return nil, err
 	}
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.SetAPIVersion(v1alpha1.Group + "/" + v1alpha1.Version)
 	u.SetKind(c.kind)
 	u.SetName(c.name)

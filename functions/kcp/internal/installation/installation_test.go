@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +12,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // smallest is the ten-line installation the docs promise: managed etcd by default.
@@ -144,12 +143,12 @@ func TestCompose(t *testing.T) {
 // from the front-proxy's status.
 func TestComposeReady(t *testing.T) {
 	inst := external()
-	oc := map[resource.Name]resource.ObservedComposed{}
+	oc := map[resource.Name]*resource.Unstructured{}
 	for key, kind := range map[resource.Name]string{"rootshard": "RootShard", "frontproxy-public": "FrontProxy", "kubeconfig-admin": "Kubeconfig"} {
-		u := composed.New()
+		u := resource.NewUnstructured()
 		u.SetKind(kind)
 		u.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}, "url": "https://kcp.example.com:443"}
-		oc[key] = resource.ObservedComposed{Resource: u}
+		oc[key] = u
 	}
 	r, errs := Compose(inst, observed.New(oc))
 	if len(errs) > 0 {
@@ -203,7 +202,7 @@ func TestShardEtcd(t *testing.T) {
 			}
 			got := map[string]v1alpha1.EtcdConfig{}
 			for _, o := range r.Desired.Objects() {
-				u, ok := o.Resource.(*composed.Unstructured)
+				u, ok := o.Resource.(*resource.Unstructured)
 				if !ok || (u.GetKind() != "RootShard" && u.GetKind() != "Shard") {
 					continue
 				}
@@ -223,9 +222,9 @@ func TestShardEtcd(t *testing.T) {
 // TestComposeChildWithoutStatus: a child observed before Crossplane wrote its status is
 // reported as waiting, not a crash.
 func TestComposeChildWithoutStatus(t *testing.T) {
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.SetKind("RootShard")
-	r, errs := Compose(external(), observed.New(map[resource.Name]resource.ObservedComposed{"rootshard": {Resource: u}}))
+	r, errs := Compose(external(), observed.New(map[resource.Name]*resource.Unstructured{"rootshard": u}))
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}

@@ -26,7 +26,6 @@ import (
 	"strings"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
@@ -37,6 +36,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/pki"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/workload"
 )
 

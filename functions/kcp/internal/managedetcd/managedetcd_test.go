@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
@@ -14,6 +12,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 func cluster(spec v1alpha1.ManagedEtcd) Cluster {
@@ -98,18 +97,18 @@ func TestStatefulSet(t *testing.T) {
 // TestCompose checks what the cluster composes, the PKI's issuers and names, and when it is
 // ready.
 func TestCompose(t *testing.T) {
-	sts := func(generation, observedGeneration, ready int64) resource.ObservedComposed {
-		u := composed.New()
+	sts := func(generation, observedGeneration, ready int64) *resource.Unstructured {
+		u := resource.NewUnstructured()
 		u.SetAPIVersion("apps/v1")
 		u.SetKind("StatefulSet")
 		u.SetGeneration(generation)
 		u.Object["status"] = map[string]any{"observedGeneration": observedGeneration, "readyReplicas": ready}
-		return resource.ObservedComposed{Resource: u}
+		return u
 	}
 	cases := map[string]struct {
 		reason   string
 		replicas int32
-		observed map[resource.Name]resource.ObservedComposed
+		observed map[resource.Name]*resource.Unstructured
 		ready    bool
 		why      string
 	}{
@@ -120,17 +119,17 @@ func TestCompose(t *testing.T) {
 		"MembersStarting": {
 			reason:   "Two of three members ready is not ready.",
 			replicas: 3,
-			observed: map[resource.Name]resource.ObservedComposed{KeyStatefulSet: sts(1, 1, 2)},
+			observed: map[resource.Name]*resource.Unstructured{KeyStatefulSet: sts(1, 1, 2)},
 			why:      "StatefulSet dev-etcd has 2 of 3 members ready",
 		},
 		"StaleStatus": {
 			reason:   "A status of an older generation does not count.",
-			observed: map[resource.Name]resource.ObservedComposed{KeyStatefulSet: sts(2, 1, 1)},
+			observed: map[resource.Name]*resource.Unstructured{KeyStatefulSet: sts(2, 1, 1)},
 			why:      "StatefulSet dev-etcd has 1 of 1 members ready",
 		},
 		"Ready": {
 			reason:   "Every member of the current generation ready.",
-			observed: map[resource.Name]resource.ObservedComposed{KeyStatefulSet: sts(1, 1, 1)},
+			observed: map[resource.Name]*resource.Unstructured{KeyStatefulSet: sts(1, 1, 1)},
 			ready:    true,
 		},
 	}

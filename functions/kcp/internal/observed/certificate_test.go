@@ -3,14 +3,13 @@ package observed
 import (
 	"testing"
 
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 func TestCertificateNotAfter(t *testing.T) {
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.Object = map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "status": map[string]any{"notAfter": "2027-01-01T00:00:00Z"}}
-	st := New(map[resource.Name]resource.ObservedComposed{"cert": {Resource: u}})
+	st := New(map[resource.Name]*resource.Unstructured{"cert": u})
 	if got := st.CertificateNotAfter("cert"); got != "2027-01-01T00:00:00Z" {
 		t.Errorf("CertificateNotAfter = %q", got)
 	}

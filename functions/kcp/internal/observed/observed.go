@@ -10,9 +10,9 @@ import (
 	"slices"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // State is the observed world of one XR.
@@ -23,7 +23,7 @@ import (
 type State struct {
 	composed map[resource.Name]*structpb.Struct
 	// whole caches the objects Get converted.
-	whole   map[resource.Name]*composed.Unstructured
+	whole   map[resource.Name]*resource.Unstructured
 	objects map[string]Lookup
 	// kinds indexes the names of required objects by kind.
 	kinds map[string][]string
@@ -55,15 +55,15 @@ func FromRequest(observed map[string]*fnv1.Resource) *State {
 	return s
 }
 
-// New returns the state for the given observed composed resources, as the SDK decodes them
-// (tests build states this way).
-func New(oc map[resource.Name]resource.ObservedComposed) *State {
+// New returns the state for the given observed composed resources, unstructured (tests
+// build states this way).
+func New(oc map[resource.Name]*resource.Unstructured) *State {
 	s := empty()
 	for name, o := range oc {
-		if o.Resource == nil {
+		if o == nil {
 			continue
 		}
-		st, err := structpb.NewStruct(o.Resource.Object)
+		st, err := structpb.NewStruct(o.Object)
 		if err != nil {
 			panic(fmt.Sprintf("observed %s is not JSON: %v", name, err))
 		}
@@ -75,7 +75,7 @@ func New(oc map[resource.Name]resource.ObservedComposed) *State {
 func empty() *State {
 	return &State{
 		composed: map[resource.Name]*structpb.Struct{},
-		whole:    map[resource.Name]*composed.Unstructured{},
+		whole:    map[resource.Name]*resource.Unstructured{},
 		objects:  map[string]Lookup{},
 		kinds:    map[string][]string{},
 	}
@@ -136,7 +136,7 @@ func (s *State) Object(kind, name string) Lookup { return s.objects[kind+"/"+nam
 func (s *State) Secret(name string) Lookup { return s.Object("Secret", name) }
 
 // Get returns the observed composed resource with key name, whole.
-func (s *State) Get(name resource.Name) (*composed.Unstructured, bool) {
+func (s *State) Get(name resource.Name) (*resource.Unstructured, bool) {
 	if u, ok := s.whole[name]; ok {
 		return u, true
 	}
@@ -144,7 +144,7 @@ func (s *State) Get(name resource.Name) (*composed.Unstructured, bool) {
 	if !ok {
 		return nil, false
 	}
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.SetUnstructuredContent(st.AsMap())
 	s.whole[name] = u
 	return u, true

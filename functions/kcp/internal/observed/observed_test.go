@@ -4,18 +4,18 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 func state(objs map[resource.Name]map[string]any) *State {
-	oc := map[resource.Name]resource.ObservedComposed{}
+	oc := map[resource.Name]*resource.Unstructured{}
 	for k, o := range objs {
-		u := composed.New()
+		u := resource.NewUnstructured()
 		u.Object = o
-		oc[k] = resource.ObservedComposed{Resource: u}
+		oc[k] = u
 	}
 	return New(oc)
 }
@@ -234,9 +234,9 @@ func TestCertificate(t *testing.T) {
 }
 
 func TestExistsAndGet(t *testing.T) {
-	oc := map[resource.Name]resource.ObservedComposed{
-		"present": {Resource: composed.New()},
-		"nil":     {},
+	oc := map[resource.Name]*resource.Unstructured{
+		"present": resource.NewUnstructured(),
+		"nil":     nil,
 	}
 	s := New(oc)
 	cases := map[string]struct {

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +19,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // basic is examples/basic: the smallest RootShard.
@@ -43,16 +42,16 @@ func basic(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
 
 // world builds observed state in which some composed resources exist.
 type world struct {
-	oc   map[resource.Name]resource.ObservedComposed
+	oc   map[resource.Name]*resource.Unstructured
 	reqs []map[string]any
 }
 
-func newWorld() *world { return &world{oc: map[resource.Name]resource.ObservedComposed{}} }
+func newWorld() *world { return &world{oc: map[resource.Name]*resource.Unstructured{}} }
 
 func (w *world) put(key resource.Name, obj map[string]any) *world {
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.Object = obj
-	w.oc[key] = resource.ObservedComposed{Resource: u}
+	w.oc[key] = u
 	return w
 }
 
@@ -100,11 +99,11 @@ func (w *world) exists(r Result) *world {
 				"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
 			})
 		case *corev1.Secret, *corev1.ConfigMap, *corev1.Service:
-			cd, err := composed.From(obj)
+			cd, err := desired.ToComposed(obj)
 			if err != nil {
 				panic(err)
 			}
-			w.oc[o.Name] = resource.ObservedComposed{Resource: cd}
+			w.oc[o.Name] = cd
 		}
 	}
 	return w

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 

@@ -8,14 +8,13 @@ import (
 	"encoding/json"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // Namespace of every object a World holds.
@@ -26,12 +25,12 @@ var RootCASecrets = []string{"root-ca", "root-server-ca", "root-client-ca", "roo
 
 // World is the observed state of one XR.
 type World struct {
-	composed map[resource.Name]resource.ObservedComposed
+	composed map[resource.Name]*resource.Unstructured
 	required []map[string]any
 }
 
 // New is an empty World.
-func New() *World { return &World{composed: map[resource.Name]resource.ObservedComposed{}} }
+func New() *World { return &World{composed: map[resource.Name]*resource.Unstructured{}} }
 
 // Object adds a required object (any JSON-serialisable value, such as a typed XR).
 func (w *World) Object(o any) *World {
@@ -77,9 +76,9 @@ func (w *World) Drop(kind, name string) *World {
 
 // Put adds an observed composed resource.
 func (w *World) Put(key resource.Name, obj map[string]any) *World {
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.Object = obj
-	w.composed[key] = resource.ObservedComposed{Resource: u}
+	w.composed[key] = u
 	return w
 }
 
@@ -96,7 +95,7 @@ func (w *World) Settle(set desired.Set) *World {
 	ready := []any{map[string]any{"type": "Ready", "status": "True"}}
 	for _, o := range set.Objects() {
 		if o.Kept != nil {
-			w.composed[o.Name] = resource.ObservedComposed{Resource: o.Kept}
+			w.composed[o.Name] = o.Kept
 			continue
 		}
 		switch obj := o.Resource.(type) {
@@ -112,11 +111,11 @@ func (w *World) Settle(set desired.Set) *World {
 					"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}})
 		default:
 			if o.Resource != nil {
-				cd, err := composed.From(o.Resource)
+				cd, err := desired.ToComposed(o.Resource)
 				if err != nil {
 					panic(err)
 				}
-				w.composed[o.Name] = resource.ObservedComposed{Resource: cd}
+				w.composed[o.Name] = cd
 			}
 		}
 	}

@@ -1,11 +1,11 @@
 package userkubeconfig
 
 import (
-	"github.com/crossplane/function-sdk-go/resource"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // certSecretKey is the composition resource name of the adopted client certificate Secret.

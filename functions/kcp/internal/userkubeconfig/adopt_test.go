@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 const adoptKey resource.Name = "secret-kubeconfig-cert-admin"
@@ -61,7 +61,7 @@ func TestAdoptCertificateSecret(t *testing.T) {
 			reason: "A Secret left from an earlier issuance is not adopted while the Certificate is not Ready.",
 			world: func(w *world) {
 				issue(w)
-				w.oc["certificate-kubeconfig-cert-admin"].Resource.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
+				w.oc["certificate-kubeconfig-cert-admin"].Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
 			},
 		},
 		"IssuedSecretNotRead": {
@@ -100,7 +100,7 @@ func TestAdoptCertificateSecret(t *testing.T) {
 			world: func(w *world) {
 				issue(w)
 				observeAdopted(w)
-				w.oc["certificate-kubeconfig-cert-admin"].Resource.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
+				w.oc["certificate-kubeconfig-cert-admin"].Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
 			},
 			want: true,
 		},

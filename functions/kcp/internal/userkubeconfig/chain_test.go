@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/frontproxy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kubeconfig"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/shard"
 )

@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/crossplane/function-sdk-go/resource"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -31,6 +30,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/pki"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 // SecretKey is the key of the kubeconfig in the output Secret.

@@ -7,7 +7,6 @@ import (
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +17,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kubeconfig"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 const notAfter = "2026-01-01T00:00:00Z"
@@ -703,7 +703,7 @@ func TestKeepOnDoubt(t *testing.T) {
 		"CertificateNotReady": {
 			reason: "The certificate is being re-issued (say after a spec change): the old kubeconfig stays until it is Ready.",
 			change: func(w *world) {
-				w.oc["certificate-kubeconfig-cert-admin"].Resource.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
+				w.oc["certificate-kubeconfig-cert-admin"].Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
 			},
 			inputs: "The target, its server CA and every Secret the spec references exist.",
 			ready:  condition.Condition{Type: "KubeconfigReady", Status: true, Reason: "SecretKept", Message: "Secret kcp/admin-kubeconfig is kept unchanged until cert-manager issues Certificate kubeconfig-cert-admin."},
@@ -713,7 +713,7 @@ func TestKeepOnDoubt(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			kc := kubeconfigXR()
 			before, w := converged(t, kc, newWorld().installation(t, rootShard()))
-			observedSecret := w.oc["secret-admin-kubeconfig"].Resource
+			observedSecret := w.oc["secret-admin-kubeconfig"]
 			tc.change(w)
 			r := run(t, kc, w)
 			if diff := cmp.Diff(before.Desired.Names(), r.Desired.Names()); diff != "" {

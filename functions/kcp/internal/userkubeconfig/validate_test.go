@@ -7,8 +7,6 @@ import (
 	"time"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -220,14 +218,14 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 			if _, ok := o.Resource.(*appsv1.Deployment); ok {
 				continue
 			}
-			cd, err := composed.From(o.Resource)
+			cd, err := desired.ToComposed(o.Resource)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, ok := o.Resource.(*cmv1.Certificate); ok {
 				cd.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
 			}
-			w.oc[o.Name] = resource.ObservedComposed{Resource: cd}
+			w.oc[o.Name] = cd
 		}
 		return w
 	}

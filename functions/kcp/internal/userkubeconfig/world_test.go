@@ -8,13 +8,13 @@ import (
 	"time"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
 )
 
 const ns = "kcp"
@@ -103,12 +103,12 @@ var (
 
 // world is the observed state of one Kubeconfig: composed resources and required objects.
 type world struct {
-	oc   map[resource.Name]resource.ObservedComposed
+	oc   map[resource.Name]*resource.Unstructured
 	reqs map[string]map[string]any
 }
 
 func newWorld() *world {
-	return &world{oc: map[resource.Name]resource.ObservedComposed{}, reqs: map[string]map[string]any{}}
+	return &world{oc: map[resource.Name]*resource.Unstructured{}, reqs: map[string]map[string]any{}}
 }
 
 func (w *world) object(o any) *world {
@@ -153,29 +153,29 @@ func (w *world) issued(kc *v1alpha1.Kubeconfig, revision int64, notAfter string,
 }
 
 func (w *world) put(key resource.Name, obj map[string]any) {
-	u := composed.New()
+	u := resource.NewUnstructured()
 	u.Object = obj
-	w.oc[key] = resource.ObservedComposed{Resource: u}
+	w.oc[key] = u
 }
 
 // settle records everything a composition desired as observed, as Crossplane would after
 // applying it; Certificates keep their observed status.
 func (w *world) settle(r Result) *world {
 	for _, o := range r.Desired.Objects() {
-		if _, ok := o.Resource.(*cmv1.Certificate); ok && w.oc[o.Name].Resource != nil {
+		if _, ok := o.Resource.(*cmv1.Certificate); ok && w.oc[o.Name] != nil {
 			continue
 		}
-		var u *composed.Unstructured
+		var u *resource.Unstructured
 		if o.Kept != nil {
 			u = o.Kept
 		} else {
-			cd, err := composed.From(o.Resource)
+			cd, err := desired.ToComposed(o.Resource)
 			if err != nil {
 				panic(err)
 			}
 			u = cd
 		}
-		w.oc[o.Name] = resource.ObservedComposed{Resource: u}
+		w.oc[o.Name] = u
 	}
 	return w
 }

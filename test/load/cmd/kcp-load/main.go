@@ -1,7 +1,8 @@
 // Command kcp-load measures the function server as Crossplane uses it: it starts bin/function-kcp
 // with mutual TLS on 127.0.0.1, builds a converged RootShard request through it, then for each
 // number of concurrent callers sends RunFunction for a fixed duration and prints latency
-// percentiles, throughput and the server's resident memory. `make load` runs it.
+// percentiles, throughput and the server's resident memory, sampled through each level.
+// `make load` runs it.
 package main
 
 import (
@@ -101,19 +102,61 @@ func run(fn string, duration time.Duration, callerList string) error {
 		return err
 	}
 
-	fmt.Printf("converged RootShard over mTLS, %s per level, %s\n\n", duration, fn)
-	fmt.Println("| callers | requests | req/s | p50 | p99 | max | server RSS | server peak RSS |")
+	fmt.Printf("converged RootShard over mTLS, %s per level, %s\n", duration, fn)
+	fmt.Printf("server memory sampled every %s during each level: mean and max resident set (anonymous + file-backed at the max)\n\n", sampleEvery)
+	fmt.Println("| callers | requests | req/s | p50 | p99 | max | server RSS mean | server RSS max (anon + file) |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, n := range levels {
+		samples := sample(cmd.Process.Pid)
 		lat, errs := load(call, req, n, duration)
+		mem := samples()
 		if errs > 0 {
 			return fmt.Errorf("%d of %d calls failed with %d callers", errs, len(lat)+errs, n)
 		}
-		rss, peak := memory(cmd.Process.Pid)
-		fmt.Printf("| %d | %d | %.0f | %s | %s | %s | %s | %s |\n", n, len(lat), float64(len(lat))/duration.Seconds(),
-			pct(lat, 50), pct(lat, 99), lat[len(lat)-1].Round(time.Microsecond), rss, peak)
+		if len(mem) == 0 {
+			return fmt.Errorf("no memory samples of the server (pid %d)", cmd.Process.Pid)
+		}
+		mean, top := 0.0, mem[0]
+		for _, m := range mem {
+			mean += m.rss / float64(len(mem))
+			if m.rss > top.rss {
+				top = m
+			}
+		}
+		fmt.Printf("| %d | %d | %.0f | %s | %s | %s | %.1f MiB | %.1f MiB (%.1f + %.1f) |\n", n, len(lat), float64(len(lat))/duration.Seconds(),
+			pct(lat, 50), pct(lat, 99), lat[len(lat)-1].Round(time.Microsecond), mean, top.rss, top.anon, top.file)
 	}
 	return nil
+}
+
+const sampleEvery = 50 * time.Millisecond
+
+// sample reads the server's memory every sampleEvery until the returned function is called,
+// which returns the samples.
+func sample(pid int) func() []memory {
+	var out []memory
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(sampleEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if m, err := readMemory(pid); err == nil {
+					out = append(out, m)
+				}
+			}
+		}
+	}()
+	return func() []memory {
+		close(done)
+		<-finished
+		return out
+	}
 }
 
 // load runs n callers for d and returns the sorted latencies of the calls that succeeded.
@@ -154,26 +197,33 @@ func pct(sorted []time.Duration, p int) time.Duration {
 	return sorted[max(0, min(i, len(sorted))-1)].Round(time.Microsecond)
 }
 
-// memory reads the process's resident set and its peak from /proc.
-func memory(pid int) (rss, peak string) {
+// memory is the process's resident set from /proc: the total, its anonymous part (heap,
+// stacks: what the function's work allocates) and its file-backed part (the binary's pages).
+type memory struct{ rss, anon, file float64 }
+
+func readMemory(pid int) (memory, error) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
-		return "?", "?"
+		return memory{}, err
 	}
+	var m memory
 	for _, l := range strings.Split(string(b), "\n") {
 		f := strings.Fields(l)
 		if len(f) < 2 {
 			continue
 		}
 		kb, _ := strconv.Atoi(f[1])
+		mib := float64(kb) / 1024
 		switch f[0] {
 		case "VmRSS:":
-			rss = fmt.Sprintf("%.1f MiB", float64(kb)/1024)
-		case "VmHWM:":
-			peak = fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+			m.rss = mib
+		case "RssAnon:":
+			m.anon = mib
+		case "RssFile:":
+			m.file = mib
 		}
 	}
-	return rss, peak
+	return m, nil
 }
 
 // writeCerts writes the server's tls.crt, tls.key and the client CA (ca.crt) into dir, as
