@@ -4,6 +4,11 @@
 package main
 
 import (
+	"context"
+	"os"
+	"runtime"
+	"runtime/debug"
+
 	"github.com/alecthomas/kong"
 	"github.com/crossplane/function-sdk-go"
 )
@@ -19,6 +24,8 @@ type CLI struct {
 
 	MetricsAddress     string `default:":8080" help:"Address of the Prometheus metrics server; empty disables it."`
 	MaxRecvMessageSize int    `default:"4" help:"Maximum size of received messages in MB."`
+	MaxConcurrentCalls uint32 `default:"0" help:"RunFunction calls served at once; callers hold further calls until one finishes. 0 means two per CPU (GOMAXPROCS): the work is CPU-bound, so that keeps every CPU busy while memory stays bounded."`
+	SoftMemoryLimit    int64  `default:"20" help:"Go soft memory limit in MiB: the garbage collector works harder as the function nears it. GOMEMLIMIT, when set, takes precedence; 0 disables it."`
 }
 
 // Run the function server.
@@ -27,13 +34,22 @@ func (c *CLI) Run() error {
 	if err != nil {
 		return err
 	}
-	return function.Serve(&Function{log: log},
-		function.Listen(c.Network, c.Address),
-		function.MTLSCertificates(c.TLSCertsDir),
-		function.Insecure(c.Insecure),
-		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024),
-		function.WithMetricsServer(c.MetricsAddress),
-	)
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && c.SoftMemoryLimit > 0 {
+		debug.SetMemoryLimit(c.SoftMemoryLimit << 20)
+	}
+	calls := c.MaxConcurrentCalls
+	if calls == 0 {
+		calls = uint32(2 * runtime.GOMAXPROCS(0))
+	}
+	return serve(context.Background(), &Function{log: log}, serveOptions{
+		network:            c.Network,
+		address:            c.Address,
+		tlsCertsDir:        c.TLSCertsDir,
+		insecure:           c.Insecure,
+		metricsAddress:     c.MetricsAddress,
+		maxRecvBytes:       c.MaxRecvMessageSize * 1024 * 1024,
+		maxConcurrentCalls: calls,
+	})
 }
 
 func main() {
