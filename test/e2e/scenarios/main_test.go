@@ -74,8 +74,8 @@ func TestKCP(t *testing.T) {
 	e := setUp(t)
 
 	// The scenarios build on each other: Basic installs what Renewal, BadInput and Delete
-	// act on; Migrate and then Sharded reuse the namespace Delete emptied. Tenant, Claim and
-	// Topology each use a namespace of their own.
+	// act on; Migrate and then Sharded reuse the namespace Delete emptied. Tenant, Claim,
+	// Topology and Scale each use a namespace of their own.
 	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: the scenarios that build on it cannot run")
 	}
@@ -91,6 +91,7 @@ func TestKCP(t *testing.T) {
 	t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
 	t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
 	t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
+	t.Run("Scale", func(t *testing.T) { testScale(t, e) })
 
 	reportFunctionCalls(ctx, t, e)
 }
