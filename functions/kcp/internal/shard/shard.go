@@ -63,6 +63,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) Result {
 	}
 	rootName := sh.Spec.RootShard.Ref.Name
 	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
+	c.requireAhead(names.RootShard(rootName))
 	rs, ok := refs.RootShard(st, rootName)
 	if !ok {
 		return c.waitForRootShard(rootName)
@@ -102,6 +103,28 @@ func (c *composer) waitForRootShard(name string) Result {
 		NotReady: true,
 	}
 }
+
+// requireAhead asks, with the RootShard itself, for everything the shard reads whose name
+// follows from the RootShard's name and the Shard's own spec: the RootShard's CA Secrets, the
+// other Shards, the VirtualWorkspace. Crossplane calls the function again until its
+// requirements stop changing, so asking for them only once the RootShard is read would cost
+// a third call on every reconcile. (A RootShard with its own caSecretRef or a cache server
+// adds Secrets only it names, and takes the third call.)
+func (c *composer) requireAhead(root names.RootShard) {
+	c.Inputs.Read(gate.KindSecret, root.RootCA())
+	for _, ca := range rootShardCAs {
+		c.Inputs.Read(gate.KindSecret, root.CA(ca))
+	}
+	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
+		c.Inputs.Require(refs.All(refs.KindShard))
+	}
+	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
+		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
+	}
+}
+
+// rootShardCAs are the RootShard's CAs a shard mounts besides its root CA.
+var rootShardCAs = []string{names.CAServer, names.CAServiceAccount, names.CARequestHeaderClient, names.CAClient}
 
 // cacheServer is the effective cache server: the Shard's, else the RootShard's, else none
 // (the root shard serves as the cache).
@@ -163,7 +186,7 @@ func (c *composer) server() kcpserver.Server {
 func (c *composer) registerExternalInputs(srv kcpserver.Server) {
 	rsRef := "spec.rootShard.ref.name (RootShard " + c.rs.Name + ")"
 	c.Inputs.External(gate.KindSecret, srv.RootCASecret, rsRef)
-	for _, ca := range []string{names.CAServer, names.CAServiceAccount, names.CARequestHeaderClient, names.CAClient} {
+	for _, ca := range rootShardCAs {
 		c.Inputs.External(gate.KindSecret, c.root.CA(ca), rsRef)
 	}
 	if cs := srv.CacheServer; cs != "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/frontproxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kubeconfig"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/refs"
@@ -73,6 +74,8 @@ func (c *composer) resolveTarget() (string, bool) {
 		c.t.fp, rootName, via = fp, fp.Spec.RootShard.Ref.Name, "FrontProxy "+n+", named by spec.target.frontProxyRef.name"
 	}
 	c.Inputs.Require(refs.Named(KindRootShard, rootName))
+	// The RootShard's server CA, named after it, is asked for with it (see readOwnSecrets).
+	c.Inputs.Read(gate.KindSecret, names.RootShard(rootName).CA(names.CAServer))
 	rs, ok := refs.RootShard(c.St, rootName)
 	if !ok {
 		if via != "" {

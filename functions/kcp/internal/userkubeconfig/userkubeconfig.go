@@ -115,6 +115,10 @@ func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (Result, field.ErrorLi
 		// two names the same key.
 		secretKey: resource.Name("secret-" + kc.Spec.SecretRef.Name),
 	}
+	// The Secrets whose names follow from the spec alone are asked for before the target is
+	// read: Crossplane calls the function again until its requirements stop changing, and
+	// asking for everything it can name at once saves it a call on every reconcile.
+	c.readOwnSecrets()
 	if why, ok := c.resolveTarget(); !ok {
 		return c.waitForTarget(why), nil
 	}
@@ -125,6 +129,14 @@ func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (Result, field.ErrorLi
 	c.composeSecret()
 	c.adoptCertificateSecret()
 	return c.result(), nil
+}
+
+// readOwnSecrets asks for the Secret cert-manager writes for the Kubeconfig's Certificate and
+// for its output Secret, whether or not they are needed yet, so the requirements are the
+// same on every reconcile.
+func (c *composer) readOwnSecrets() {
+	c.Inputs.Read(gate.KindSecret, c.name.Certificate())
+	c.Inputs.Read(gate.KindSecret, c.kc.Spec.SecretRef.Name)
 }
 
 // waitForTarget keeps everything the Kubeconfig composed as it is while its target cannot
@@ -173,14 +185,10 @@ func (c *composer) composeCertificate() {
 func (c *composer) composeSecret() {
 	name := c.kc.Spec.SecretRef.Name
 	certSecret := c.name.Certificate()
-	// Read in a fixed order, whether or not they are needed yet, so the requirements are
-	// stable across reconciles.
-	c.Inputs.Read(gate.KindSecret, certSecret)
 	caSources := c.t.caSources()
 	for _, s := range caSources {
 		c.Inputs.Read(gate.KindSecret, s.secret)
 	}
-	c.Inputs.Read(gate.KindSecret, name)
 
 	if out := c.St.Secret(name); out.Found && !c.St.Exists(c.secretKey) && (c.kc.UID == "" || out.Controller != string(c.kc.UID)) {
 		// Composing it would take over a Secret someone else wrote, and delete it with

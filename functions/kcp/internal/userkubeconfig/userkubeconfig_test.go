@@ -402,11 +402,12 @@ func TestSecret(t *testing.T) {
 	if o.Ready != resource.ReadyTrue {
 		t.Errorf("an existing kubeconfig Secret is ready")
 	}
+	// Its own Secrets first: they are asked for before the target is read.
 	wantReqs := []gate.Requirement{
-		{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"},
 		{Kind: "Secret", Name: "kubeconfig-cert-admin"},
-		{Kind: "Secret", Name: "root-server-ca"},
 		{Kind: "Secret", Name: "admin-kubeconfig"},
+		{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"},
+		{Kind: "Secret", Name: "root-server-ca"},
 	}
 	if diff := cmp.Diff(wantReqs, r.Requirements); diff != "" {
 		t.Errorf("requirements: -want, +got:\n%s", diff)
