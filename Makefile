@@ -92,7 +92,7 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 E2E_RUN ?=
 .PHONY: e2e
 e2e: build $(E2E_BINARIES)
-	@echo "== end-to-end scenarios on a real control plane (about 17 minutes; logs in _output/e2e/TestKCP)"
+	@echo "== end-to-end scenarios on a real control plane (about 30 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.
 	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=45m $(if $(E2E_RUN),-test.run '$(E2E_RUN)')
