@@ -64,6 +64,23 @@ LOAD_DURATION ?= 10s
 load: $(FUNCTION)
 	@go run ./test/load/cmd/kcp-load -function $(FUNCTION) -duration $(LOAD_DURATION) -callers 1,10,100
 
+## fuzz: each fuzz target of the function (RunFunction per XR kind with arbitrary XRs and
+## observed state) for FUZZ_TIME; prints the executions per target. Output, and any failing
+## input, in _output/fuzz/ (a failing input is also written to functions/kcp/testdata/fuzz/).
+## make test runs it with FUZZ_TIME=10s.
+FUZZ_TIME ?= 2m
+.PHONY: fuzz
+fuzz:
+	@mkdir -p $(OUTPUT)/fuzz
+	@echo "== fuzzing RunFunction, $(FUZZ_TIME) per target"
+	@for t in $$(go test -list '^Fuzz' ./functions/kcp/ | grep '^Fuzz'); do \
+		go test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZ_TIME) -fuzzminimizetime 5x ./functions/kcp/ > $(OUTPUT)/fuzz/$$t.txt 2>&1 \
+			|| { cat $(OUTPUT)/fuzz/$$t.txt; echo "$$t failed; the input is in functions/kcp/testdata/fuzz/$$t/" >&2; exit 1; }; \
+		n=$$(grep -o 'execs: [0-9]*' $(OUTPUT)/fuzz/$$t.txt | tail -1 | cut -d' ' -f2 || true); \
+		c=$$(grep -o 'coverage: [0-9]*/[0-9]*' $(OUTPUT)/fuzz/$$t.txt | tail -1 | cut -d/ -f2 || true); \
+		echo "$$t: $${n:-0} new inputs executed, no failure (corpus from earlier runs: $${c:-0} inputs)"; \
+	done
+
 ## unit: fast unit tests of the API types and the function.
 .PHONY: unit
 unit:
@@ -126,6 +143,7 @@ test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_KUBECTL)
 	@echo "== unit and render tests"; go test $$(go list ./... | grep -v '/test/e2e/\|/test/pkg')
 	@echo "== tools module tests"; cd test/tools && GOWORK=off go test ./...
 	@echo "== benchmarks, one iteration each (they must keep working; make bench measures)"; go test -run '^$$' -bench RunFunction -benchtime=1x ./functions/kcp/ > /dev/null
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=10s
 	@echo "== package tests"; $(MAKE) --no-print-directory package-test
 	@echo "== schema tests against a real API server"; $(MAKE) --no-print-directory e2e-schema
 	@$(MAKE) --no-print-directory e2e

@@ -104,6 +104,9 @@ func TestConvergedRequestComposesWorkloads(t *testing.T) {
 type benchCase struct {
 	name string
 	req  *fnv1.RunFunctionRequest
+	// xr and world are set for converged inputs: what convergedRequest built req from.
+	xr    string
+	world []map[string]any
 }
 
 // benchCases are realistic inputs per kind and state: fresh (nothing composed yet) and
@@ -113,22 +116,25 @@ func benchCases(b testing.TB) []benchCase {
 	installation, _ := exampleXR(b, "installation", "KcpInstallation")
 	hundred := installationWithShards(b, installation, 100)
 	ten := installationWithShards(b, installation, 10)
+	converged := func(name, xr string, world ...map[string]any) benchCase {
+		return benchCase{name: name, req: convergedRequest(b, xr, world...), xr: xr, world: world}
+	}
 	return []benchCase{
-		{"RootShard/Fresh", newRequest(basicXR)},
-		{"RootShard/Converged", convergedRequest(b, basicXR)},
-		{"RootShard/AllFeatures/Fresh", withWorld(b, newRequest(allFeatures), allFeaturesWorld)},
-		{"RootShard/AllFeatures/Converged", convergedRequest(b, allFeatures, allFeaturesWorld...)},
-		{"Shard/Converged", convergedRequest(b, shardXR, rootShardWorld(b)...)},
-		{"CacheServer/Converged", convergedRequest(b, benchCacheServerXR)},
-		{"VirtualWorkspace/Converged", convergedRequest(b, benchVirtualWorkspaceXR,
-			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...)},
-		{"FrontProxy/Converged", convergedRequest(b, benchFrontProxyXR, rootShardWorld(b)...)},
-		{"Kubeconfig/Converged", convergedRequest(b, benchKubeconfigXR, kubeconfigWorld(b)...)},
-		{"KcpInstallation/Fresh", newRequest(installation)},
-		{"KcpInstallation/Converged", convergedRequest(b, installation)},
-		{"KcpInstallation/10Shards/Converged", convergedRequest(b, ten)},
-		{"KcpInstallation/100Shards/Fresh", newRequest(hundred)},
-		{"KcpInstallation/100Shards/Converged", convergedRequest(b, hundred)},
+		{name: "RootShard/Fresh", req: newRequest(basicXR)},
+		converged("RootShard/Converged", basicXR),
+		{name: "RootShard/AllFeatures/Fresh", req: withWorld(b, newRequest(allFeatures), allFeaturesWorld)},
+		converged("RootShard/AllFeatures/Converged", allFeatures, allFeaturesWorld...),
+		converged("Shard/Converged", shardXR, rootShardWorld(b)...),
+		converged("CacheServer/Converged", benchCacheServerXR),
+		converged("VirtualWorkspace/Converged", benchVirtualWorkspaceXR,
+			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...),
+		converged("FrontProxy/Converged", benchFrontProxyXR, rootShardWorld(b)...),
+		converged("Kubeconfig/Converged", benchKubeconfigXR, kubeconfigWorld(b)...),
+		{name: "KcpInstallation/Fresh", req: newRequest(installation)},
+		converged("KcpInstallation/Converged", installation),
+		converged("KcpInstallation/10Shards/Converged", ten),
+		{name: "KcpInstallation/100Shards/Fresh", req: newRequest(hundred)},
+		converged("KcpInstallation/100Shards/Converged", hundred),
 	}
 }
 

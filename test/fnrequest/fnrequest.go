@@ -39,54 +39,64 @@ func Converged(run RunFunc, xr string, world ...map[string]any) (*fnv1.RunFuncti
 		if err != nil {
 			return nil, err
 		}
-		observed := map[string]*fnv1.Resource{}
-		required := map[string]*fnv1.Resources{}
-		for name, r := range rsp.GetDesired().GetResources() {
-			obj := r.GetResource().AsMap()
-			md := obj["metadata"].(map[string]any)
-			switch obj["kind"] {
-			case "Certificate":
-				obj["status"] = map[string]any{"revision": 1, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-				secret := obj["spec"].(map[string]any)["secretName"].(string)
-				s, err := Struct(map[string]any{
-					"apiVersion": "v1", "kind": "Secret",
-					"metadata": map[string]any{"name": secret, "namespace": md["namespace"]},
-					"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n"))},
-				})
-				if err != nil {
-					return nil, err
-				}
-				required["secret/"+secret] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: s}}}
-			case "Issuer":
-				obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-			case "Deployment":
-				replicas := obj["spec"].(map[string]any)["replicas"]
-				md["generation"] = 1
-				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
-					"availableReplicas": replicas, "conditions": []any{map[string]any{"type": "Available", "status": "True"}}}
-			case "StatefulSet":
-				replicas := obj["spec"].(map[string]any)["replicas"]
-				md["generation"] = 1
-				obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas}
-			default:
-				// An XR an installation composes: Crossplane reconciled it to Ready.
-				if strings.HasPrefix(obj["apiVersion"].(string), "kcp.crossplane.io/") {
-					obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-				}
-			}
-			s, err := Struct(obj)
+		if req, err = Next(xr, rsp, world...); err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// Next is the request Crossplane sends after rsp once the controllers acted on what it
+// composes: every composed resource observed, Certificates issued with their Secrets readable,
+// Issuers ready, Deployments and StatefulSets rolled out, composed XRs Ready.
+func Next(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*fnv1.RunFunctionRequest, error) {
+	observed := map[string]*fnv1.Resource{}
+	required := map[string]*fnv1.Resources{}
+	for name, r := range rsp.GetDesired().GetResources() {
+		obj := r.GetResource().AsMap()
+		md := obj["metadata"].(map[string]any)
+		switch obj["kind"] {
+		case "Certificate":
+			obj["status"] = map[string]any{"revision": 1, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+			secret := obj["spec"].(map[string]any)["secretName"].(string)
+			s, err := Struct(map[string]any{
+				"apiVersion": "v1", "kind": "Secret",
+				"metadata": map[string]any{"name": secret, "namespace": md["namespace"]},
+				"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n"))},
+			})
 			if err != nil {
 				return nil, err
 			}
-			observed[name] = &fnv1.Resource{Resource: s}
+			required["secret/"+secret] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: s}}}
+		case "Issuer":
+			obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+		case "Deployment":
+			replicas := obj["spec"].(map[string]any)["replicas"]
+			md["generation"] = 1
+			obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
+				"availableReplicas": replicas, "conditions": []any{map[string]any{"type": "Available", "status": "True"}}}
+		case "StatefulSet":
+			replicas := obj["spec"].(map[string]any)["replicas"]
+			md["generation"] = 1
+			obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas}
+		default:
+			// An XR an installation composes: Crossplane reconciled it to Ready.
+			if strings.HasPrefix(obj["apiVersion"].(string), "kcp.crossplane.io/") {
+				obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+			}
 		}
-		req = New(xr)
-		req.Observed.Resources = observed
-		if err := offer(required, world); err != nil {
+		s, err := Struct(obj)
+		if err != nil {
 			return nil, err
 		}
-		req.RequiredResources = required
+		observed[name] = &fnv1.Resource{Resource: s}
 	}
+	req := New(xr)
+	req.Observed.Resources = observed
+	if err := offer(required, world); err != nil {
+		return nil, err
+	}
+	req.RequiredResources = required
 	return req, nil
 }
 
