@@ -73,8 +73,8 @@ func TestConvergedShardComposesWorkload(t *testing.T) {
 	if _, ok := rsp.GetDesired().GetResources()["deployment-shard-kcp"]; !ok {
 		t.Errorf("converged Shard must compose its Deployment; results: %v", rsp.GetResults())
 	}
-	if got := len(rsp.GetDesired().GetResources()); got != 12 {
-		t.Errorf("converged Shard composes %d resources, want 12", got)
+	if got := len(rsp.GetDesired().GetResources()); got != 13 {
+		t.Errorf("converged Shard composes %d resources, want 13 (with its PodDisruptionBudget)", got)
 	}
 }
 
@@ -87,13 +87,13 @@ func TestConvergedVirtualWorkspaceComposesWorkload(t *testing.T) {
 
 func TestConvergedRequestComposesWorkloads(t *testing.T) {
 	rsp := run(t, convergedRequest(t, basicXR))
-	for _, k := range []string{"deployment-kcp", "deployment-proxy", "service-kcp", "service-proxy", "secret-proxy-merged-client-ca"} {
+	for _, k := range []string{"deployment-kcp", "deployment-proxy", "service-kcp", "service-proxy", "secret-proxy-merged-client-ca", "poddisruptionbudget-kcp", "poddisruptionbudget-proxy"} {
 		if _, ok := rsp.GetDesired().GetResources()[k]; !ok {
 			t.Errorf("converged basic RootShard must compose %s", k)
 		}
 	}
-	if got := len(rsp.GetDesired().GetResources()); got != 29 {
-		t.Errorf("converged basic RootShard composes %d resources, want 29", got)
+	if got := len(rsp.GetDesired().GetResources()); got != 31 {
+		t.Errorf("converged basic RootShard composes %d resources, want 31", got)
 	}
 	if rsp.GetDesired().GetComposite().GetReady() == fnv1.Ready_READY_FALSE {
 		t.Errorf("converged XR must not be forced not ready")

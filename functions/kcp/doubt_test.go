@@ -11,9 +11,9 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// running are the kinds whose loss takes a kcp down: its pods, its certificates and their
-// issuers, and the Secrets it mounts.
-var running = map[string]bool{"Deployment": true, "StatefulSet": true, "Certificate": true, "Issuer": true, "Secret": true}
+// running are the kinds whose loss takes a kcp down or exposes it: its pods and their
+// disruption budgets, its certificates and their issuers, and the Secrets it mounts.
+var running = map[string]bool{"Deployment": true, "StatefulSet": true, "PodDisruptionBudget": true, "Certificate": true, "Issuer": true, "Secret": true}
 
 // TestDoubtKeepsWhatRuns: Crossplane deletes every composed resource a response stops
 // desiring. For every converged benchmark input, of every kind, whatever goes wrong around a

@@ -100,7 +100,7 @@ func TestRunFunctionVirtualWorkspace(t *testing.T) {
 			got = append(got, name)
 		}
 		sort.Strings(got)
-		want := []string{"certificate-client", "certificate-server", "deployment-virtual-workspace", "service-virtual-workspace"}
+		want := []string{"certificate-client", "certificate-server", "deployment-virtual-workspace", "poddisruptionbudget-virtual-workspace", "service-virtual-workspace"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("composed resources: -want, +got:\n%s", diff)
 		}

@@ -2,6 +2,7 @@ package cacheserver
 
 import (
 	"encoding/base64"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -122,7 +124,7 @@ func (w *world) exists(r Result) *world {
 				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace},
 				"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
 			})
-		case *corev1.Secret, *corev1.Service:
+		case *corev1.Secret, *corev1.Service, *policyv1.PodDisruptionBudget:
 			cd, err := desired.ToComposed(obj)
 			if err != nil {
 				panic(err)
@@ -270,6 +272,11 @@ func TestComposeConverged(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r, _ := converge(tc.cs, tc.extra)
 			want := []string{"certificate-ca", "certificate-client-certificate", "certificate-server", "deployment-cache-server", "issuer-ca", "secret-kubeconfig", "service-cache-server"}
+			if tc.cs.Spec.Etcd != nil {
+				// Two replicas with an external etcd: at most one may be disrupted at a time.
+				want = append(want, "poddisruptionbudget-cache-server")
+				slices.Sort(want)
+			}
 			if diff := cmp.Diff(want, keys(&r.Desired)); diff != "" {
 				t.Errorf("%s\nconverged objects: -want, +got:\n%s", tc.reason, diff)
 			}

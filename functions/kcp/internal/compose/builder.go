@@ -206,10 +206,14 @@ func (b *Builder) Workload(w Workload) Outcome {
 	v := b.Inputs.Check(w.Mounts, b.St, &b.Set)
 	v.WaitingObjects = append(v.WaitingObjects, w.Blockers...)
 	out := Outcome{Name: w.Name, Key: w.DeploymentKey, Verdict: v}
+	pdbKey := disruptionBudgetKey(w.DeploymentKey)
 	if v.Open() {
 		dep, svc := w.Build(v.Rollout.Annotations())
 		b.Set.Add(w.DeploymentKey, dep, Readiness(b.St.DeploymentAvailable(w.DeploymentKey)))
 		b.Set.Add(w.ServiceKey, svc, Readiness(b.St.Exists(w.ServiceKey)))
+		if pdb := workload.DisruptionBudget(dep); pdb != nil {
+			b.Set.Add(pdbKey, pdb, Readiness(b.St.Exists(pdbKey)))
+		}
 		out.Composed = true
 		return out
 	}
@@ -217,10 +221,17 @@ func (b *Builder) Workload(w Workload) Outcome {
 		b.Set.Keep(w.DeploymentKey, u, Readiness(b.St.DeploymentAvailable(w.DeploymentKey)))
 		out.Composed = true
 	}
-	if u, ok := b.St.Get(w.ServiceKey); ok {
-		b.Set.Keep(w.ServiceKey, u, resource.ReadyTrue)
+	for _, key := range []resource.Name{w.ServiceKey, pdbKey} {
+		if u, ok := b.St.Get(key); ok {
+			b.Set.Keep(key, u, resource.ReadyTrue)
+		}
 	}
 	return out
+}
+
+// disruptionBudgetKey is the resource name of a Deployment's PodDisruptionBudget.
+func disruptionBudgetKey(deployment resource.Name) resource.Name {
+	return resource.Name("poddisruptionbudget-" + strings.TrimPrefix(string(deployment), "deployment-"))
 }
 
 // Report sets the CertificatesReady, InputsReady and Available conditions. Available

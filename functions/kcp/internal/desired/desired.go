@@ -12,6 +12,7 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
@@ -21,7 +22,7 @@ import (
 var Scheme = runtime.NewScheme()
 
 func init() {
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, cmv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, cmv1.AddToScheme} {
 		if err := add(Scheme); err != nil {
 			panic(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -98,7 +99,7 @@ func (w *world) exists(r Result) *world {
 				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace},
 				"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
 			})
-		case *corev1.Secret, *corev1.ConfigMap, *corev1.Service:
+		case *corev1.Secret, *corev1.ConfigMap, *corev1.Service, *policyv1.PodDisruptionBudget:
 			cd, err := desired.ToComposed(obj)
 			if err != nil {
 				panic(err)

@@ -67,11 +67,12 @@ func TestComposeConverged(t *testing.T) {
 		"certificate-client", "certificate-external-logical-cluster-admin", "certificate-logical-cluster-admin",
 		"certificate-mounts-proxy", "certificate-server", "certificate-service-account", "certificate-virtual-workspaces",
 		"deployment-shard-kcp",
+		"poddisruptionbudget-shard-kcp",
 		"secret-client-kubeconfig", "secret-external-logical-cluster-admin-kubeconfig", "secret-logical-cluster-admin-kubeconfig",
 		"service-shard-kcp",
 	}
 	if diff := cmp.Diff(wantKeys, r.Desired.Names()); diff != "" {
-		t.Errorf("A Shard composes kcp-operator's 7 certificates, 3 kubeconfigs, Deployment and Service.\n-want, +got:\n%s", diff)
+		t.Errorf("A Shard composes kcp-operator's 7 certificates, 3 kubeconfigs, Deployment and Service, and a PodDisruptionBudget for its 2 replicas.\n-want, +got:\n%s", diff)
 	}
 	for _, c := range r.Conditions {
 		if !c.Status {

@@ -169,9 +169,9 @@ func join[T any](parts ...[]T) []T {
 func TestComposeConverged(t *testing.T) {
 	r, _ := converge(virtualWorkspace(), withRoot(testworld.RootShard()))
 
-	wantKeys := []resource.Name{"certificate-client", "certificate-server", "deployment-virtual-workspace", "service-virtual-workspace"}
+	wantKeys := []resource.Name{"certificate-client", "certificate-server", "deployment-virtual-workspace", "poddisruptionbudget-virtual-workspace", "service-virtual-workspace"}
 	if diff := cmp.Diff(wantKeys, r.Desired.Names()); diff != "" {
-		t.Errorf("A VirtualWorkspace composes kcp-operator's 2 certificates, Deployment and Service.\n-want, +got:\n%s", diff)
+		t.Errorf("A VirtualWorkspace composes kcp-operator's 2 certificates, Deployment and Service, and a PodDisruptionBudget for its 2 replicas.\n-want, +got:\n%s", diff)
 	}
 	for _, c := range r.Conditions {
 		if !c.Status {

@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -210,4 +211,20 @@ func mergeKeep(base, extra map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// DisruptionBudget is the PodDisruptionBudget of a Deployment with more than one replica: a
+// node drain or cluster upgrade takes down at most one of its pods at a time, so a replicated
+// kcp server or front-proxy keeps serving through it. A single replica gets none: a budget
+// that allows no disruption would block every drain.
+func DisruptionBudget(dep *appsv1.Deployment) *policyv1.PodDisruptionBudget {
+	if dep.Spec.Replicas == nil || *dep.Spec.Replicas < 2 {
+		return nil
+	}
+	one := intstr.FromInt32(1)
+	return &policyv1.PodDisruptionBudget{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+		ObjectMeta: metav1.ObjectMeta{Name: dep.Name, Namespace: dep.Namespace, Labels: dep.Labels},
+		Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: dep.Spec.Selector.DeepCopy()},
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -322,5 +323,46 @@ func TestContainerSecurityContext(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, ContainerSecurityContext()); diff != "" {
 		t.Errorf("kcp containers run with RuntimeDefault seccomp, a read-only root, no privilege escalation and no capabilities.\nContainerSecurityContext(): -want, +got:\n%s", diff)
+	}
+}
+
+func TestDisruptionBudget(t *testing.T) {
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": "root"}}
+	dep := func(replicas *int32) *appsv1.Deployment {
+		return &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "root-kcp", Namespace: "kcp", Labels: map[string]string{"app": "kcp"}},
+			Spec:       appsv1.DeploymentSpec{Replicas: replicas, Selector: selector},
+		}
+	}
+	one := intstr.FromInt32(1)
+	cases := map[string]struct {
+		reason string
+		dep    *appsv1.Deployment
+		want   *policyv1.PodDisruptionBudget
+	}{
+		"OneReplica": {
+			reason: "A budget for a single replica would either allow nothing, blocking every drain, or protect nothing.",
+			dep:    dep(ptr.To[int32](1)),
+		},
+		"ReplicasUnset": {
+			reason: "Kubernetes defaults an unset replica count to one.",
+			dep:    dep(nil),
+		},
+		"TwoReplicas": {
+			reason: "At most one of two replicas may be disrupted at a time, selected as the Deployment selects its pods.",
+			dep:    dep(ptr.To[int32](2)),
+			want: &policyv1.PodDisruptionBudget{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+				ObjectMeta: metav1.ObjectMeta{Name: "root-kcp", Namespace: "kcp", Labels: map[string]string{"app": "kcp"}},
+				Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: selector},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, DisruptionBudget(tc.dep)); diff != "" {
+				t.Errorf("\n%s\nDisruptionBudget(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
