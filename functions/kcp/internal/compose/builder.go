@@ -211,7 +211,7 @@ func (b *Builder) Workload(w Workload) Outcome {
 		dep, svc := w.Build(v.Rollout.Annotations())
 		b.Set.Add(w.DeploymentKey, dep, Readiness(b.St.DeploymentAvailable(w.DeploymentKey)))
 		b.Set.Add(w.ServiceKey, svc, Readiness(b.St.Exists(w.ServiceKey)))
-		if pdb := workload.DisruptionBudget(dep); pdb != nil {
+		if pdb := workload.DisruptionBudget(dep.ObjectMeta, dep.Spec.Replicas, dep.Spec.Selector); pdb != nil {
 			b.Set.Add(pdbKey, pdb, Readiness(b.St.Exists(pdbKey)))
 		}
 		out.Composed = true

@@ -159,7 +159,13 @@ func (c Cluster) Compose(b *compose.Builder) (ready bool, why string) {
 
 	readyMembers, observedOK := b.St.StatefulSetReady(KeyStatefulSet)
 	ready = observedOK && readyMembers == c.Replicas()
-	b.Set.Add(KeyStatefulSet, c.statefulSet(labels), compose.Readiness(ready))
+	sts := c.statefulSet(labels)
+	b.Set.Add(KeyStatefulSet, sts, compose.Readiness(ready))
+	if pdb := workload.DisruptionBudget(sts.ObjectMeta, sts.Spec.Replicas, sts.Spec.Selector); pdb != nil {
+		// A drain takes one member at a time, so a three-member etcd keeps its quorum.
+		key := b.Key("poddisruptionbudget", c.Name())
+		b.Set.Add(key, pdb, compose.Readiness(b.St.Exists(key)))
+	}
 	switch {
 	case ready:
 		return true, ""

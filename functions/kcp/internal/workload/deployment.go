@@ -213,18 +213,19 @@ func mergeKeep(base, extra map[string]string) map[string]string {
 	return out
 }
 
-// DisruptionBudget is the PodDisruptionBudget of a Deployment with more than one replica: a
-// node drain or cluster upgrade takes down at most one of its pods at a time, so a replicated
-// kcp server or front-proxy keeps serving through it. A single replica gets none: a budget
-// that allows no disruption would block every drain.
-func DisruptionBudget(dep *appsv1.Deployment) *policyv1.PodDisruptionBudget {
-	if dep.Spec.Replicas == nil || *dep.Spec.Replicas < 2 {
+// DisruptionBudget is the PodDisruptionBudget of a Deployment or StatefulSet with more than
+// one replica: a node drain or cluster upgrade takes down at most one of its pods at a time, so
+// a replicated kcp server or front-proxy keeps serving and an etcd keeps its quorum. A single
+// replica gets none: a budget that allows no disruption would block every drain. It is named
+// and labelled as the workload (meta) and selects its pods (selector).
+func DisruptionBudget(meta metav1.ObjectMeta, replicas *int32, selector *metav1.LabelSelector) *policyv1.PodDisruptionBudget {
+	if replicas == nil || *replicas < 2 {
 		return nil
 	}
 	one := intstr.FromInt32(1)
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
-		ObjectMeta: metav1.ObjectMeta{Name: dep.Name, Namespace: dep.Namespace, Labels: dep.Labels},
-		Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: dep.Spec.Selector.DeepCopy()},
+		ObjectMeta: metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, Labels: maps.Clone(meta.Labels)},
+		Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: selector.DeepCopy()},
 	}
 }

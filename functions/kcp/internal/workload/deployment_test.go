@@ -360,7 +360,7 @@ func TestDisruptionBudget(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, DisruptionBudget(tc.dep)); diff != "" {
+			if diff := cmp.Diff(tc.want, DisruptionBudget(tc.dep.ObjectMeta, tc.dep.Spec.Replicas, tc.dep.Spec.Selector)); diff != "" {
 				t.Errorf("\n%s\nDisruptionBudget(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
