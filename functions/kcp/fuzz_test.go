@@ -61,6 +61,10 @@ func fuzzKind(f *testing.F, kind string) {
 					t.Errorf("a %s result without a message", r.GetSeverity())
 				}
 			}
+			leaks(t, "result", r.GetMessage())
+		}
+		for _, c := range rsp.GetConditions() {
+			leaks(t, "condition "+c.GetType(), c.GetMessage())
 		}
 	})
 }
@@ -175,6 +179,15 @@ func fuzzRequest(kind string, xrJSON, worldJSON []byte) (*fnv1.RunFunctionReques
 		req.RequiredResources[key] = rs
 	}
 	return req, true
+}
+
+// leaks fails if a message Crossplane publishes (as an Event or a condition) carries a private
+// key: the seeds' observed Secrets hold real ones.
+func leaks(t *testing.T, what, msg string) {
+	t.Helper()
+	if strings.Contains(msg, "PRIVATE KEY") {
+		t.Errorf("a %s message carries a private key: %.200s", what, msg)
+	}
 }
 
 func mustJSON(tb testing.TB, v any) []byte {

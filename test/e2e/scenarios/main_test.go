@@ -93,6 +93,7 @@ func TestKCP(t *testing.T) {
 	t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
 	t.Run("Scale", func(t *testing.T) { testScale(t, e) })
 
+	t.Run("NoSecretsLeaked", func(t *testing.T) { checkNoSecretsLeaked(ctx, t, e) })
 	reportFunctionCalls(ctx, t, e)
 }
 
