@@ -369,6 +369,17 @@ func (c *Cluster) Kubectl(ctx context.Context, stdin []byte, args ...string) ([]
 	return stdout.Bytes(), nil
 }
 
+// Process is the cluster's process whose log is <name>.log (etcd, kube-apiserver,
+// kube-controller-manager), or nil.
+func (c *Cluster) Process(name string) *proc.Process {
+	for _, p := range c.procs {
+		if filepath.Base(p.Log) == name+".log" {
+			return p
+		}
+	}
+	return nil
+}
+
 // Exited reports the first of the cluster's processes that has ended, or nil.
 func (c *Cluster) Exited() error {
 	for _, p := range c.procs {

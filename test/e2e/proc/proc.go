@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -20,6 +21,15 @@ type Process struct {
 	// Log is the file receiving its standard output and error.
 	Log string
 
+	// dir, env, bin and args are what it was started with, to restart it.
+	dir, bin  string
+	env, args []string
+	mu        sync.Mutex // Guards run: Restart replaces it.
+	run       *run
+}
+
+// run is one start of the child: done closes when it ends, after err is set.
+type run struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
@@ -38,40 +48,70 @@ func StartIn(logPath, dir string, env []string, bin string, args ...string) (*Pr
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	p := &Process{Name: filepath.Base(bin), Log: logPath, dir: dir, bin: bin, env: env, args: args}
+	return p, p.launch()
+}
+
+// launch starts the child. The caller holds mu, or no one else knows p yet.
+func (p *Process) launch() error {
+	f, err := os.OpenFile(p.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(p.bin, p.args...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), NoProxy...), env...)
+	cmd.Dir = p.dir
+	cmd.Env = append(append(os.Environ(), NoProxy...), p.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		_ = f.Close()
-		return nil, fmt.Errorf("start %s: %w", bin, err)
+		return fmt.Errorf("start %s: %w", p.bin, err)
 	}
-	p := &Process{Name: filepath.Base(bin), Log: logPath, cmd: cmd, done: make(chan struct{})}
+	r := &run{cmd: cmd, done: make(chan struct{})}
+	p.run = r
 	go func() {
-		p.err = cmd.Wait()
+		r.err = cmd.Wait()
 		_ = f.Close()
-		close(p.done)
+		close(r.done)
 	}()
-	return p, nil
+	return nil
+}
+
+// Restart kills the process with SIGKILL, as a crash or an evicted pod would end it, keeps it
+// down for downtime, and starts it again with the same command line, log and environment.
+// Exited blocks meanwhile, so waits elsewhere do not mistake the fault for a failure.
+func (p *Process) Restart(downtime time.Duration) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.run.cmd.Process.Kill()
+	<-p.run.done
+	f, err := os.OpenFile(p.Log, os.O_WRONLY|os.O_APPEND, 0o644)
+	if err == nil {
+		fmt.Fprintf(f, "\n=== e2e: killed (SIGKILL) at %s, restarting after %s ===\n", time.Now().Format(time.RFC3339), downtime)
+		_ = f.Close()
+	}
+	time.Sleep(downtime)
+	return p.launch()
 }
 
 // NoProxy clears the proxy variables of a child's environment.
 var NoProxy = []string{"HTTPS_PROXY=", "HTTP_PROXY=", "https_proxy=", "http_proxy=", "NO_PROXY=", "no_proxy="}
 
 // PID is the process id.
-func (p *Process) PID() int { return p.cmd.Process.Pid }
+func (p *Process) PID() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.run.cmd.Process.Pid
+}
 
 // Exited returns an error describing the exit, with the log's last lines, if the process
 // has ended, and nil while it runs.
 func (p *Process) Exited() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	select {
-	case <-p.done:
-		return fmt.Errorf("%s exited: %v; last lines of %s:\n%s", p.Name, p.err, p.Log, Tail(p.Log, 20))
+	case <-p.run.done:
+		return fmt.Errorf("%s exited: %v; last lines of %s:\n%s", p.Name, p.run.err, p.Log, Tail(p.Log, 20))
 	default:
 		return nil
 	}
@@ -79,23 +119,29 @@ func (p *Process) Exited() error {
 
 // Wait waits for the process to end and returns its exit error.
 func (p *Process) Wait() error {
-	<-p.done
-	return p.err
+	p.mu.Lock()
+	r := p.run
+	p.mu.Unlock()
+	<-r.done
+	return r.err
 }
 
 // Stop sends SIGTERM, then SIGKILL after grace.
 func (p *Process) Stop(grace time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.run
 	select {
-	case <-p.done:
+	case <-r.done:
 		return
 	default:
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-p.done:
+	case <-r.done:
 	case <-time.After(grace):
-		_ = p.cmd.Process.Kill()
-		<-p.done
+		_ = r.cmd.Process.Kill()
+		<-r.done
 	}
 }
 

@@ -75,7 +75,7 @@ func TestKCP(t *testing.T) {
 
 	// The scenarios build on each other: Basic installs what Renewal, BadInput and Delete
 	// act on; Migrate and then Sharded reuse the namespace Delete emptied. Tenant, Claim,
-	// Topology and Scale each use a namespace of their own.
+	// Topology, Scale and Faults each use a namespace of their own.
 	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: the scenarios that build on it cannot run")
 	}
@@ -92,6 +92,8 @@ func TestKCP(t *testing.T) {
 	t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
 	t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
 	t.Run("Scale", func(t *testing.T) { testScale(t, e) })
+	// Faults restarts the function, which resets its call counters: it runs last.
+	t.Run("Faults", func(t *testing.T) { testFaults(t, e) })
 
 	t.Run("NoSecretsLeaked", func(t *testing.T) { checkNoSecretsLeaked(ctx, t, e) })
 	reportFunctionCalls(ctx, t, e)

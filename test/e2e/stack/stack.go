@@ -176,6 +176,19 @@ func (s *Stack) Stop() {
 	}
 }
 
+// Process is the stack's process whose log is <name>.log ("crossplane", "kube-apiserver",
+// "function-<revision>", ...), or nil.
+func (s *Stack) Process(name string) *proc.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.procs {
+		if filepath.Base(p.Log) == name+".log" {
+			return p
+		}
+	}
+	return s.Cluster.Process(name)
+}
+
 // start runs a process of the stack with its log in Dir/<name>.log.
 func (s *Stack) start(name string, env []string, bin string, args ...string) (*proc.Process, error) {
 	p, err := proc.Start(filepath.Join(s.Dir, name+".log"), env, bin, args...)
