@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,7 +52,7 @@ func TestComposedNamesStable(t *testing.T) {
 			for _, id := range got {
 				current[id] = true
 			}
-			for _, id := range keysOf(recorded) {
+			for _, id := range slices.Sorted(maps.Keys(recorded)) {
 				if !current[id] {
 					t.Errorf("examples/%s no longer composes %s: Crossplane would delete it on upgrade. "+
 						"If the rename is intended, remove the line from %s and document the migration.", example, id, path)
@@ -64,7 +65,7 @@ func TestComposedNamesStable(t *testing.T) {
 				var out bytes.Buffer
 				fmt.Fprintf(&out, "# What examples/%s composes, once converged: XR, composition resource name, object.\n", example)
 				fmt.Fprintf(&out, "# Checked by TestComposedNamesStable; -update only adds lines.\n")
-				for _, id := range keysOf(recorded) {
+				for _, id := range slices.Sorted(maps.Keys(recorded)) {
 					fmt.Fprintln(&out, id)
 				}
 				if err := os.MkdirAll(namesDir, 0o755); err != nil {
@@ -111,13 +112,4 @@ func composedIdentities(golden []byte) ([]string, error) {
 		out = append(out, fmt.Sprintf("%s %s %s/%s", owner, rn, o.Kind, o.Metadata.Name))
 	}
 	return out, nil
-}
-
-func keysOf(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -49,13 +48,15 @@ func testFaults(t *testing.T, e *env) {
 		process string
 		back    func(ctx context.Context) (bool, string, error)
 	}{
-		{"function-" + fn.Revision, func(ctx context.Context) (bool, string, error) { return serving(ctx, "http://"+fn.Metrics+"/metrics") }},
+		{"function-" + fn.Revision, func(ctx context.Context) (bool, string, error) {
+			return stack.HTTPOK(ctx, "http://"+fn.Metrics+"/metrics")
+		}},
 		{"kube-apiserver", func(ctx context.Context) (bool, string, error) {
 			out, err := e.Kubectl(ctx, nil, "get", "--raw", "/readyz")
 			return err == nil && strings.TrimSpace(string(out)) == "ok", string(out), nil
 		}},
 		{"crossplane", func(ctx context.Context) (bool, string, error) {
-			return serving(ctx, "http://"+e.CrossplaneMetrics+"/metrics")
+			return stack.HTTPOK(ctx, "http://"+e.CrossplaneMetrics+"/metrics")
 		}},
 	}
 	for _, f := range faults {
@@ -115,18 +116,4 @@ func uids(ctx context.Context, e *env, ns string) (map[string]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// serving reports whether url answers 200.
-func serving(ctx context.Context, url string) (bool, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return false, "", err
-	}
-	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 5 * time.Second}).Do(req)
-	if err != nil {
-		return false, err.Error(), nil
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode == http.StatusOK, resp.Status, nil
 }

@@ -53,45 +53,73 @@ func composed(ctx context.Context, e *env, namespace string, kinds ...string) (m
 // composedKinds are the kinds the function composes.
 var composedKinds = []string{"certificates.cert-manager.io", "issuers.cert-manager.io", "secrets", "configmaps", "deployments.apps", "services"}
 
-// waitCertificatesReady waits until every Certificate in the namespace is Ready and has its
-// revision recorded, and there are at least want of them. cert-manager's readiness and
-// issuing controllers write those two separately: a Certificate can be Ready a moment
-// before its revision appears, and a snapshot taken then would see revision 0.
+// waitCertificatesReady waits until every Certificate in the namespace is issued (see
+// certificates) and there are at least want of them.
 func waitCertificatesReady(ctx context.Context, e *env, namespace string, want int) error {
 	return e.Eventually(ctx, timeout, "certificates in "+namespace+" Ready", func(ctx context.Context) (bool, string, error) {
-		var list struct {
-			// A Status of its own would hide stack.Object's: read both fields here.
-			Items []struct {
-				Metadata struct {
-					Name string `json:"name"`
-				} `json:"metadata"`
-				Status struct {
-					Conditions []stack.Condition `json:"conditions"`
-					Revision   int               `json:"revision"`
-				} `json:"status"`
-			} `json:"items"`
-		}
-		if err := e.GetJSON(ctx, &list, "certificates.cert-manager.io", "-n", namespace); err != nil {
+		certs, err := certificates(ctx, e, namespace)
+		if err != nil {
 			return false, "", err
 		}
 		var waiting []string
-		for _, c := range list.Items {
-			cond := stack.Condition{Type: "Ready", Status: "Unknown"}
-			for _, x := range c.Status.Conditions {
-				if x.Type == "Ready" {
-					cond = x
-				}
-			}
-			switch {
-			case cond.Status != "True":
-				waiting = append(waiting, fmt.Sprintf("%s (%s: %s)", c.Metadata.Name, cond.Reason, cond.Message))
-			case c.Status.Revision < 1:
-				waiting = append(waiting, c.Metadata.Name+" (Ready, revision not recorded yet)")
+		for _, c := range certs {
+			if !c.issued {
+				waiting = append(waiting, c.name+" ("+c.state+")")
 			}
 		}
-		status := fmt.Sprintf("%d certificates, not issued: %s", len(list.Items), strings.Join(waiting, ", "))
-		return len(list.Items) >= want && len(waiting) == 0, status, nil
+		status := fmt.Sprintf("%d certificates, not issued: %s", len(certs), strings.Join(waiting, ", "))
+		return len(certs) >= want && len(waiting) == 0, status, nil
 	})
+}
+
+// certificate is a Certificate's issuance as the scenarios read it.
+type certificate struct {
+	name   string
+	issued bool
+	// state says why it is not issued yet.
+	state string
+}
+
+// certificates reads the Certificates in a namespace. One counts as issued once Ready with its
+// revision recorded: cert-manager's readiness and issuing controllers write those two
+// separately, and a Certificate can be Ready a moment before its revision appears, so a
+// snapshot taken then would see revision 0.
+func certificates(ctx context.Context, e *env, namespace string) ([]certificate, error) {
+	var list struct {
+		// A Status of its own would hide stack.Object's: read both fields here.
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Status struct {
+				Conditions []stack.Condition `json:"conditions"`
+				Revision   int               `json:"revision"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := e.GetJSON(ctx, &list, "certificates.cert-manager.io", "-n", namespace); err != nil {
+		return nil, err
+	}
+	out := make([]certificate, 0, len(list.Items))
+	for _, c := range list.Items {
+		cond := stack.Condition{Type: "Ready", Status: "Unknown"}
+		for _, x := range c.Status.Conditions {
+			if x.Type == "Ready" {
+				cond = x
+			}
+		}
+		cert := certificate{name: c.Metadata.Name}
+		switch {
+		case cond.Status != "True":
+			cert.state = cond.Reason + ": " + cond.Message
+		case c.Status.Revision < 1:
+			cert.state = "Ready, revision not recorded yet"
+		default:
+			cert.issued = true
+		}
+		out = append(out, cert)
+	}
+	return out, nil
 }
 
 // xr is the part of a configuration-kcp XR the scenarios read.

@@ -20,8 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
 // scaleSizes are the installations the Scale scenario creates, smallest first, each in a
@@ -115,9 +113,15 @@ func measureScale(ctx context.Context, t *testing.T, e *env, ns string, shards, 
 		if err != nil {
 			return false, "", err
 		}
-		issued, total, err := certificatesIssued(ctx, e, ns)
+		certs, err := certificates(ctx, e, ns)
 		if err != nil {
 			return false, "", err
+		}
+		issued, total := 0, len(certs)
+		for _, c := range certs {
+			if c.issued {
+				issued++
+			}
 		}
 		samples = append(samples, sample{at: time.Now(), calls: calls, issued: issued, certTotal: total})
 		var list struct {
@@ -248,30 +252,6 @@ spec:
 `, ns, i, target)
 	}
 	return []byte(b.String())
-}
-
-// certificatesIssued counts the Certificates in ns, and those Ready with their revision
-// recorded (see waitCertificatesReady).
-func certificatesIssued(ctx context.Context, e *env, ns string) (issued, total int, err error) {
-	var list struct {
-		Items []struct {
-			Status struct {
-				Conditions []stack.Condition `json:"conditions"`
-				Revision   int               `json:"revision"`
-			} `json:"status"`
-		} `json:"items"`
-	}
-	if err := e.GetJSON(ctx, &list, "certificates.cert-manager.io", "-n", ns); err != nil {
-		return 0, 0, err
-	}
-	for _, c := range list.Items {
-		for _, x := range c.Status.Conditions {
-			if x.Type == "Ready" && x.Status == "True" && c.Status.Revision > 0 {
-				issued++
-			}
-		}
-	}
-	return issued, len(list.Items), nil
 }
 
 // kindCounts are counts of Crossplane's per XR kind ("rootshards", "shards", ...).

@@ -63,12 +63,12 @@ func (s *Stack) startCertManager(ctx context.Context) error {
 		return err
 	}
 	return s.Eventually(ctx, time.Minute, "cert-manager /livez", func(ctx context.Context) (bool, string, error) {
-		return httpOK(ctx, "http://"+healthz+"/livez")
+		return HTTPOK(ctx, "http://"+healthz+"/livez")
 	})
 }
 
-// httpOK reports whether a plain HTTP GET answers 200.
-func httpOK(ctx context.Context, url string) (bool, string, error) {
+// HTTPOK reports whether a plain HTTP GET answers 200.
+func HTTPOK(ctx context.Context, url string) (bool, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false, "", err

@@ -97,7 +97,7 @@ func (s *Stack) startCrossplane(ctx context.Context) error {
 		return err
 	}
 	return s.Eventually(ctx, 2*time.Minute, "Crossplane /readyz", func(ctx context.Context) (bool, string, error) {
-		return httpOK(ctx, "http://"+health+"/readyz")
+		return HTTPOK(ctx, "http://"+health+"/readyz")
 	})
 }
 

@@ -265,7 +265,7 @@ func (r *packageRuntime) serve(ctx context.Context, revision, image string) (*Fu
 		return nil, err
 	}
 	return f, r.s.Eventually(ctx, 30*time.Second, "function "+revision+" metrics", func(ctx context.Context) (bool, string, error) {
-		return httpOK(ctx, "http://"+f.Metrics+"/metrics")
+		return HTTPOK(ctx, "http://"+f.Metrics+"/metrics")
 	})
 }
 
