@@ -79,19 +79,35 @@ func (p *Process) launch() error {
 
 // Restart kills the process with SIGKILL, as a crash or an evicted pod would end it, keeps it
 // down for downtime, and starts it again with the same command line, log and environment.
-// Exited blocks meanwhile, so waits elsewhere do not mistake the fault for a failure.
 func (p *Process) Restart(downtime time.Duration) error {
+	return p.Outage(func() { time.Sleep(downtime) })
+}
+
+// Outage kills the process with SIGKILL, runs during while it is down, and starts it again
+// with the same command line, log and environment once during returns: an outage as long as
+// the caller needs to act on the rest of the system. Exited blocks meanwhile, so waits
+// elsewhere do not mistake the fault for a failure.
+func (p *Process) Outage(during func()) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	_ = p.run.cmd.Process.Kill()
 	<-p.run.done
-	f, err := os.OpenFile(p.Log, os.O_WRONLY|os.O_APPEND, 0o644)
-	if err == nil {
-		fmt.Fprintf(f, "\n=== e2e: killed (SIGKILL) at %s, restarting after %s ===\n", time.Now().Format(time.RFC3339), downtime)
-		_ = f.Close()
-	}
-	time.Sleep(downtime)
+	killed := time.Now()
+	p.logLine(fmt.Sprintf("killed (SIGKILL) at %s", killed.Format(time.RFC3339)))
+	during()
+	p.logLine(fmt.Sprintf("started again after %s down", time.Since(killed).Round(time.Second)))
 	return p.launch()
+}
+
+// logLine marks an event of the harness in the process's log, so that a reader of the log
+// knows why it stops and starts again.
+func (p *Process) logLine(msg string) {
+	f, err := os.OpenFile(p.Log, os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "\n=== e2e: %s ===\n", msg)
+	_ = f.Close()
 }
 
 // NoProxy clears the proxy variables of a child's environment.

@@ -74,8 +74,9 @@ func TestKCP(t *testing.T) {
 	e := setUp(t)
 
 	// The scenarios build on each other: Basic installs what Renewal, BadInput and Delete
-	// act on; Migrate and then Sharded reuse the namespace Delete emptied. Tenant, Claim,
-	// Topology, Scale and Faults each use a namespace of their own.
+	// act on; Migrate and then Sharded reuse the namespace Delete emptied, and KeepsWhatRuns
+	// breaks what Sharded installed there. Tenant, Claim, Topology, Scale and Faults each use
+	// a namespace of their own.
 	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: the scenarios that build on it cannot run")
 	}
@@ -87,7 +88,9 @@ func TestKCP(t *testing.T) {
 	if !t.Run("Migrate", func(t *testing.T) { testMigrate(t, e) }) {
 		t.Fatal("Migrate failed: Sharded needs the namespace it empties")
 	}
-	t.Run("Sharded", func(t *testing.T) { testSharded(t, e) })
+	if t.Run("Sharded", func(t *testing.T) { testSharded(t, e) }) {
+		t.Run("KeepsWhatRuns", func(t *testing.T) { testKeepsWhatRuns(t, e) })
+	}
 	t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
 	t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
 	t.Run("Topology", func(t *testing.T) { testTopology(t, e) })

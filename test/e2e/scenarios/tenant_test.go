@@ -76,16 +76,7 @@ func testTenant(t *testing.T, e *env) {
 	}
 	e.Step("tenant: %d certificates (etcd's included) issued %.1fs after %s applied the KcpInstallation", wantCerts, time.Since(start).Seconds(), tenantUser)
 
-	var inst xr
-	err := e.Eventually(ctx, 2*timeout, "KcpInstallation team-a/dev Ready", func(ctx context.Context) (bool, string, error) {
-		x, err := getXR(ctx, e, "KcpInstallation", ns, tenantInstallation)
-		if err != nil {
-			return false, "", err
-		}
-		inst = x
-		b, _ := json.Marshal(x.Status["components"])
-		return x.conditions()["Ready"].Status == "True", "components " + string(b), nil
-	})
+	inst, err := waitInstallationReady(ctx, e, ns, tenantInstallation)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +113,9 @@ func testTenant(t *testing.T, e *env) {
 	})
 	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tenantInstallation, 1) })
 	t.Run("EtcdStartsWithComposedArgs", func(t *testing.T) { checkEtcdStarts(ctx, t, e, ns, tenantInstallation) })
+	t.Run("DeletedAndCreatedAgainKeepsCAsAndEtcdVolumes", func(t *testing.T) {
+		testCreatedAgain(t, e, ns, manifest, as)
+	})
 	t.Run("TenantDeletes", func(t *testing.T) {
 		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
 			t.Fatal(err)
@@ -130,6 +124,132 @@ func testTenant(t *testing.T, e *env) {
 			t.Error(err)
 		}
 	})
+}
+
+// waitInstallationReady waits until a KcpInstallation is Ready, reporting its components'
+// progress meanwhile.
+func waitInstallationReady(ctx context.Context, e *env, ns, name string) (xr, error) {
+	var inst xr
+	err := e.Eventually(ctx, 2*timeout, "KcpInstallation "+ns+"/"+name+" Ready", func(ctx context.Context) (bool, string, error) {
+		x, err := getXR(ctx, e, "KcpInstallation", ns, name)
+		if err != nil {
+			return false, "", err
+		}
+		inst = x
+		b, _ := json.Marshal(x.Status["components"])
+		return x.conditions()["Ready"].Status == "True", "components " + string(b), nil
+	})
+	return inst, err
+}
+
+// testCreatedAgain deletes the tenant's KcpInstallation and applies it again, as a tenant
+// who deleted it by mistake would: once everything Crossplane composed is gone, the Secrets
+// cert-manager wrote must still be there, and the installation created again must be Ready
+// with every one of them holding the certificate and key it held (the CAs, so every client's
+// kubeconfig and etcd's peers still trust it), and with a managed etcd StatefulSet of the
+// same name, volume claim templates and Retain policy, which is what makes Kubernetes'
+// StatefulSet controller mount the PersistentVolumeClaims, and so the data, it left behind.
+// (No StatefulSet controller runs here, so the claims themselves are not created.)
+func testCreatedAgain(t *testing.T, e *env, ns, manifest string, as func(args ...string) []string) {
+	ctx := t.Context()
+	issuedBefore, err := issuedSecrets(ctx, e, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	volumesBefore, err := etcdVolumes(ctx, e, ns, tenantInstallation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(volumesBefore.claims) == 0 || volumesBefore.whenDeleted != "Retain" {
+		t.Fatalf("managed etcd's StatefulSet mounts %s: want volume claims, kept when deleted (Retain)", volumesBefore)
+	}
+	start := time.Now()
+	if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitInstallationGone(ctx, e, ns); err != nil {
+		t.Fatal(err)
+	}
+	left, err := issuedSecrets(ctx, e, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != len(issuedBefore) {
+		t.Errorf("%d of the %d Secrets cert-manager wrote are left after the installation was deleted: %v", len(left), len(issuedBefore), keys(left))
+	}
+	e.Step("tenant: installation deleted %.1fs after the delete; %d of %d Secrets cert-manager wrote left", time.Since(start).Seconds(), len(left), len(issuedBefore))
+
+	start = time.Now()
+	if _, err := e.Kubectl(ctx, nil, as("apply", "-f", manifest)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitInstallationReady(ctx, e, ns, tenantInstallation); err != nil {
+		t.Fatal(err)
+	}
+	issuedAfter, err := issuedSecrets(ctx, e, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cas := 0
+	for name, was := range issuedBefore {
+		switch now, ok := issuedAfter[name]; {
+		case !ok:
+			t.Errorf("Secret %s is gone after the installation was created again", name)
+		case now.data != was.data:
+			t.Errorf("Secret %s holds another certificate or key after the installation was created again: cert-manager issued anew", name)
+		case now.ca:
+			cas++
+		}
+	}
+	volumesAfter, err := etcdVolumes(ctx, e, ns, tenantInstallation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if volumesAfter.String() != volumesBefore.String() {
+		t.Errorf("managed etcd's volumes changed when the installation was created again: %s, before %s", volumesAfter, volumesBefore)
+	}
+	e.Step("tenant: installation created again, Ready %.1fs after apply; %d Secrets cert-manager wrote (%d CAs) hold the same keys; etcd's StatefulSet re-mounts %s",
+		time.Since(start).Seconds(), len(issuedBefore), cas, volumesAfter)
+}
+
+// volumes are the PersistentVolumeClaims a managed etcd's StatefulSet mounts: the claims'
+// names, which follow from the StatefulSet's and its templates' names, and the policy that
+// keeps them when the StatefulSet is deleted.
+type volumes struct {
+	claims      []string
+	whenDeleted string
+}
+
+func (v volumes) String() string {
+	return fmt.Sprintf("claims %s (when deleted: %s)", strings.Join(v.claims, ", "), v.whenDeleted)
+}
+
+// etcdVolumes reads the volumes of an installation's managed etcd.
+func etcdVolumes(ctx context.Context, e *env, ns, installation string) (volumes, error) {
+	var sts struct {
+		stack.Object
+		Spec struct {
+			Replicas  int `json:"replicas"`
+			Templates []struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			} `json:"volumeClaimTemplates"`
+			Retention struct {
+				WhenDeleted string `json:"whenDeleted"`
+			} `json:"persistentVolumeClaimRetentionPolicy"`
+		} `json:"spec"`
+	}
+	if err := e.GetJSON(ctx, &sts, "statefulset", "-n", ns, installation+"-etcd"); err != nil {
+		return volumes{}, err
+	}
+	v := volumes{whenDeleted: sts.Spec.Retention.WhenDeleted}
+	for _, tpl := range sts.Spec.Templates {
+		for i := range sts.Spec.Replicas {
+			v.claims = append(v.claims, fmt.Sprintf("%s-%s-%d", tpl.Metadata.Name, sts.Metadata.Name, i))
+		}
+	}
+	return v, nil
 }
 
 // checkManagedEtcd checks the etcd a KcpInstallation composed, as kcp and etcd use it: the
