@@ -826,7 +826,7 @@ func TestGating(t *testing.T) {
 		want   condition.Condition
 	}{
 		"EtcdSecretDeleted": {
-			reason: "The etcd TLS Secret vanishes: InputsReady names it.",
+			reason: "The etcd TLS Secret vanishes: InputsReady names it and says the running Deployment is kept.",
 			world: func() *world {
 				w2 := newWorld()
 				for k, v := range w.oc {
@@ -837,7 +837,7 @@ func TestGating(t *testing.T) {
 				}
 				return w2
 			},
-			want: condition.Condition{Type: "InputsReady", Reason: "Missing", Message: "Waiting for Secret etcd-client (spec.etcd.tlsConfig.secretRef.name)."},
+			want: condition.Condition{Type: "InputsReady", Reason: "Missing", Message: "Waiting for Secret etcd-client (spec.etcd.tlsConfig.secretRef.name). Deployment kcp/cache-cache-server is kept unchanged meanwhile."},
 		},
 		"ServerCertificateReissuing": {
 			reason: "cert-manager is re-issuing the serving certificate: CertificatesReady names it.",

@@ -263,7 +263,19 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 	if len(missing) == 0 {
 		b.condition(condition.TypeInputsReady, true, condition.ReasonAllPresent, "Every Secret and ConfigMap the spec references exists.")
 	} else {
-		b.condition(condition.TypeInputsReady, false, condition.ReasonMissing, "Waiting for "+strings.Join(missing, "; ")+".")
+		msg := "Waiting for " + strings.Join(missing, "; ") + "."
+		var kept []string
+		for _, w := range workloads {
+			if w.Composed && !w.Verdict.Open() {
+				kept = append(kept, b.Namespace+"/"+w.Name)
+			}
+		}
+		if len(kept) > 0 {
+			// Say so: a reader seeing an input missing under a running kcp wants to know
+			// that nothing was touched.
+			msg += fmt.Sprintf(" Deployment %s is kept unchanged meanwhile.", strings.Join(kept, ", "))
+		}
+		b.condition(condition.TypeInputsReady, false, condition.ReasonMissing, msg)
 	}
 
 	ref := b.Namespace + "/" + primary.Name
