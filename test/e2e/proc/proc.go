@@ -24,8 +24,10 @@ type Process struct {
 	// dir, env, bin and args are what it was started with, to restart it.
 	dir, bin  string
 	env, args []string
-	mu        sync.Mutex // Guards run: Restart replaces it.
+	mu        sync.Mutex // Guards run and down: Outage replaces run.
 	run       *run
+	// down is set while an Outage keeps the process down on purpose.
+	down bool
 }
 
 // run is one start of the child: done closes when it ends, after err is set.
@@ -85,17 +87,22 @@ func (p *Process) Restart(downtime time.Duration) error {
 
 // Outage kills the process with SIGKILL, runs during while it is down, and starts it again
 // with the same command line, log and environment once during returns: an outage as long as
-// the caller needs to act on the rest of the system. Exited blocks meanwhile, so waits
-// elsewhere do not mistake the fault for a failure.
+// the caller needs to act on the rest of the system. Exited reports nothing meanwhile, so
+// waits elsewhere (and in during) do not mistake the fault for a failure.
 func (p *Process) Outage(during func()) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	_ = p.run.cmd.Process.Kill()
-	<-p.run.done
+	r := p.run
+	p.down = true
+	p.mu.Unlock()
+	_ = r.cmd.Process.Kill()
+	<-r.done
 	killed := time.Now()
 	p.logLine(fmt.Sprintf("killed (SIGKILL) at %s", killed.Format(time.RFC3339)))
 	during()
 	p.logLine(fmt.Sprintf("started again after %s down", time.Since(killed).Round(time.Second)))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
 	return p.launch()
 }
 
@@ -125,6 +132,9 @@ func (p *Process) PID() int {
 func (p *Process) Exited() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.down {
+		return nil
+	}
 	select {
 	case <-p.run.done:
 		return fmt.Errorf("%s exited: %v; last lines of %s:\n%s", p.Name, p.run.err, p.Log, Tail(p.Log, 20))
