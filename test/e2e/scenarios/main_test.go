@@ -98,6 +98,7 @@ func TestKCP(t *testing.T) {
 	// Faults restarts the function, which resets its call counters: it runs last.
 	t.Run("Faults", func(t *testing.T) { testFaults(t, e) })
 
+	t.Run("FunctionRunsHardened", func(t *testing.T) { checkFunctionHardened(t, e) })
 	t.Run("NoSecretsLeaked", func(t *testing.T) { checkNoSecretsLeaked(ctx, t, e) })
 	reportFunctionCalls(ctx, t, e)
 }
