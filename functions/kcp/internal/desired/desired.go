@@ -215,6 +215,10 @@ func Fingerprint(o Object) string {
 	return ""
 }
 
+// DataFingerprint is Fingerprint for the data of a Secret or ConfigMap the function reads
+// rather than composes.
+func DataFingerprint(data map[string][]byte) string { return fingerprint(data) }
+
 func fingerprint[V string | []byte](data map[string]V) string {
 	keys := make([]string, 0, len(data))
 	for k := range data {

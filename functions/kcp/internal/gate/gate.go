@@ -168,7 +168,10 @@ func (in *Inputs) Check(m workload.Mounts, st *observed.State, want *desired.Set
 				v.WaitingObjects = append(v.WaitingObjects, fmt.Sprintf("%s %s (%s)", kind, name, s.field))
 				continue
 			}
-			v.Rollout.Config(kind+"/"+name, l.ResourceVersion)
+			// Its content, not its resourceVersion: a Secret deleted and created again with
+			// the same data (a CacheServer re-created, a Secret restored from a backup) or
+			// only relabelled must not restart kcp.
+			v.Rollout.Config(kind+"/"+name, desired.DataFingerprint(l.Data))
 		}
 	}
 	sort.Strings(v.WaitingCertificates)

@@ -78,7 +78,7 @@ func everything() world {
 			"configmap-proxy-config":  {"apiVersion": "v1", "kind": "ConfigMap"},
 		},
 		external: []map[string]any{
-			{"kind": "Secret", "metadata": map[string]any{"name": "etcd-client", "resourceVersion": "100"}},
+			{"kind": "Secret", "metadata": map[string]any{"name": "etcd-client", "resourceVersion": "100"}, "data": map[string]any{"tls.crt": "Y2VydA=="}},
 			{"kind": "ConfigMap", "metadata": map[string]any{"name": "audit", "resourceVersion": "200"}},
 		},
 	}
@@ -274,11 +274,11 @@ func TestCheckRollout(t *testing.T) {
 			set:    desiredSet(true, true, "b"),
 			key:    names.AnnotationConfigHash,
 		},
-		"ExternalResourceVersion": {
-			reason: "A new resourceVersion of an external Secret changes the config hash.",
+		"ExternalContent": {
+			reason: "Changed content of an external Secret changes the config hash.",
 			world: func() world {
 				w := everything()
-				w.external[0] = map[string]any{"kind": "Secret", "metadata": map[string]any{"name": "etcd-client", "resourceVersion": "101"}}
+				w.external[0] = map[string]any{"kind": "Secret", "metadata": map[string]any{"name": "etcd-client", "resourceVersion": "101"}, "data": map[string]any{"tls.crt": "bmV3"}}
 				return w
 			}(),
 			set: desiredSet(true, true, "a"),
@@ -292,6 +292,15 @@ func TestCheckRollout(t *testing.T) {
 				t.Errorf("%s\nCheck(...).Rollout.Annotations()[%q] = %q, unchanged", tc.reason, tc.key, got[tc.key])
 			}
 		})
+	}
+
+	// The same content under a new resourceVersion: the Secret was deleted and created again
+	// (a CacheServer re-created) or only its metadata changed. Restarting kcp for it would
+	// take every shard down for nothing.
+	recreated := everything()
+	recreated.external[0] = map[string]any{"kind": "Secret", "metadata": map[string]any{"name": "etcd-client", "resourceVersion": "900"}, "data": map[string]any{"tls.crt": "Y2VydA=="}}
+	if diff := cmp.Diff(ref, annotations(recreated, desiredSet(true, true, "a"))); diff != "" {
+		t.Errorf("An external Secret re-created with the same data must not roll the pods.\nCheck(...).Rollout: -want, +got:\n%s", diff)
 	}
 }
 

@@ -26,7 +26,7 @@ func (r *Rollout) Certificate(secret string, revision int64) {
 }
 
 // Config records a fingerprint of a mounted Secret or ConfigMap the function composes or
-// reads (its content, or its resourceVersion).
+// reads (a digest of its content).
 func (r *Rollout) Config(name, fingerprint string) {
 	if r.config == nil {
 		r.config = map[string]string{}
