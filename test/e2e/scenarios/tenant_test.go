@@ -117,13 +117,19 @@ func testTenant(t *testing.T, e *env) {
 		testCreatedAgain(t, e, ns, manifest, as)
 	})
 	t.Run("TenantDeletes", func(t *testing.T) {
-		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
+		if err := tenantDeletes(ctx, e, ns, as); err != nil {
 			t.Fatal(err)
 		}
-		if err := waitInstallationGone(ctx, e, ns); err != nil {
-			t.Error(err)
-		}
 	})
+}
+
+// tenantDeletes deletes the tenant's KcpInstallation with the tenant's rights and waits until
+// everything composed for it is gone.
+func tenantDeletes(ctx context.Context, e *env, ns string, as func(args ...string) []string) error {
+	if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
+		return err
+	}
+	return waitInstallationGone(ctx, e, ns)
 }
 
 // waitInstallationReady waits until a KcpInstallation is Ready, reporting its components'
@@ -164,10 +170,7 @@ func testCreatedAgain(t *testing.T, e *env, ns, manifest string, as func(args ..
 		t.Fatalf("managed etcd's StatefulSet mounts %s: want volume claims, kept when deleted (Retain)", volumesBefore)
 	}
 	start := time.Now()
-	if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallation", "-n", ns, tenantInstallation, "--wait=false")...); err != nil {
-		t.Fatal(err)
-	}
-	if err := waitInstallationGone(ctx, e, ns); err != nil {
+	if err := tenantDeletes(ctx, e, ns, as); err != nil {
 		t.Fatal(err)
 	}
 	left, err := issuedSecrets(ctx, e, ns)
@@ -208,6 +211,7 @@ func testCreatedAgain(t *testing.T, e *env, ns, manifest string, as func(args ..
 // names, which follow from the StatefulSet's and its templates' names, and the policy that
 // keeps them when the StatefulSet is deleted.
 type volumes struct {
+	replicas    int64
 	claims      []string
 	whenDeleted string
 }
@@ -221,7 +225,7 @@ func etcdVolumes(ctx context.Context, e *env, ns, installation string) (volumes,
 	var sts struct {
 		stack.Object
 		Spec struct {
-			Replicas  int `json:"replicas"`
+			Replicas  int64 `json:"replicas"`
 			Templates []struct {
 				Metadata struct {
 					Name string `json:"name"`
@@ -235,7 +239,7 @@ func etcdVolumes(ctx context.Context, e *env, ns, installation string) (volumes,
 	if err := e.GetJSON(ctx, &sts, "statefulset", "-n", ns, installation+"-etcd"); err != nil {
 		return volumes{}, err
 	}
-	v := volumes{whenDeleted: sts.Spec.Retention.WhenDeleted}
+	v := volumes{replicas: sts.Spec.Replicas, whenDeleted: sts.Spec.Retention.WhenDeleted}
 	for _, tpl := range sts.Spec.Templates {
 		for i := range sts.Spec.Replicas {
 			v.claims = append(v.claims, fmt.Sprintf("%s-%s-%d", tpl.Metadata.Name, sts.Metadata.Name, i))
@@ -252,20 +256,12 @@ func etcdVolumes(ctx context.Context, e *env, ns, installation string) (volumes,
 func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installation string, replicas int64) {
 	t.Helper()
 	name := installation + "-etcd"
-	var sts struct {
-		stack.Object
-		Spec struct {
-			Replicas  int64 `json:"replicas"`
-			Retention struct {
-				WhenDeleted string `json:"whenDeleted"`
-			} `json:"persistentVolumeClaimRetentionPolicy"`
-		} `json:"spec"`
-	}
-	if err := e.GetJSON(ctx, &sts, "statefulset", "-n", ns, name); err != nil {
+	v, err := etcdVolumes(ctx, e, ns, installation)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if sts.Spec.Replicas != replicas || sts.Spec.Retention.WhenDeleted != "Retain" {
-		t.Errorf("StatefulSet %s: replicas %d, volumes when deleted %q; want %d and Retain", name, sts.Spec.Replicas, sts.Spec.Retention.WhenDeleted, replicas)
+	if v.replicas != replicas || v.whenDeleted != "Retain" {
+		t.Errorf("StatefulSet %s: replicas %d, volumes when deleted %q; want %d and Retain", name, v.replicas, v.whenDeleted, replicas)
 	}
 	secret := func(n string) map[string][]byte {
 		d, err := e.SecretData(ctx, ns, n)
