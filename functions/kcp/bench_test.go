@@ -18,7 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 	"github.com/configuration-kcp/configuration-kcp/test/render"
 )

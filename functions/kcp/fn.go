@@ -16,10 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/desired"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/gate"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 )
 
 // Function composes kcp XRs. It is stateless: every response depends only on the request.
@@ -32,7 +32,7 @@ type Function struct {
 // composition is what a kind's composer produced, in a kind-independent shape.
 type composition struct {
 	desired      *desired.Set
-	requirements []gate.Requirement
+	requirements []inputs.Requirement
 	status       any
 	conditions   []condition.Condition
 	notReady     bool

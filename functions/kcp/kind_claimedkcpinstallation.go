@@ -4,8 +4,8 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/claimed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/claimedkcpinstallation"
 )
 
 func init() { composers["ClaimedKcpInstallation"] = composeClaimedKcpInstallation }
@@ -16,11 +16,11 @@ func composeClaimedKcpInstallation(obj map[string]any, st *observed.State) (comp
 	if err := decode(obj, xr); err != nil {
 		return composition{}, errors.Wrap(err, "cannot decode ClaimedKcpInstallation")
 	}
-	c, ok := claimed.ClaimOf(obj, xr.GetLabels())
+	c, ok := claimedkcpinstallation.ClaimOf(obj, xr.GetLabels())
 	if !ok {
-		return composition{}, invalid("ClaimedKcpInstallation", "", xr.GetName(), claimed.ErrNoClaim(xr.GetName()).ToAggregate().Errors())
+		return composition{}, invalid("ClaimedKcpInstallation", "", xr.GetName(), claimedkcpinstallation.ErrNoClaim(xr.GetName()).ToAggregate().Errors())
 	}
-	r, err := claimed.Compose(xr, c, st)
+	r, err := claimedkcpinstallation.Compose(xr, c, st)
 	if err != nil {
 		return composition{}, err
 	}

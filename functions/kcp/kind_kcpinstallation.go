@@ -4,8 +4,8 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/installation"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation"
 )
 
 func init() { composers["KcpInstallation"] = composeKcpInstallation }
@@ -16,7 +16,7 @@ func composeKcpInstallation(obj map[string]any, st *observed.State) (composition
 	if err := decode(obj, inst); err != nil {
 		return composition{}, errors.Wrap(err, "cannot decode KcpInstallation")
 	}
-	r, errs := installation.Compose(inst, st)
+	r, errs := kcpinstallation.Compose(inst, st)
 	if len(errs) > 0 {
 		return composition{}, invalid("KcpInstallation", inst.GetNamespace(), inst.GetName(), errs.ToAggregate().Errors())
 	}

@@ -4,8 +4,8 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/userkubeconfig"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kubeconfig"
 )
 
 func init() { composers["Kubeconfig"] = composeKubeconfig }
@@ -16,10 +16,10 @@ func composeKubeconfig(obj map[string]any, st *observed.State) (composition, err
 	if err := decode(obj, kc); err != nil {
 		return composition{}, errors.Wrap(err, "cannot decode Kubeconfig")
 	}
-	if errs := userkubeconfig.Validate(kc); len(errs) > 0 {
+	if errs := kubeconfig.Validate(kc); len(errs) > 0 {
 		return composition{}, invalid("Kubeconfig", kc.GetNamespace(), kc.GetName(), errs.ToAggregate().Errors())
 	}
-	r, errs := userkubeconfig.Compose(kc, st)
+	r, errs := kubeconfig.Compose(kc, st)
 	if len(errs) > 0 {
 		return composition{}, invalid("Kubeconfig", kc.GetNamespace(), kc.GetName(), errs.ToAggregate().Errors())
 	}
@@ -29,6 +29,6 @@ func composeKubeconfig(obj map[string]any, st *observed.State) (composition, err
 		status:       &r.Status,
 		conditions:   r.Conditions,
 		notReady:     r.NotReady,
-		warnings:     userkubeconfig.Warnings(kc),
+		warnings:     kubeconfig.Warnings(kc),
 	}, nil
 }

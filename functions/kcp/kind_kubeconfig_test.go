@@ -20,7 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"sigs.k8s.io/yaml"
 
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kubeconfig"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 )
 
 // selfSignedPEM is a throwaway self-signed CA certificate and its key, in PEM.
@@ -101,7 +101,7 @@ func TestConvergedKubeconfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cfg kubeconfig.Config
+	var cfg kubeconfigfile.Config
 	if err := yaml.Unmarshal(data, &cfg); err != nil {
 		t.Fatal(err)
 	}

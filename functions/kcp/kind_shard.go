@@ -4,8 +4,8 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/observed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/shard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
 )
 
 func init() { composers["Shard"] = composeShard }

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 )
 
 // The function reads requests and writes responses with the protobuf types alone, not with

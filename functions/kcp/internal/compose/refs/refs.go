@@ -1,0 +1,76 @@
+// Package refs reads the other XRs an XR refers to (its RootShard, the Shards of a RootShard,
+// a VirtualWorkspace), which the function receives as required resources.
+package refs
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+)
+
+// APIVersion of every XR.
+var APIVersion = v1alpha1.Group + "/" + v1alpha1.Version
+
+// Kinds of XR that refer to each other.
+const (
+	KindRootShard        = "RootShard"
+	KindShard            = "Shard"
+	KindCacheServer      = "CacheServer"
+	KindVirtualWorkspace = "VirtualWorkspace"
+	KindFrontProxy       = "FrontProxy"
+)
+
+// Named is the requirement for the XR of a kind with a name.
+func Named(kind, name string) inputs.Requirement {
+	return inputs.Requirement{APIVersion: APIVersion, Kind: kind, Name: name}
+}
+
+// All is the requirement for every XR of a kind in the namespace.
+func All(kind string) inputs.Requirement {
+	return inputs.Requirement{APIVersion: APIVersion, Kind: kind}
+}
+
+// Get decodes the required XR of a kind and name into into; false when it is not known.
+func Get(st *observed.State, kind, name string, into any) bool {
+	l := st.Object(kind, name)
+	if !l.Found || l.Object == nil {
+		return false
+	}
+	b, err := json.Marshal(l.Object)
+	if err != nil {
+		return false
+	}
+	return json.Unmarshal(b, into) == nil
+}
+
+// RootShard returns the required RootShard named name.
+func RootShard(st *observed.State, name string) (*v1alpha1.RootShard, bool) {
+	rs := &v1alpha1.RootShard{}
+	return rs, Get(st, KindRootShard, name, rs)
+}
+
+// VirtualWorkspace returns the required VirtualWorkspace named name.
+func VirtualWorkspace(st *observed.State, name string) (*v1alpha1.VirtualWorkspace, bool) {
+	vw := &v1alpha1.VirtualWorkspace{}
+	return vw, Get(st, KindVirtualWorkspace, name, vw)
+}
+
+// ShardsOf returns the required Shards whose spec.rootShard.ref names rootShard, sorted by
+// name.
+func ShardsOf(st *observed.State, rootShard string) []v1alpha1.Shard {
+	var out []v1alpha1.Shard
+	for _, n := range st.Names(KindShard) {
+		sh := v1alpha1.Shard{}
+		if !Get(st, KindShard, n, &sh) {
+			continue
+		}
+		if r := sh.Spec.RootShard.Ref; r != nil && r.Name == rootShard {
+			out = append(out, sh)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

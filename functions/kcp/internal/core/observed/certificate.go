@@ -1,0 +1,8 @@
+package observed
+
+import "github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+
+// CertificateNotAfter is the Certificate's status.notAfter (RFC 3339), "" when unknown.
+func (s *State) CertificateNotAfter(name resource.Name) string {
+	return s.String(name, "status", "notAfter")
+}

@@ -1,0 +1,286 @@
+// Package observed answers the questions a composer asks about the world: is this
+// Certificate issued, at which revision, is that Deployment available, what does this
+// Secret hold. It reads the observed composed resources and required resources of one
+// RunFunction request.
+package observed
+
+import (
+	"encoding/base64"
+	"fmt"
+	"slices"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+)
+
+// State is the observed world of one XR.
+//
+// Observed composed resources stay in the protobuf form Crossplane sent: the questions read a
+// few fields each, and converting every object to a map first cost a fifth of a converged
+// RootShard's RunFunction. Get converts one object, when it is carried forward whole.
+type State struct {
+	composed map[resource.Name]*structpb.Struct
+	// whole caches the objects Get converted.
+	whole   map[resource.Name]*resource.Unstructured
+	objects map[string]Lookup
+	// kinds indexes the names of required objects by kind.
+	kinds map[string][]string
+}
+
+// Lookup is the outcome of requiring a Secret or ConfigMap by name.
+type Lookup struct {
+	// Found is true when the object exists.
+	Found           bool
+	ResourceVersion string
+	// Data is the decoded data of a Secret, or the data of a ConfigMap.
+	Data map[string][]byte
+	// Object is the whole object, for kinds other than Secret and ConfigMap (say an XR).
+	Object map[string]any
+	// Controller is the UID of the object's controller (its owner reference with
+	// controller: true), "" when it has none.
+	Controller string
+}
+
+// FromRequest returns the state for a request's observed composed resources, keyed by
+// composition resource name as Crossplane sends them.
+func FromRequest(observed map[string]*fnv1.Resource) *State {
+	s := empty()
+	for name, r := range observed {
+		if r.GetResource() != nil {
+			s.composed[resource.Name(name)] = r.GetResource()
+		}
+	}
+	return s
+}
+
+// New returns the state for the given observed composed resources, unstructured (tests
+// build states this way).
+func New(oc map[resource.Name]*resource.Unstructured) *State {
+	s := empty()
+	for name, o := range oc {
+		if o == nil {
+			continue
+		}
+		st, err := structpb.NewStruct(o.Object)
+		if err != nil {
+			panic(fmt.Sprintf("observed %s is not JSON: %v", name, err))
+		}
+		s.composed[name] = st
+	}
+	return s
+}
+
+func empty() *State {
+	return &State{
+		composed: map[resource.Name]*structpb.Struct{},
+		whole:    map[resource.Name]*resource.Unstructured{},
+		objects:  map[string]Lookup{},
+		kinds:    map[string][]string{},
+	}
+}
+
+// WithObject records a required Secret or ConfigMap that was found.
+func (s *State) WithObject(u map[string]any) *State {
+	kind, _ := u["kind"].(string)
+	meta, _ := u["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	rv, _ := meta["resourceVersion"].(string)
+	l := Lookup{Found: true, ResourceVersion: rv, Controller: controllerUID(meta)}
+	switch kind {
+	case "Secret":
+		l.Data = DecodeSecretData(u)
+	case "ConfigMap":
+		raw, _ := u["data"].(map[string]any)
+		l.Data = make(map[string][]byte, len(raw))
+		for k, v := range raw {
+			if str, ok := v.(string); ok {
+				l.Data[k] = []byte(str)
+			}
+		}
+	default:
+		l.Object = u
+		s.kinds[kind] = append(s.kinds[kind], name)
+	}
+	s.objects[kind+"/"+name] = l
+	return s
+}
+
+// controllerUID returns the UID of the controller owner reference in metadata.
+func controllerUID(meta map[string]any) string {
+	refs, _ := meta["ownerReferences"].([]any)
+	for _, r := range refs {
+		ref, _ := r.(map[string]any)
+		if c, _ := ref["controller"].(bool); c {
+			uid, _ := ref["uid"].(string)
+			return uid
+		}
+	}
+	return ""
+}
+
+// Names lists the names of the required objects of a kind other than Secret and ConfigMap,
+// sorted, e.g. every Shard in the namespace.
+func (s *State) Names(kind string) []string {
+	out := slices.Clone(s.kinds[kind])
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Object returns what is known about a required object; Found is false when it does not
+// exist or has not been read yet.
+func (s *State) Object(kind, name string) Lookup { return s.objects[kind+"/"+name] }
+
+// Secret is Object("Secret", name).
+func (s *State) Secret(name string) Lookup { return s.Object("Secret", name) }
+
+// Get returns the observed composed resource with key name, whole.
+func (s *State) Get(name resource.Name) (*resource.Unstructured, bool) {
+	if u, ok := s.whole[name]; ok {
+		return u, true
+	}
+	st, ok := s.composed[name]
+	if !ok {
+		return nil, false
+	}
+	u := resource.NewUnstructured()
+	u.SetUnstructuredContent(st.AsMap())
+	s.whole[name] = u
+	return u, true
+}
+
+// ComposedNames lists the keys of every observed composed resource, sorted.
+func (s *State) ComposedNames() []resource.Name {
+	out := make([]resource.Name, 0, len(s.composed))
+	for k := range s.composed {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Exists reports whether the composed resource with key name exists.
+func (s *State) Exists(name resource.Name) bool {
+	_, ok := s.composed[name]
+	return ok
+}
+
+// ConditionTrue reports whether the composed resource has condition t with status True.
+func (s *State) ConditionTrue(name resource.Name, t string) bool {
+	for _, c := range s.value(name, "status", "conditions").GetListValue().GetValues() {
+		f := c.GetStructValue().GetFields()
+		if f["type"].GetStringValue() == t && f["status"].GetStringValue() == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// CertificateIssued reports whether a composed cert-manager Certificate is Ready.
+func (s *State) CertificateIssued(name resource.Name) bool {
+	return s.ConditionTrue(name, "Ready")
+}
+
+// CertificateRevision is the Certificate's status.revision, 0 when unknown.
+func (s *State) CertificateRevision(name resource.Name) int64 {
+	return s.int64(name, "status", "revision")
+}
+
+// DeploymentAvailable reports whether a composed Deployment has rolled out its current
+// generation and all its replicas are updated and available.
+func (s *State) DeploymentAvailable(name resource.Name) bool {
+	if !s.Exists(name) {
+		return false
+	}
+	if s.int64(name, "status", "observedGeneration") < s.int64(name, "metadata", "generation") {
+		return false
+	}
+	want := int64(1)
+	if s.value(name, "spec", "replicas") != nil {
+		want = s.int64(name, "spec", "replicas")
+	}
+	return s.int64(name, "status", "updatedReplicas") >= want &&
+		s.int64(name, "status", "availableReplicas") >= want &&
+		s.int64(name, "status", "replicas") <= want &&
+		s.ConditionTrue(name, "Available")
+}
+
+// DeploymentReplicas returns the observed spec.replicas of a composed Deployment.
+func (s *State) DeploymentReplicas(name resource.Name) (int32, bool) {
+	if s.value(name, "spec", "replicas") == nil {
+		return 0, false
+	}
+	return int32(s.int64(name, "spec", "replicas")), true
+}
+
+// StatefulSetReady returns a composed StatefulSet's ready replicas, and whether its status
+// describes its current generation.
+func (s *State) StatefulSetReady(name resource.Name) (int32, bool) {
+	if !s.Exists(name) {
+		return 0, false
+	}
+	current := s.int64(name, "status", "observedGeneration") >= s.int64(name, "metadata", "generation")
+	return int32(s.int64(name, "status", "readyReplicas")), current
+}
+
+// String returns a string field of a composed resource, or "".
+func (s *State) String(name resource.Name, path ...string) string {
+	return s.value(name, path...).GetStringValue()
+}
+
+// SecretData returns the data of a composed Secret.
+func (s *State) SecretData(name resource.Name) (map[string][]byte, bool) {
+	if !s.Exists(name) {
+		return nil, false
+	}
+	raw := s.value(name, "data").GetStructValue().GetFields()
+	out := make(map[string][]byte, len(raw))
+	for k, v := range raw {
+		str, ok := v.GetKind().(*structpb.Value_StringValue)
+		if !ok {
+			continue
+		}
+		if b, err := base64.StdEncoding.DecodeString(str.StringValue); err == nil {
+			out[k] = b
+		}
+	}
+	return out, true
+}
+
+// value is the field at path of a composed resource, nil when absent.
+func (s *State) value(name resource.Name, path ...string) *structpb.Value {
+	st, ok := s.composed[name]
+	if !ok || len(path) == 0 {
+		return nil
+	}
+	v := st.GetFields()[path[0]]
+	for _, p := range path[1:] {
+		v = v.GetStructValue().GetFields()[p]
+	}
+	return v
+}
+
+// int64 is the number at path of a composed resource, 0 when absent.
+func (s *State) int64(name resource.Name, path ...string) int64 {
+	return int64(s.value(name, path...).GetNumberValue())
+}
+
+// DecodeSecretData reads the base64 data of an unstructured Secret. Undecodable values are
+// skipped: a Secret the API server accepted always decodes.
+func DecodeSecretData(obj map[string]any) map[string][]byte {
+	raw, _ := obj["data"].(map[string]any)
+	out := make(map[string][]byte, len(raw))
+	for k, v := range raw {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			continue
+		}
+		out[k] = b
+	}
+	return out
+}

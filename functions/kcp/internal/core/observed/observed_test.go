@@ -1,0 +1,383 @@
+package observed
+
+import (
+	"testing"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+)
+
+func state(objs map[resource.Name]map[string]any) *State {
+	oc := map[resource.Name]*resource.Unstructured{}
+	for k, o := range objs {
+		u := resource.NewUnstructured()
+		u.Object = o
+		oc[k] = u
+	}
+	return New(oc)
+}
+
+func conditions(kv ...string) []any {
+	var out []any
+	for i := 0; i < len(kv); i += 2 {
+		out = append(out, map[string]any{"type": kv[i], "status": kv[i+1]})
+	}
+	return out
+}
+
+// deployment builds an observed Deployment. Numbers are float64, as they arrive from the
+// RunFunction request's protobuf Struct. A negative replicas omits spec.replicas.
+func deployment(generation, observedGeneration, replicas, statusReplicas, updated, available float64, conds []any) map[string]any {
+	spec := map[string]any{}
+	if replicas >= 0 {
+		spec["replicas"] = replicas
+	}
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "root-kcp", "generation": generation},
+		"spec":     spec,
+		"status": map[string]any{
+			"observedGeneration": observedGeneration,
+			"replicas":           statusReplicas,
+			"updatedReplicas":    updated,
+			"availableReplicas":  available,
+			"conditions":         conds,
+		},
+	}
+}
+
+func TestDeploymentAvailable(t *testing.T) {
+	available := conditions("Progressing", "True", "Available", "True")
+	cases := map[string]struct {
+		reason string
+		obj    map[string]any
+		want   bool
+	}{
+		"RolledOut": {
+			reason: "Current generation observed, every replica updated and available, Available=True.",
+			obj:    deployment(3, 3, 2, 2, 2, 2, available),
+			want:   true,
+		},
+		"GenerationNotObserved": {
+			reason: "The controller has not seen the latest spec yet.",
+			obj:    deployment(4, 3, 2, 2, 2, 2, available),
+			want:   false,
+		},
+		"ObservedAhead": {
+			reason: "An observedGeneration beyond generation is not a reason to wait.",
+			obj:    deployment(3, 4, 2, 2, 2, 2, available),
+			want:   true,
+		},
+		"NotAllUpdated": {
+			reason: "Pods of the previous template are still running.",
+			obj:    deployment(3, 3, 2, 2, 1, 2, available),
+			want:   false,
+		},
+		"NotAllAvailable": {
+			reason: "A replica is not available yet.",
+			obj:    deployment(3, 3, 2, 2, 2, 1, available),
+			want:   false,
+		},
+		"OldPodsRemaining": {
+			reason: "During a surge more pods exist than wanted.",
+			obj:    deployment(3, 3, 2, 3, 2, 2, available),
+			want:   false,
+		},
+		"AvailableFalse": {
+			reason: "The Available condition is False.",
+			obj:    deployment(3, 3, 2, 2, 2, 2, conditions("Available", "False")),
+			want:   false,
+		},
+		"NoConditions": {
+			reason: "Without an Available condition the Deployment is not available.",
+			obj:    deployment(3, 3, 2, 2, 2, 2, nil),
+			want:   false,
+		},
+		"DefaultReplicas": {
+			reason: "Without spec.replicas, one replica is wanted (the API default).",
+			obj:    deployment(1, 1, -1, 1, 1, 1, available),
+			want:   true,
+		},
+		"DefaultReplicasNoneAvailable": {
+			reason: "Without spec.replicas one available replica is needed.",
+			obj:    deployment(1, 1, -1, 1, 1, 0, available),
+			want:   false,
+		},
+		"ScaledToZero": {
+			reason: "A Deployment scaled to zero with no pods left is available.",
+			obj:    deployment(2, 2, 0, 0, 0, 0, available),
+			want:   true,
+		},
+		"NoStatus": {
+			reason: "A Deployment just created has no status.",
+			obj: map[string]any{
+				"apiVersion": "apps/v1", "kind": "Deployment",
+				"metadata": map[string]any{"name": "root-kcp", "generation": float64(1)},
+				"spec":     map[string]any{"replicas": float64(2)},
+			},
+			want: false,
+		},
+		"IntegerNumbers": {
+			reason: "Numbers typed as int64 (from Go code rather than JSON) are read too.",
+			obj: map[string]any{
+				"metadata": map[string]any{"generation": int64(2)},
+				"spec":     map[string]any{"replicas": int64(2)},
+				"status": map[string]any{
+					"observedGeneration": int64(2), "replicas": int64(2), "updatedReplicas": int64(2), "availableReplicas": int64(2),
+					"conditions": available,
+				},
+			},
+			want: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := state(map[resource.Name]map[string]any{"deployment": tc.obj})
+			if got := s.DeploymentAvailable("deployment"); got != tc.want {
+				t.Errorf("%s\nDeploymentAvailable(...) = %v, want %v", tc.reason, got, tc.want)
+			}
+		})
+	}
+	if New(nil).DeploymentAvailable("missing") {
+		t.Errorf("A Deployment that does not exist is not available.")
+	}
+}
+
+func TestDeploymentReplicas(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		obj    map[string]any
+		want   int32
+		ok     bool
+	}{
+		"Set":     {reason: "spec.replicas as observed.", obj: deployment(1, 1, 5, 0, 0, 0, nil), want: 5, ok: true},
+		"Zero":    {reason: "Zero is a value, not absence.", obj: deployment(1, 1, 0, 0, 0, 0, nil), want: 0, ok: true},
+		"Missing": {reason: "No spec.replicas, nothing known.", obj: deployment(1, 1, -1, 0, 0, 0, nil), ok: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := state(map[resource.Name]map[string]any{"d": tc.obj})
+			got, ok := s.DeploymentReplicas("d")
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("%s\nDeploymentReplicas(...) = %d, %v, want %d, %v", tc.reason, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+	if _, ok := New(nil).DeploymentReplicas("missing"); ok {
+		t.Errorf("A Deployment that does not exist has no replicas.")
+	}
+}
+
+func certificate(revision any, conds []any) map[string]any {
+	status := map[string]any{"conditions": conds}
+	if revision != nil {
+		status["revision"] = revision
+	}
+	return map[string]any{
+		"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+		"metadata": map[string]any{"name": "root-server"},
+		"status":   status,
+	}
+}
+
+func TestCertificate(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		obj      map[string]any
+		issued   bool
+		revision int64
+	}{
+		"Issued": {
+			reason: "Ready=True means issued; the revision is status.revision.",
+			obj:    certificate(float64(3), conditions("Issuing", "False", "Ready", "True")),
+			issued: true, revision: 3,
+		},
+		"NotReady": {
+			reason: "Ready=False is not issued, whatever the revision.",
+			obj:    certificate(float64(1), conditions("Ready", "False")),
+			issued: false, revision: 1,
+		},
+		"ReadyUnknown": {
+			reason: "Ready=Unknown is not issued.",
+			obj:    certificate(nil, conditions("Ready", "Unknown")),
+			issued: false, revision: 0,
+		},
+		"NoStatus": {
+			reason: "A new Certificate has no conditions and no revision.",
+			obj:    map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate"},
+			issued: false, revision: 0,
+		},
+		"MalformedConditions": {
+			reason: "Conditions that are not objects are ignored.",
+			obj:    certificate(int64(2), []any{"Ready", map[string]any{"type": "Ready", "status": "True"}}),
+			issued: true, revision: 2,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := state(map[resource.Name]map[string]any{"cert": tc.obj})
+			if got := s.CertificateIssued("cert"); got != tc.issued {
+				t.Errorf("%s\nCertificateIssued(...) = %v, want %v", tc.reason, got, tc.issued)
+			}
+			if got := s.CertificateRevision("cert"); got != tc.revision {
+				t.Errorf("%s\nCertificateRevision(...) = %d, want %d", tc.reason, got, tc.revision)
+			}
+		})
+	}
+	s := New(nil)
+	if s.CertificateIssued("missing") || s.CertificateRevision("missing") != 0 {
+		t.Errorf("A Certificate that does not exist is not issued and has revision 0.")
+	}
+}
+
+func TestExistsAndGet(t *testing.T) {
+	oc := map[resource.Name]*resource.Unstructured{
+		"present": resource.NewUnstructured(),
+		"nil":     nil,
+	}
+	s := New(oc)
+	cases := map[string]struct {
+		reason string
+		name   resource.Name
+		want   bool
+	}{
+		"Present":    {reason: "An observed resource exists.", name: "present", want: true},
+		"NilObject":  {reason: "An entry without a resource does not exist.", name: "nil", want: false},
+		"NotPresent": {reason: "An unknown key does not exist.", name: "other", want: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := s.Exists(tc.name); got != tc.want {
+				t.Errorf("%s\nExists(%q) = %v, want %v", tc.reason, tc.name, got, tc.want)
+			}
+			if _, got := s.Get(tc.name); got != tc.want {
+				t.Errorf("%s\nGet(%q) ok = %v, want %v", tc.reason, tc.name, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWithObject(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		obj    map[string]any
+		kind   string
+		name   string
+		want   Lookup
+	}{
+		"Secret": {
+			reason: "A Secret's data is base64 decoded; undecodable and non-string values are skipped.",
+			obj: map[string]any{
+				"apiVersion": "v1", "kind": "Secret",
+				"metadata": map[string]any{"name": "etcd-client", "resourceVersion": "42"},
+				"data": map[string]any{
+					"tls.crt": "UEVNCg==",
+					"empty":   "",
+					"bad":     "!!not base64!!",
+					"number":  float64(1),
+				},
+			},
+			kind: "Secret", name: "etcd-client",
+			want: Lookup{Found: true, ResourceVersion: "42", Data: map[string][]byte{"tls.crt": []byte("PEM\n"), "empty": {}}},
+		},
+		"SecretWithoutData": {
+			reason: "A Secret without data is found, with empty data.",
+			obj: map[string]any{
+				"apiVersion": "v1", "kind": "Secret",
+				"metadata": map[string]any{"name": "empty", "resourceVersion": "1"},
+			},
+			kind: "Secret", name: "empty",
+			want: Lookup{Found: true, ResourceVersion: "1", Data: map[string][]byte{}},
+		},
+		"ConfigMap": {
+			reason: "A ConfigMap's data is taken as it is.",
+			obj: map[string]any{
+				"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": "audit", "resourceVersion": "7"},
+				"data":     map[string]any{"policy.yaml": "rules: []\n"},
+			},
+			kind: "ConfigMap", name: "audit",
+			want: Lookup{Found: true, ResourceVersion: "7", Data: map[string][]byte{"policy.yaml": []byte("rules: []\n")}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := New(nil).WithObject(tc.obj)
+			if diff := cmp.Diff(tc.want, s.Object(tc.kind, tc.name)); diff != "" {
+				t.Errorf("%s\nWithObject(...).Object(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestObjectKindsAreSeparate(t *testing.T) {
+	s := New(nil).
+		WithObject(map[string]any{"kind": "Secret", "metadata": map[string]any{"name": "x", "resourceVersion": "1"}, "data": map[string]any{"k": "YQ=="}}).
+		WithObject(map[string]any{"kind": "ConfigMap", "metadata": map[string]any{"name": "x", "resourceVersion": "2"}, "data": map[string]any{"k": "b"}})
+	if diff := cmp.Diff(Lookup{Found: true, ResourceVersion: "1", Data: map[string][]byte{"k": []byte("a")}}, s.Secret("x")); diff != "" {
+		t.Errorf("A Secret and a ConfigMap of the same name are distinct.\nSecret(...): -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(Lookup{Found: true, ResourceVersion: "2", Data: map[string][]byte{"k": []byte("b")}}, s.Object("ConfigMap", "x")); diff != "" {
+		t.Errorf("A Secret and a ConfigMap of the same name are distinct.\nObject(...): -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(Lookup{}, s.Secret("y")); diff != "" {
+		t.Errorf("An object not read is not found.\nSecret(...): -want, +got:\n%s", diff)
+	}
+}
+
+func TestSecretData(t *testing.T) {
+	s := state(map[resource.Name]map[string]any{
+		"secret": {"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"kubeconfig": "a3ViZWNvbmZpZw=="}},
+	})
+	got, ok := s.SecretData("secret")
+	if diff := cmp.Diff(map[string][]byte{"kubeconfig": []byte("kubeconfig")}, got); diff != "" || !ok {
+		t.Errorf("A composed Secret's data is decoded (ok=%v).\nSecretData(...): -want, +got:\n%s", ok, diff)
+	}
+	if _, ok := s.SecretData("missing"); ok {
+		t.Errorf("A composed Secret that does not exist has no data.")
+	}
+}
+
+func TestFromRequest(t *testing.T) {
+	cert, err := structpb.NewStruct(map[string]any{
+		"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+		"metadata": map[string]any{"name": "root-server"},
+		"status":   map[string]any{"revision": 2, "conditions": conditions("Ready", "True")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := structpb.NewStruct(map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "root-ca"},
+		"data":     map[string]any{"tls.crt": "Y2E=", "odd": 1, "bad": "%%"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := FromRequest(map[string]*fnv1.Resource{
+		"root-server": {Resource: cert},
+		"root-ca":     {Resource: secret},
+		"nothing":     {},
+	})
+	if got, want := s.ComposedNames(), []resource.Name{"root-ca", "root-server"}; !cmp.Equal(got, want) {
+		t.Errorf("ComposedNames(): %v, want %v (a resource without a body does not exist)", got, want)
+	}
+	if !s.CertificateIssued("root-server") || s.CertificateRevision("root-server") != 2 {
+		t.Errorf("root-server: issued %v at revision %d, want issued at revision 2", s.CertificateIssued("root-server"), s.CertificateRevision("root-server"))
+	}
+	data, ok := s.SecretData("root-ca")
+	if diff := cmp.Diff(map[string][]byte{"tls.crt": []byte("ca")}, data); !ok || diff != "" {
+		t.Errorf("SecretData(root-ca): only decodable string values: -want, +got:\n%s", diff)
+	}
+	u, ok := s.Get("root-server")
+	if !ok || u.GetName() != "root-server" || u.Object["status"].(map[string]any)["revision"] != float64(2) {
+		t.Errorf("Get(root-server) converts the whole object: %v", u)
+	}
+	if again, _ := s.Get("root-server"); again != u {
+		t.Errorf("Get converts an object once and returns the same object after")
+	}
+}

@@ -1,0 +1,153 @@
+// Package frontproxy composes everything kcp-operator creates for a FrontProxy, the entry
+// point of a kcp installation: its three certificates (issued by its RootShard's CAs), the
+// merged client CA and backend CA bundles, the path-mapping ConfigMap, the dynamic
+// kubeconfig, and the <fp>-front-proxy Deployment and Service. The workload is rendered by
+// the proxy package in front-proxy mode, the same renderer as the RootShard's internal proxy.
+//
+// Compose is a pure function of the XR and the observed state, so it is table-tested without
+// gRPC.
+package frontproxy
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
+)
+
+// DefaultPort is kcp's port, the front-proxy's Service port and URL port when nothing else
+// says.
+const DefaultPort = 6443
+
+// Result is what the function should return for one FrontProxy.
+type Result struct {
+	Desired      desired.Set
+	Requirements []inputs.Requirement
+	Status       v1alpha1.FrontProxyStatus
+	Conditions   []condition.Condition
+	NotReady     bool
+}
+
+type composer struct {
+	*builder.Builder
+	fp   *v1alpha1.FrontProxy
+	name names.FrontProxy
+	rs   *v1alpha1.RootShard
+	root names.RootShard
+}
+
+// Compose composes a FrontProxy. The XR must have passed Validate.
+func Compose(fp *v1alpha1.FrontProxy, st *observed.State) Result {
+	c := &composer{
+		Builder: builder.New(fp.GetName(), fp.GetNamespace(), st),
+		fp:      fp,
+		name:    names.FrontProxy(fp.GetName()),
+	}
+	rootName := fp.Spec.RootShard.Ref.Name
+	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
+	rs, ok := refs.RootShard(st, rootName)
+	if !ok {
+		return c.waitForRootShard(rootName)
+	}
+	c.rs, c.root = rs, names.RootShard(rootName)
+
+	p := c.proxy()
+	c.registerExternalInputs(p)
+	c.composePKI()
+	c.composeMergedBundles()
+	out := c.composeWorkload(p)
+	available := c.Report(out)
+	return Result{
+		Desired:      c.Set,
+		Requirements: c.Inputs.Requirements(),
+		Status:       v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), URL: URL(fp, rs)},
+		Conditions:   c.Conditions(),
+		NotReady:     c.NotReady(),
+	}
+}
+
+// waitForRootShard keeps everything the FrontProxy composed as it is while its RootShard
+// cannot be read: without the RootShard nothing can be rebuilt, and nothing may be deleted.
+func (c *composer) waitForRootShard(name string) Result {
+	msg := fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace)
+	if c.KeepAll() {
+		msg += ". Everything composed so far is kept unchanged meanwhile"
+	}
+	return Result{
+		Desired:      c.Set,
+		Requirements: c.Inputs.Requirements(),
+		Status:       v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, URL: URL(c.fp, nil)},
+		Conditions: []condition.Condition{
+			{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: msg + "."},
+		},
+		NotReady: true,
+	}
+}
+
+// URL is the public URL of the front-proxy, by the rules kcp-operator uses for the server of
+// kubeconfigs that target a FrontProxy: spec.external, else the deprecated
+// spec.externalHostname (port 6443 unless it names one), else the RootShard's
+// spec.external (never its private hostname). It is empty when only the RootShard could say
+// and rs is nil.
+func URL(fp *v1alpha1.FrontProxy, rs *v1alpha1.RootShard) string {
+	s := fp.Spec
+	switch {
+	case s.External.Hostname != "":
+		return hostPortURL(s.External.Hostname, s.External.Port)
+	case s.ExternalHostname != "":
+		if _, _, err := net.SplitHostPort(s.ExternalHostname); err == nil {
+			return "https://" + s.ExternalHostname
+		}
+		return hostPortURL(s.ExternalHostname, DefaultPort)
+	case rs != nil:
+		return hostPortURL(rs.Spec.External.Hostname, rs.Spec.External.Port)
+	}
+	return ""
+}
+
+func hostPortURL(host string, port uint32) string {
+	return kcpserver.ExternalURL(v1alpha1.ExternalConfig{Hostname: host, Port: port})
+}
+
+// ServicePort is the port of the <fp>-front-proxy Service, kcp-operator's fallback chain:
+// spec.external.port if set; else, with the deprecated spec.externalHostname, its port (6443
+// when it has none or an invalid one); else the RootShard's spec.external.port if set; else
+// 6443.
+func ServicePort(fp *v1alpha1.FrontProxy, rs *v1alpha1.RootShard) int32 {
+	if p := fp.Spec.External.Port; p > 0 {
+		return int32(p)
+	}
+	if h := fp.Spec.ExternalHostname; h != "" {
+		if _, port, err := net.SplitHostPort(h); err == nil {
+			if n, err := strconv.Atoi(port); err == nil && n > 0 && n <= 65535 {
+				return int32(n)
+			}
+		}
+		return DefaultPort
+	}
+	if rs != nil && rs.Spec.External.Port > 0 {
+		return int32(rs.Spec.External.Port)
+	}
+	return DefaultPort
+}
+
+// externalHost is the front-proxy's own public hostname, without port: the deprecated
+// spec.externalHostname, else spec.external.hostname, else "".
+func externalHost(fp *v1alpha1.FrontProxy) string {
+	if h := fp.Spec.ExternalHostname; h != "" {
+		if host, _, err := net.SplitHostPort(h); err == nil {
+			return host
+		}
+		return h
+	}
+	return fp.Spec.External.Hostname
+}

@@ -1,0 +1,187 @@
+package frontproxy
+
+import (
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/proxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
+)
+
+// rootCASecret is the RootShard's root CA Secret: its caSecretRef Secret when it has one
+// (quirk 5 fixed), else <rs>-ca.
+func (c *composer) rootCASecret() string {
+	if ref := c.rs.Spec.Certificates.CASecretRef; ref != nil {
+		return ref.Name
+	}
+	return c.root.RootCA()
+}
+
+// serviceAccountsEnabled reports whether the front-proxy authenticates service accounts.
+func (c *composer) serviceAccountsEnabled() bool {
+	a := c.fp.Spec.Auth
+	return a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled
+}
+
+// serviceAccountCerts are the service-account certificate Secrets of the RootShard and every
+// Shard of the RootShard, root first, then shards sorted by name: the front-proxy accepts
+// tokens signed by any of them.
+func (c *composer) serviceAccountCerts() []workload.ServiceAccountCert {
+	if !c.serviceAccountsEnabled() {
+		return nil
+	}
+	c.Inputs.Require(refs.All(refs.KindShard))
+	var shards []string
+	for _, sh := range refs.ShardsOf(c.St, c.rs.Name) {
+		shards = append(shards, sh.Name)
+	}
+	return kcpserver.ServiceAccountCerts(c.rs.Name, shards)
+}
+
+// proxy describes the front-proxy workload.
+func (c *composer) proxy() proxy.Proxy {
+	s := c.fp.Spec
+	p := proxy.Proxy{
+		Mode:               proxy.FrontProxy,
+		Name:               c.name.Deployment(),
+		Namespace:          c.Namespace,
+		Labels:             names.Labels(string(c.name), names.ComponentFrontProxy),
+		Image:              workload.ResolveImage(s.Image),
+		Resources:          s.Resources,
+		Logging:            s.Logging,
+		ExtraArgs:          s.ExtraArgs,
+		ExtraVolumes:       s.ExtraVolumes,
+		ExtraVolumeMounts:  s.ExtraVolumeMounts,
+		DeploymentTemplate: s.DeploymentTemplate,
+		ServiceTemplate:    s.ServiceTemplate,
+		ServicePort:        ServicePort(c.fp, c.rs),
+		// Only /clusters/ and /services/ are mapped, to the root shard, as kcp-operator
+		// does, not each Shard of the RootShard: kcp-front-proxy learns the shards and their
+		// URLs from the root shard (--shards-kubeconfig) and routes each workspace's requests
+		// to the shard that holds it. Mapping /clusters/ to every shard would make the first
+		// mapping shadow the others.
+		RootShardBaseURL:    rootshard.BaseURL(c.rs),
+		Secrets:             secrets(c.name, c.root, c.rootCASecret(), s.CABundleSecretRef != nil),
+		Auth:                s.Auth,
+		ServiceAccountCerts: c.serviceAccountCerts(),
+	}
+	for _, m := range s.AdditionalPathMappings {
+		p.AdditionalPathMappings = append(p.AdditionalPathMappings, proxy.PathMapping{
+			Path: m.Path, Backend: m.Backend, BackendServerCA: m.BackendServerCA, ProxyClientCert: m.ProxyClientCert, ProxyClientKey: m.ProxyClientKey,
+		})
+	}
+	p.Replicas = c.Replicas(c.Key("deployment", p.Name), s.Replicas, builder.DefaultReplicas)
+	return p
+}
+
+// secrets names what the front-proxy mounts.
+func secrets(fp names.FrontProxy, root names.RootShard, rootCA string, caBundle bool) proxy.Secrets {
+	s := proxy.Secrets{
+		DynamicKubeconfig: fp.DynamicKubeconfig(root),
+		KubeconfigCert:    fp.Cert(root, "kubeconfig"),
+		ServingCert:       fp.Cert(root, "server"),
+		RequestHeaderCert: fp.Cert(root, "requestheader"),
+		RootCA:            rootCA,
+		RequestHeaderCA:   root.CA(names.CARequestHeaderClient),
+		MergedClientCA:    fp.MergedClientCA(),
+		ConfigMap:         fp.Config(),
+	}
+	if caBundle {
+		s.MergedCABundle = fp.MergedCABundle()
+	}
+	return s
+}
+
+// registerExternalInputs declares the Secrets the front-proxy mounts but does not compose:
+// the RootShard's CAs, the service account keys of the RootShard and its Shards, and the
+// user's authentication Secrets.
+func (c *composer) registerExternalInputs(p proxy.Proxy) {
+	rsRef := "spec.rootShard.ref.name (RootShard " + c.rs.Name + ")"
+	c.Inputs.External(inputs.KindSecret, p.Secrets.RootCA, rsRef)
+	m, _, _ := p.Mounts()
+	if slices.Contains(m.SecretNames(), p.Secrets.RequestHeaderCA) {
+		c.Inputs.External(inputs.KindSecret, p.Secrets.RequestHeaderCA, rsRef)
+	}
+	for _, sa := range p.ServiceAccountCerts {
+		c.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of "+sa.Owner+")")
+	}
+	if a := c.fp.Spec.Auth; a != nil {
+		if a.OIDC != nil && a.OIDC.CAFileRef != nil {
+			c.Inputs.External(inputs.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
+		}
+		if a.Webhook != nil {
+			c.Inputs.External(inputs.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
+		}
+		if a.TokenAuthFile != nil {
+			c.Inputs.External(inputs.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
+		}
+	}
+}
+
+// composeMergedBundles composes <fp>-merged-client-ca, always: the RootShard's client CA, then
+// the RootShard's and the FrontProxy's clientCABundleRef; and with a caBundleSecretRef
+// <fp>-merged-ca-bundle: the RootShard's server CA, then that bundle.
+func (c *composer) composeMergedBundles() {
+	labels := map[string]string{names.LabelOwnerFrontProxy: string(c.name)}
+	sources := []string{c.root.CA(names.CAClient)}
+	if ref := c.rs.Spec.ClientCABundleRef; ref != nil {
+		sources = append(sources, ref.Name)
+	}
+	if ref := c.fp.Spec.ClientCABundleRef; ref != nil {
+		sources = append(sources, ref.Name)
+	}
+	c.MergedBundle(c.name.MergedClientCA(), labels, sources...)
+	if ref := c.fp.Spec.CABundleSecretRef; ref != nil {
+		c.MergedBundle(c.name.MergedCABundle(), labels, c.root.CA(names.CAServer), ref.Name)
+	}
+}
+
+// composeWorkload composes the path mapping, the dynamic kubeconfig, and the Deployment and
+// Service once every input exists.
+func (c *composer) composeWorkload(p proxy.Proxy) builder.Outcome {
+	c.ConfigMap(p.Secrets.ConfigMap, p.Labels, map[string]string{proxy.MappingFileName: string(p.PathMappingYAML())})
+	c.Secret(p.Secrets.DynamicKubeconfig, p.Labels, map[string][]byte{"kubeconfig": p.DynamicKubeconfig()})
+	m, _, _ := p.Mounts()
+	return c.Workload(builder.Workload{
+		Name:          p.Name,
+		DeploymentKey: c.Key("deployment", p.Name),
+		ServiceKey:    c.Key("service", p.Name),
+		Mounts:        m,
+		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
+			return p.Deployment(podAnnotations), p.Service()
+		},
+	})
+}
+
+// generatedVolumeNames lists every volume name the front-proxy may generate, with every
+// optional volume switched on, so that any possible clash with an extra volume is caught.
+// The service account keys of Shards are not known here; only the RootShard's is listed.
+func generatedVolumeNames(fp *v1alpha1.FrontProxy, root names.RootShard) []string {
+	p := proxy.Proxy{
+		Mode:    proxy.FrontProxy,
+		Image:   workload.ResolveImage(nil),
+		Secrets: secrets(names.FrontProxy(fp.Name), root, root.RootCA(), true),
+		Auth: &v1alpha1.AuthSpec{
+			OIDC:           &v1alpha1.OIDCConfiguration{CAFileRef: &v1alpha1.SecretKeyRef{Name: "x"}},
+			Webhook:        &v1alpha1.AuthenticationWebhookSpec{ConfigSecretName: "x"},
+			TokenAuthFile:  &v1alpha1.TokenAuthFileSpec{SecretName: "x"},
+			ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true},
+		},
+		ServiceAccountCerts: kcpserver.ServiceAccountCerts(string(root), nil),
+	}
+	m, _, _ := p.Mounts()
+	var out []string
+	for _, v := range m.Volumes() {
+		out = append(out, v.Name)
+	}
+	return out
+}

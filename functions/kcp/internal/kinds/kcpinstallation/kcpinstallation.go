@@ -1,0 +1,363 @@
+// Package kcpinstallation composes a KcpInstallation: the per-kind XRs (RootShard, Shards,
+// CacheServer, FrontProxies, an admin Kubeconfig) of one kcp installation, and a status a
+// tenant can read without looking at them.
+//
+// Every child is built as its typed spec and checked with its own kind's validation before
+// anything is composed, so an installation never produces a child its composer would reject;
+// a child's error is reported against the installation field it came from.
+package kcpinstallation
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/cacheserver"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kubeconfig"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
+)
+
+// Defaults of an installation.
+const (
+	DefaultPort           = 6443
+	DefaultFrontProxyName = "public"
+	DefaultAdminUsername  = "kcp-admin"
+	DefaultAdminGroup     = "system:kcp:admin"
+	DefaultAdminValidity  = 8760 * time.Hour
+	// LabelInstallation marks every XR an installation composes.
+	LabelInstallation = "kcp.crossplane.io/installation"
+)
+
+// TypeComponentsReady says whether every composed XR is Ready.
+const TypeComponentsReady = "ComponentsReady"
+
+// Result is what composing an installation produced.
+type Result struct {
+	Desired    desired.Set
+	Status     v1alpha1.KcpInstallationStatus
+	Conditions []condition.Condition
+	NotReady   bool
+}
+
+// child is one XR the installation composes, with the installation field it comes from.
+type child struct {
+	key   resource.Name
+	kind  string
+	name  string
+	field *field.Path
+	spec  any
+}
+
+// Compose composes the installation's XRs and reports their readiness.
+func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.ErrorList) {
+	children, etcd, errs := build(inst)
+	if len(errs) > 0 {
+		return Result{}, errs
+	}
+	var r Result
+	var waiting []string
+	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
+	if etcd != nil {
+		ready, why := etcd.Compose(b)
+		comp := v1alpha1.InstallationComponent{Kind: "StatefulSet", Name: etcd.Name(), Ready: ready, Message: why}
+		if !ready {
+			waiting = append(waiting, "etcd "+etcd.Name())
+		}
+		r.Status.Components = append(r.Status.Components, comp)
+	}
+	for _, c := range children {
+		u, err := toUnstructured(c, inst)
+		if err != nil {
+			return Result{}, field.ErrorList{field.InternalError(c.field, err)}
+		}
+		ready := st.ConditionTrue(c.key, "Ready")
+		readiness := resource.ReadyFalse
+		if ready {
+			readiness = resource.ReadyTrue
+		}
+		b.Set.Add(c.key, u, readiness)
+		comp := v1alpha1.InstallationComponent{Kind: c.kind, Name: c.name, Ready: ready}
+		if !ready {
+			comp.Message = notReadyMessage(st, c.key)
+			waiting = append(waiting, c.kind+" "+c.name)
+		}
+		r.Status.Components = append(r.Status.Components, comp)
+	}
+
+	fp := children[firstFrontProxy(children)]
+	r.Status.URL = st.String(fp.key, "status", "url")
+	if r.Status.URL == "" {
+		e := fp.spec.(v1alpha1.FrontProxySpec).External
+		r.Status.URL = fmt.Sprintf("https://%s:%d", e.Hostname, e.Port)
+	}
+	r.Desired = b.Set
+	r.Status.KubeconfigSecret = adminSecretName(inst)
+	r.Status.Phase = v1alpha1.PhaseRunning
+	ready := condition.Condition{Type: TypeComponentsReady, Status: true, Reason: "Ready", Message: fmt.Sprintf("All %d components are Ready.", len(r.Status.Components))}
+	if len(waiting) > 0 {
+		r.Status.Phase = v1alpha1.PhaseProvisioning
+		r.NotReady = true
+		ready = condition.Condition{Type: TypeComponentsReady, Status: false, Reason: "Provisioning", Message: "Not Ready yet: " + strings.Join(waiting, ", ") + " (status.components says why)."}
+	}
+	r.Conditions = append(r.Conditions, ready)
+	return r, nil
+}
+
+// build derives every child XR's spec from the installation and validates it, and returns
+// the managed etcd cluster unless the installation uses an external etcd.
+func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field.ErrorList) {
+	s := inst.Spec
+	spec := field.NewPath("spec")
+	name := inst.GetName()
+	var errs field.ErrorList
+	if s.External.Hostname == "" {
+		errs = append(errs, field.Required(spec.Child("external", "hostname"), "the public hostname of the installation"))
+	}
+	external := externalConfig(s.External)
+	store, etcd := etcdStore(inst)
+
+	cache := v1alpha1.CacheConfig{}
+	var children []child
+	if s.CacheServer != nil {
+		csName := name + "-cache"
+		cs := v1alpha1.CacheServerSpec{Image: s.Image, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
+		cs.Certificates = s.Certificates
+		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs})
+		cache.Ref = &corev1.LocalObjectReference{Name: csName}
+	}
+
+	common := func(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements) v1alpha1.CommonShardSpec {
+		return v1alpha1.CommonShardSpec{ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res}
+	}
+	rs := v1alpha1.RootShardSpec{External: external, Cache: cache, Certificates: s.Certificates}
+	if r := s.RootShard; r != nil {
+		rs.CommonShardSpec = common(store(""), r.Replicas, r.Resources)
+		rs.ShardBaseURL = r.ShardBaseURL
+	} else {
+		rs.CommonShardSpec = common(store(""), nil, nil)
+	}
+	children = append(children, child{key: "rootshard", kind: "RootShard", name: name, field: spec, spec: rs})
+
+	root := &corev1.LocalObjectReference{Name: name}
+	for i, sh := range s.Shards {
+		shardEtcd := store(sh.Name)
+		if sh.Etcd != nil {
+			shardEtcd = *sh.Etcd
+		}
+		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources), RootShard: v1alpha1.RootShardConfig{Ref: root}}
+		spec.ShardBaseURL = sh.ShardBaseURL
+		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name + "-" + sh.Name, field: field.NewPath("spec", "shards").Index(i), spec: spec})
+	}
+
+	fps := s.FrontProxies
+	if len(fps) == 0 {
+		fps = []v1alpha1.InstallationFrontProxy{{Name: DefaultFrontProxyName}}
+	}
+	for i, fp := range fps {
+		p := field.NewPath("spec", "frontProxies").Index(i)
+		ext := external
+		switch {
+		case fp.External != nil:
+			ext = externalConfig(*fp.External)
+		case i > 0:
+			errs = append(errs, field.Required(p.Child("external"), "every front-proxy but the first needs its own public address"))
+		}
+		svc := fp.ServiceType
+		if svc == "" {
+			svc = corev1.ServiceTypeLoadBalancer
+		}
+		spec := v1alpha1.FrontProxySpec{
+			RootShard:       v1alpha1.RootShardConfig{Ref: root},
+			Replicas:        fp.Replicas,
+			Auth:            fp.Auth,
+			Image:           s.Image,
+			External:        ext,
+			ServiceTemplate: &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
+		}
+		if sc := fp.ServerCertificate; sc != nil {
+			issuer := sc.IssuerRef
+			dnsNames := sc.DNSNames
+			if len(dnsNames) == 0 {
+				dnsNames = []string{ext.Hostname}
+			}
+			spec.CertificateTemplates = v1alpha1.CertificateTemplateMap{
+				"server": {Spec: &v1alpha1.CertificateSpecTemplate{IssuerRef: &issuer, DNSNames: dnsNames}},
+			}
+			spec.CABundleSecretRef = sc.CABundleSecretRef
+		}
+		children = append(children, child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name + "-" + fp.Name, field: p, spec: spec})
+	}
+
+	kc := v1alpha1.KubeconfigSpec{
+		Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &corev1.LocalObjectReference{Name: name + "-" + fps[0].Name}},
+		Username:  DefaultAdminUsername,
+		Groups:    []string{DefaultAdminGroup},
+		SecretRef: corev1.LocalObjectReference{Name: adminSecretName(inst)},
+	}
+	kc.Validity = metav1.Duration{Duration: DefaultAdminValidity}
+	if a := s.Admin; a != nil {
+		if a.Username != "" {
+			kc.Username = a.Username
+		}
+		if len(a.Groups) > 0 {
+			kc.Groups = a.Groups
+		}
+		if a.Validity != nil {
+			kc.Validity = *a.Validity
+		}
+	}
+	children = append(children, child{key: "kubeconfig-admin", kind: "Kubeconfig", name: name + "-admin", field: spec.Child("admin"), spec: kc})
+
+	for _, c := range children {
+		errs = append(errs, validateChild(inst, c)...)
+	}
+	return children, etcd, errs
+}
+
+// etcdStore returns where each shard stores its data (the root shard is ""), and the managed
+// cluster if there is one. Shards that share the installation's etcd get a key prefix of
+// their own: two kcp shards under one prefix would overwrite each other's data.
+func etcdStore(inst *v1alpha1.KcpInstallation) (func(shard string) v1alpha1.EtcdConfig, *managedetcd.Cluster) {
+	e := inst.Spec.Etcd
+	if e != nil && e.External != nil {
+		ext := *e.External
+		return func(shard string) v1alpha1.EtcdConfig {
+			out := ext
+			if shard != "" {
+				out.Prefix = ShardPrefix(ext.Prefix, shard)
+			}
+			return out
+		}, nil
+	}
+	c := &managedetcd.Cluster{Installation: inst.GetName(), Namespace: inst.GetNamespace(), ClusterDomain: inst.Spec.ClusterDomain}
+	if e != nil && e.Managed != nil {
+		c.Spec = *e.Managed
+	}
+	return func(shard string) v1alpha1.EtcdConfig {
+		if shard == "" {
+			return c.Client("")
+		}
+		return c.Client(ShardPrefix("", shard))
+	}, c
+}
+
+// ShardPrefix is the etcd key prefix of a shard that shares the installation's etcd: beside
+// the root shard's keys, never inside them. kcp writes under <prefix>/, so /shards/<name> is
+// beside the default /registry, and /kcp-shards/<name> beside a root prefix /kcp.
+func ShardPrefix(rootPrefix, shard string) string {
+	root := strings.TrimSuffix(rootPrefix, "/")
+	if root == "" {
+		return "/shards/" + shard
+	}
+	return root + "-shards/" + shard
+}
+
+// validateChild runs the child kind's own validation, and reports what it finds against
+// the installation field the child comes from.
+func validateChild(inst *v1alpha1.KcpInstallation, c child) field.ErrorList {
+	meta := metav1.ObjectMeta{Name: c.name, Namespace: inst.GetNamespace()}
+	var errs field.ErrorList
+	switch s := c.spec.(type) {
+	case v1alpha1.RootShardSpec:
+		errs = rootshard.Validate(&v1alpha1.RootShard{ObjectMeta: meta, Spec: s})
+	case v1alpha1.ShardSpec:
+		errs = shard.Validate(&v1alpha1.Shard{ObjectMeta: meta, Spec: s})
+	case v1alpha1.CacheServerSpec:
+		errs = cacheserver.Validate(&v1alpha1.CacheServer{ObjectMeta: meta, Spec: s})
+	case v1alpha1.FrontProxySpec:
+		errs = frontproxy.Validate(&v1alpha1.FrontProxy{ObjectMeta: meta, Spec: s})
+	case v1alpha1.KubeconfigSpec:
+		errs = kubeconfig.Validate(&v1alpha1.Kubeconfig{ObjectMeta: meta, Spec: s})
+	}
+	out := make(field.ErrorList, 0, len(errs))
+	for _, e := range errs {
+		msg := fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name, e.Error())
+		if strings.HasPrefix(e.Field, "metadata.name") {
+			// The child's name is derived: say what the installation's user can change.
+			msg += "; shorten this KcpInstallation's metadata.name"
+			if strings.HasSuffix(c.field.String(), "]") { // a shard or front-proxy: its own name counts too
+				msg += " or " + c.field.Child("name").String()
+			}
+		}
+		out = append(out, field.Invalid(c.field, e.BadValue, msg))
+	}
+	return out
+}
+
+// toUnstructured renders a child as the composed XR Crossplane applies.
+func toUnstructured(c child, inst *v1alpha1.KcpInstallation) (*resource.Unstructured, error) {
+	b, err := json.Marshal(c.spec)
+	if err != nil {
+		return nil, err
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return nil, err
+	}
+	u := resource.NewUnstructured()
+	u.SetAPIVersion(v1alpha1.Group + "/" + v1alpha1.Version)
+	u.SetKind(c.kind)
+	u.SetName(c.name)
+	u.SetNamespace(inst.GetNamespace())
+	u.SetLabels(map[string]string{LabelInstallation: inst.GetName()})
+	u.Object["spec"] = spec
+	return u, nil
+}
+
+func externalConfig(e v1alpha1.InstallationExternal) v1alpha1.ExternalConfig {
+	port := e.Port
+	if port == 0 {
+		port = DefaultPort
+	}
+	return v1alpha1.ExternalConfig{Hostname: e.Hostname, Port: port}
+}
+
+func adminSecretName(inst *v1alpha1.KcpInstallation) string {
+	if a := inst.Spec.Admin; a != nil && a.SecretName != "" {
+		return a.SecretName
+	}
+	return inst.GetName() + "-admin-kubeconfig"
+}
+
+func firstFrontProxy(children []child) int {
+	for i, c := range children {
+		if c.kind == "FrontProxy" {
+			return i
+		}
+	}
+	return 0
+}
+
+// notReadyMessage is the first condition of a child that is not True, or why it is unknown.
+func notReadyMessage(st *observed.State, key resource.Name) string {
+	u, ok := st.Get(key)
+	if !ok {
+		return "not created yet"
+	}
+	status, _ := u.Object["status"].(map[string]any)
+	conds, _ := status["conditions"].([]any)
+	for _, want := range []string{"Synced", "CertificatesReady", "InputsReady", "Available", "KubeconfigReady", "Ready"} {
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == want && m["status"] != "True" {
+				msg, _ := m["message"].(string)
+				return fmt.Sprintf("%s: %s", want, msg)
+			}
+		}
+	}
+	return "waiting for its status"
+}

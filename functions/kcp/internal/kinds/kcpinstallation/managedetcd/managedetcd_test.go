@@ -1,0 +1,172 @@
+package managedetcd
+
+import (
+	"strings"
+	"testing"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+)
+
+func cluster(spec v1alpha1.ManagedEtcd) Cluster {
+	return Cluster{Installation: "dev", Namespace: "team-a", Spec: spec}
+}
+
+func TestStatefulSet(t *testing.T) {
+	size := apiresource.MustParse("20Gi")
+	class := "fast"
+	type want struct {
+		replicas       int32
+		image          string
+		size           string
+		class          *string
+		whenDeleted    appsv1.PersistentVolumeClaimRetentionPolicyType
+		initialCluster string
+	}
+	cases := map[string]struct {
+		reason string
+		spec   v1alpha1.ManagedEtcd
+		want   want
+	}{
+		"Defaults": {
+			reason: "One member, 8Gi on the default class, the tested image, volumes retained.",
+			want: want{
+				replicas: 1, image: DefaultImage, size: "8Gi", whenDeleted: appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
+				initialCluster: "--initial-cluster=dev-etcd-0=https://dev-etcd-0.dev-etcd-members.team-a.svc.cluster.local:2380",
+			},
+		},
+		"ThreeMembersDeleteVolumes": {
+			reason: "Three members bootstrap together; Delete is only ever what the user asked for.",
+			spec: v1alpha1.ManagedEtcd{
+				Replicas: 3, Image: "registry.example.com/etcd:v3.5.28", VolumeDeletionPolicy: PolicyDelete,
+				Storage: &v1alpha1.ManagedEtcdStorage{Size: &size, StorageClassName: &class},
+			},
+			want: want{
+				replicas: 3, image: "registry.example.com/etcd:v3.5.28", size: "20Gi", class: &class, whenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
+				initialCluster: "--initial-cluster=" +
+					"dev-etcd-0=https://dev-etcd-0.dev-etcd-members.team-a.svc.cluster.local:2380," +
+					"dev-etcd-1=https://dev-etcd-1.dev-etcd-members.team-a.svc.cluster.local:2380," +
+					"dev-etcd-2=https://dev-etcd-2.dev-etcd-members.team-a.svc.cluster.local:2380",
+			},
+		},
+		"UnknownPolicyRetains": {
+			reason: "Anything but Delete keeps the data.",
+			spec:   v1alpha1.ManagedEtcd{VolumeDeletionPolicy: "delete"},
+			want: want{
+				replicas: 1, image: DefaultImage, size: "8Gi", whenDeleted: appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
+				initialCluster: "--initial-cluster=dev-etcd-0=https://dev-etcd-0.dev-etcd-members.team-a.svc.cluster.local:2380",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := cluster(tc.spec)
+			s := c.statefulSet(map[string]string{"app": "etcd"})
+			pvc := s.Spec.VolumeClaimTemplates[0].Spec
+			ctr := s.Spec.Template.Spec.Containers[0]
+			got := want{
+				replicas: *s.Spec.Replicas, image: ctr.Image,
+				size: pvc.Resources.Requests.Storage().String(), class: pvc.StorageClassName,
+				whenDeleted: s.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted,
+			}
+			for _, a := range ctr.Args {
+				if strings.HasPrefix(a, "--initial-cluster=") {
+					got.initialCluster = a
+				}
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nstatefulSet(): -want, +got:\n%s", tc.reason, diff)
+			}
+			if s.Spec.ServiceName != "dev-etcd-members" || s.Spec.PodManagementPolicy != appsv1.ParallelPodManagement {
+				t.Errorf("%s\nserviceName %q policy %q, want dev-etcd-members and Parallel", tc.reason, s.Spec.ServiceName, s.Spec.PodManagementPolicy)
+			}
+			if sc := s.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.FSGroup == nil {
+				t.Errorf("%s\npod security context %+v, want non-root with an fsGroup for the volume", tc.reason, sc)
+			}
+		})
+	}
+}
+
+// TestCompose checks what the cluster composes, the PKI's issuers and names, and when it is
+// ready.
+func TestCompose(t *testing.T) {
+	sts := func(generation, observedGeneration, ready int64) *resource.Unstructured {
+		u := resource.NewUnstructured()
+		u.SetAPIVersion("apps/v1")
+		u.SetKind("StatefulSet")
+		u.SetGeneration(generation)
+		u.Object["status"] = map[string]any{"observedGeneration": observedGeneration, "readyReplicas": ready}
+		return u
+	}
+	cases := map[string]struct {
+		reason   string
+		replicas int32
+		observed map[resource.Name]*resource.Unstructured
+		ready    bool
+		why      string
+	}{
+		"NotCreated": {
+			reason: "Nothing observed: not ready, and says so.",
+			why:    "StatefulSet dev-etcd is not created yet",
+		},
+		"MembersStarting": {
+			reason:   "Two of three members ready is not ready.",
+			replicas: 3,
+			observed: map[resource.Name]*resource.Unstructured{KeyStatefulSet: sts(1, 1, 2)},
+			why:      "StatefulSet dev-etcd has 2 of 3 members ready",
+		},
+		"StaleStatus": {
+			reason:   "A status of an older generation does not count.",
+			observed: map[resource.Name]*resource.Unstructured{KeyStatefulSet: sts(2, 1, 1)},
+			why:      "StatefulSet dev-etcd has 1 of 1 members ready",
+		},
+		"Ready": {
+			reason:   "Every member of the current generation ready.",
+			observed: map[resource.Name]*resource.Unstructured{KeyStatefulSet: sts(1, 1, 1)},
+			ready:    true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := builder.New("dev", "team-a", observed.New(tc.observed))
+			ready, why := cluster(v1alpha1.ManagedEtcd{Replicas: tc.replicas}).Compose(b)
+			if ready != tc.ready || why != tc.why {
+				t.Errorf("%s\nCompose(): ready %v %q, want %v %q", tc.reason, ready, why, tc.ready, tc.why)
+			}
+			issuers := map[string]string{}
+			for _, o := range b.Set.Objects() {
+				if c, ok := o.Resource.(*cmv1.Certificate); ok {
+					issuers[c.Name] = c.Spec.IssuerRef.Name
+				}
+			}
+			want := map[string]string{
+				"dev-etcd-client-ca": "dev-etcd-selfsigned", "dev-etcd-peer-ca": "dev-etcd-selfsigned",
+				"dev-etcd-server": "dev-etcd-client-ca", "dev-etcd-client": "dev-etcd-client-ca",
+				"dev-etcd-peer": "dev-etcd-peer-ca",
+			}
+			if diff := cmp.Diff(want, issuers); diff != "" {
+				t.Errorf("%s\nCertificate issuers: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestClient(t *testing.T) {
+	got := cluster(v1alpha1.ManagedEtcd{}).Client("/shards/alpha")
+	want := v1alpha1.EtcdConfig{
+		Endpoints: []string{"https://dev-etcd.team-a.svc.cluster.local:2379"},
+		TLSConfig: &v1alpha1.EtcdTLSConfig{},
+		Prefix:    "/shards/alpha",
+	}
+	want.TLSConfig.SecretRef.Name = "dev-etcd-client"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Client(): -want, +got:\n%s", diff)
+	}
+}

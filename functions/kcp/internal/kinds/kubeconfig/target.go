@@ -1,0 +1,179 @@
+package kubeconfig
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
+)
+
+// Kinds of target.
+const (
+	KindRootShard  = refs.KindRootShard
+	KindShard      = refs.KindShard
+	KindFrontProxy = refs.KindFrontProxy
+)
+
+// DefaultWorkspace is the workspace the default context opens without spec.targetWorkspace.
+const DefaultWorkspace = "root"
+
+// Context and cluster names kcp-operator writes.
+const (
+	contextDefault   = "default"
+	contextBase      = "base"
+	contextShardBase = "shard-base"
+)
+
+// target is the resolved target of a Kubeconfig: exactly one of rs (alone), sh or fp is the
+// target, and rs is always the RootShard whose CAs issue and serve.
+type target struct {
+	rs   *v1alpha1.RootShard
+	root names.RootShard
+	// sh is the target Shard, nil unless the target is a Shard.
+	sh *v1alpha1.Shard
+	// fp is the target FrontProxy, nil unless the target is a FrontProxy.
+	fp *v1alpha1.FrontProxy
+}
+
+// resolveTarget reads the target and its RootShard, which are required resources. It
+// returns why it cannot when one of them is not known.
+func (c *composer) resolveTarget() (string, bool) {
+	t := c.kc.Spec.Target
+	var rootName, via string
+	switch {
+	case t.RootShardRef != nil:
+		rootName = t.RootShardRef.Name
+	case t.ShardRef != nil:
+		n := t.ShardRef.Name
+		c.Inputs.Require(refs.Named(KindShard, n))
+		sh := &v1alpha1.Shard{}
+		if !refs.Get(c.St, KindShard, n, sh) {
+			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", n, c.Namespace), false
+		}
+		if r := sh.Spec.RootShard.Ref; r == nil || r.Name == "" {
+			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) names no RootShard in its spec.rootShard.ref.name", n), false
+		}
+		c.t.sh, rootName, via = sh, sh.Spec.RootShard.Ref.Name, "Shard "+n+", named by spec.target.shardRef.name"
+	case t.FrontProxyRef != nil:
+		n := t.FrontProxyRef.Name
+		c.Inputs.Require(refs.Named(KindFrontProxy, n))
+		fp := &v1alpha1.FrontProxy{}
+		if !refs.Get(c.St, KindFrontProxy, n, fp) {
+			return fmt.Sprintf("FrontProxy %s (spec.target.frontProxyRef.name) does not exist in namespace %s; create it or fix the reference", n, c.Namespace), false
+		}
+		if r := fp.Spec.RootShard.Ref; r == nil || r.Name == "" {
+			return fmt.Sprintf("FrontProxy %s (spec.target.frontProxyRef.name) names no RootShard in its spec.rootShard.ref.name", n), false
+		}
+		c.t.fp, rootName, via = fp, fp.Spec.RootShard.Ref.Name, "FrontProxy "+n+", named by spec.target.frontProxyRef.name"
+	}
+	c.Inputs.Require(refs.Named(KindRootShard, rootName))
+	// The RootShard's server CA, named after it, is asked for with it (see readOwnSecrets).
+	c.Inputs.Read(inputs.KindSecret, names.RootShard(rootName).CA(names.CAServer))
+	rs, ok := refs.RootShard(c.St, rootName)
+	if !ok {
+		if via != "" {
+			return fmt.Sprintf("RootShard %s (spec.rootShard.ref.name of %s) does not exist in namespace %s; create it or fix the reference", rootName, via, c.Namespace), false
+		}
+		return fmt.Sprintf("RootShard %s (spec.target.rootShardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.Namespace), false
+	}
+	c.t.rs, c.t.root = rs, names.RootShard(rootName)
+	return "", true
+}
+
+// caSource is a Secret whose tls.crt the kubeconfig trusts.
+type caSource struct {
+	secret string
+	// what describes the Secret for messages.
+	what string
+	// user is set for a bundle the user provides.
+	user bool
+}
+
+// caSources are the RootShard's server CA and, for a FrontProxy with caBundleSecretRef,
+// that bundle. A RootShard's or Shard's caBundleSecretRef is not used, as in kcp-operator.
+func (t target) caSources() []caSource {
+	out := []caSource{{secret: t.root.CA(names.CAServer), what: "the server CA of RootShard " + t.rs.Name}}
+	if t.fp != nil {
+		if ref := t.fp.Spec.CABundleSecretRef; ref != nil {
+			out = append(out, caSource{secret: ref.Name, what: "spec.caBundleSecretRef.name of FrontProxy " + t.fp.Name, user: true})
+		}
+	}
+	return out
+}
+
+// BaseURL is the server URL of the base cluster for a resolved target: the RootShard's or
+// Shard's base URL, or the FrontProxy's external address.
+func (t target) BaseURL() string {
+	switch {
+	case t.fp != nil:
+		return frontproxy.URL(t.fp, t.rs)
+	case t.sh != nil:
+		return shard.BaseURL(t.sh)
+	}
+	return rootshard.BaseURL(t.rs)
+}
+
+// Workspace is the workspace path the default context opens.
+func Workspace(kc *v1alpha1.Kubeconfig) string {
+	if w := kc.Spec.TargetWorkspace; w != "" {
+		return w
+	}
+	return DefaultWorkspace
+}
+
+// layout returns the clusters, contexts and current context kcp-operator writes for the
+// target, without credentials.
+func (t target) layout(kc *v1alpha1.Kubeconfig) (kubeconfigfile.Embedded, error) {
+	base := t.BaseURL()
+	def, err := url.JoinPath(base, "clusters", Workspace(kc))
+	if err != nil {
+		return kubeconfigfile.Embedded{}, fmt.Errorf("the server URL %q of %s is not a valid URL: %v", base, TargetName(kc), err)
+	}
+	e := kubeconfigfile.Embedded{
+		Clusters:       map[string]string{contextDefault: def, contextBase: base},
+		Contexts:       map[string]string{contextDefault: contextDefault, contextBase: contextBase},
+		CurrentContext: contextDefault,
+	}
+	if t.fp == nil {
+		// Only shard targets have the shard-base context.
+		e.Contexts[contextShardBase] = contextBase
+	}
+	return e, nil
+}
+
+// reservedSecrets maps the name of every Secret the target's installation composes or has
+// cert-manager write to a description of it.
+func (t target) reservedSecrets() map[string]string {
+	out := map[string]string{}
+	for _, s := range t.root.Secrets() {
+		out[s] = "a Secret of RootShard " + t.rs.Name
+	}
+	if t.sh != nil {
+		for _, s := range names.Shard(t.sh.Name).Secrets() {
+			out[s] = "a Secret of Shard " + t.sh.Name
+		}
+	}
+	if t.fp != nil {
+		for _, s := range frontProxySecrets(t.rs.Name, t.fp.Name) {
+			out[s] = "a Secret of FrontProxy " + t.fp.Name
+		}
+	}
+	return out
+}
+
+// frontProxySecrets lists every Secret a FrontProxy's composition writes or has cert-manager
+// write, whether or not the spec switches them on.
+func frontProxySecrets(rs, fp string) []string {
+	root, f := names.RootShard(rs), names.FrontProxy(fp)
+	return []string{
+		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"),
+		f.DynamicKubeconfig(root), f.MergedCABundle(), f.MergedClientCA(),
+	}
+}

@@ -1,0 +1,166 @@
+package kubeconfig
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+)
+
+// MaxNameLength keeps the Kubeconfig's name a valid label value: it is the value of the
+// operator.kcp.io/kubeconfig label on the certificate Secret.
+const MaxNameLength = validation.LabelValueMaxLength
+
+// workspacePath is the XRD's pattern for spec.targetWorkspace.
+var workspacePath = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
+
+// Validate checks what the XRD schema cannot: every error names the field and how to fix it.
+// A Kubeconfig that fails validation composes nothing new and deletes nothing.
+func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	s := kc.Spec
+	if n := kc.GetName(); len(n) > MaxNameLength {
+		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), n, MaxNameLength))
+	}
+	errs = append(errs, validateTarget(spec.Child("target"), s.Target)...)
+	if w := s.TargetWorkspace; w != "" && !workspacePath.MatchString(w) {
+		errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), w, "must be a kcp workspace path such as root or root:team-a"))
+	}
+	if strings.TrimSpace(s.Username) == "" {
+		errs = append(errs, field.Required(spec.Child("username"), "set the user name, the common name of the client certificate"))
+	}
+	for i, g := range s.Groups {
+		if strings.TrimSpace(g) == "" {
+			errs = append(errs, field.Required(spec.Child("groups").Index(i), "remove the empty group or name one"))
+		}
+	}
+	errs = append(errs, validateValidity(spec, s)...)
+	errs = append(errs, validateSecretName(spec.Child("secretRef", "name"), kc)...)
+	return errs
+}
+
+// validateTarget requires exactly one target with a name. The XRD's CEL rule enforces the
+// first part too.
+func validateTarget(p *field.Path, t v1alpha1.KubeconfigTarget) field.ErrorList {
+	set := 0
+	for _, r := range []bool{t.RootShardRef != nil, t.ShardRef != nil, t.FrontProxyRef != nil} {
+		if r {
+			set++
+		}
+	}
+	switch {
+	case set > 1:
+		return field.ErrorList{field.Forbidden(p, "set exactly one of rootShardRef, shardRef or frontProxyRef")}
+	case set == 0:
+		return field.ErrorList{field.Required(p, "set exactly one of rootShardRef (a RootShard), shardRef (a Shard) or frontProxyRef (a FrontProxy) in the same namespace, which the kubeconfig reaches")}
+	case t.RootShardRef != nil && t.RootShardRef.Name == "":
+		return field.ErrorList{field.Required(p.Child("rootShardRef", "name"), "name the RootShard the kubeconfig reaches")}
+	case t.ShardRef != nil && t.ShardRef.Name == "":
+		return field.ErrorList{field.Required(p.Child("shardRef", "name"), "name the Shard the kubeconfig reaches")}
+	case t.FrontProxyRef != nil && t.FrontProxyRef.Name == "":
+		return field.ErrorList{field.Required(p.Child("frontProxyRef", "name"), "name the FrontProxy the kubeconfig reaches")}
+	}
+	return nil
+}
+
+// validateValidity requires a lifetime cert-manager accepts: the certificate's duration is
+// spec.validity unless the certificate template replaces it.
+func validateValidity(spec *field.Path, s v1alpha1.KubeconfigSpec) field.ErrorList {
+	if s.Validity.Duration <= 0 {
+		return field.ErrorList{field.Invalid(spec.Child("validity"), s.Validity.Duration.String(), "must be a positive duration such as 8760h")}
+	}
+	p, d := spec.Child("validity"), s.Validity.Duration
+	if t := s.CertificateTemplate; t != nil && t.Spec != nil && t.Spec.Duration != nil {
+		p, d = spec.Child("certificateTemplate", "spec", "duration"), t.Spec.Duration.Duration
+	}
+	if d < cmv1.MinimumCertificateDuration {
+		return field.ErrorList{field.Invalid(p, d.String(), fmt.Sprintf("must be at least %s: cert-manager rejects shorter certificates", cmv1.MinimumCertificateDuration))}
+	}
+	return nil
+}
+
+// validateSecretName requires a valid Secret name that is not one the installation uses:
+// composing the kubeconfig into such a Secret would overwrite it, and delete it with the
+// Kubeconfig. The names of the target's RootShard are checked once it is read.
+func validateSecretName(p *field.Path, kc *v1alpha1.Kubeconfig) field.ErrorList {
+	n := kc.Spec.SecretRef.Name
+	if n == "" {
+		return field.ErrorList{field.Required(p, "name the Secret the kubeconfig is written to")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(n) {
+		errs = append(errs, field.Invalid(p, n, msg))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	reserved := map[string]string{}
+	t := kc.Spec.Target
+	switch {
+	case t.RootShardRef != nil:
+		for _, s := range names.RootShard(t.RootShardRef.Name).Secrets() {
+			reserved[s] = "a Secret of RootShard " + t.RootShardRef.Name
+		}
+	case t.ShardRef != nil:
+		for _, s := range names.Shard(t.ShardRef.Name).Secrets() {
+			reserved[s] = "a Secret of Shard " + t.ShardRef.Name
+		}
+	case t.FrontProxyRef != nil:
+		// Its other Secrets carry its RootShard's name, known once the FrontProxy is read.
+		fp := names.FrontProxy(t.FrontProxyRef.Name)
+		for _, s := range []string{fp.MergedCABundle(), fp.MergedClientCA()} {
+			reserved[s] = "a Secret of FrontProxy " + t.FrontProxyRef.Name
+		}
+	}
+	return validateReserved(kc, reserved)
+}
+
+// validateReserved rejects an output Secret name that is a client certificate Secret or one
+// of reserved, which maps names to descriptions.
+func validateReserved(kc *v1alpha1.Kubeconfig, reserved map[string]string) field.ErrorList {
+	p := field.NewPath("spec", "secretRef", "name")
+	n := kc.Spec.SecretRef.Name
+	own := names.Kubeconfig(kc.GetName()).Certificate()
+	switch {
+	case n == own:
+		return field.ErrorList{field.Invalid(p, n, "is the Secret cert-manager writes the client certificate of this Kubeconfig to; choose another name")}
+	case strings.HasPrefix(n, names.KubeconfigCertificatePrefix):
+		return field.ErrorList{field.Invalid(p, n, "names starting with "+names.KubeconfigCertificatePrefix+" are reserved for the client certificate Secrets of Kubeconfigs; choose another name")}
+	}
+	if what, ok := reserved[n]; ok {
+		return field.ErrorList{field.Invalid(p, n, "is "+what+"; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name")}
+	}
+	return nil
+}
+
+// Warnings are accepted but not acted on.
+func Warnings(kc *v1alpha1.Kubeconfig) []string {
+	var out []string
+	if a := kc.Spec.Authorization; a != nil {
+		roles := append([]string{}, a.ClusterRoleBindings.ClusterRoles...)
+		sort.Strings(roles)
+		out = append(out, fmt.Sprintf("spec.authorization is ignored: configuration-kcp does not provision cluster role bindings inside kcp yet, and writes no status.authorization. Bind the cluster roles %v to group %s in workspace %s yourself",
+			roles, names.Kubeconfig(kc.GetName()).Group(), rbacWorkspace(kc)))
+	}
+	return out
+}
+
+// rbacWorkspace is where kcp-operator would bind the roles: spec.targetWorkspace, else the
+// deprecated authorization.clusterRoleBindings.cluster, else root.
+func rbacWorkspace(kc *v1alpha1.Kubeconfig) string {
+	if w := kc.Spec.TargetWorkspace; w != "" {
+		return w
+	}
+	if a := kc.Spec.Authorization; a != nil && a.ClusterRoleBindings.Cluster != "" {
+		return a.ClusterRoleBindings.Cluster
+	}
+	return DefaultWorkspace
+}

@@ -1,0 +1,300 @@
+package kubeconfig
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+)
+
+func TestValidate(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		kc     *v1alpha1.Kubeconfig
+		want   []string
+	}{
+		"Valid": {
+			reason: "The fixture is valid.",
+			kc:     kubeconfigXR(),
+		},
+		"NoTarget": {
+			reason: "A target is required.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Target = v1alpha1.KubeconfigTarget{} }),
+			want:   []string{"spec.target: Required value: set exactly one of rootShardRef (a RootShard), shardRef (a Shard) or frontProxyRef (a FrontProxy) in the same namespace, which the kubeconfig reaches"},
+		},
+		"TwoTargets": {
+			reason: "Exactly one target: kcp-operator silently picks the first.",
+			kc: kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
+				kc.Spec.Target.FrontProxyRef = &corev1.LocalObjectReference{Name: "edge"}
+			}),
+			want: []string{"spec.target: Forbidden: set exactly one of rootShardRef, shardRef or frontProxyRef"},
+		},
+		"TargetWithoutName": {
+			reason: "The target needs a name.",
+			kc:     kubeconfigXR(toShard("")),
+			want:   []string{"spec.target.shardRef.name: Required value: name the Shard the kubeconfig reaches"},
+		},
+		"RequiredFields": {
+			reason: "Every missing required field is named at once.",
+			kc: kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
+				kc.Spec.Username = " "
+				kc.Spec.Validity = metav1.Duration{}
+				kc.Spec.SecretRef.Name = ""
+			}),
+			want: []string{
+				"spec.username: Required value: set the user name, the common name of the client certificate",
+				`spec.validity: Invalid value: "0s": must be a positive duration such as 8760h`,
+				"spec.secretRef.name: Required value: name the Secret the kubeconfig is written to",
+			},
+		},
+		"ShortValidity": {
+			reason: "cert-manager rejects certificates shorter than an hour.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Validity = metav1.Duration{Duration: 30 * time.Minute} }),
+			want:   []string{`spec.validity: Invalid value: "30m0s": must be at least 1h0m0s: cert-manager rejects shorter certificates`},
+		},
+		"TemplateDurationWins": {
+			reason: "A template duration replaces the validity, so it is the one checked.",
+			kc: kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
+				kc.Spec.CertificateTemplate = &v1alpha1.CertificateTemplate{Spec: &v1alpha1.CertificateSpecTemplate{Duration: &metav1.Duration{Duration: time.Minute}}}
+			}),
+			want: []string{`spec.certificateTemplate.spec.duration: Invalid value: "1m0s": must be at least 1h0m0s: cert-manager rejects shorter certificates`},
+		},
+		"EmptyGroup": {
+			reason: "An empty group would be an empty organization.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Groups = []string{"ops", ""} }),
+			want:   []string{"spec.groups[1]: Required value: remove the empty group or name one"},
+		},
+		"BadWorkspace": {
+			reason: "The workspace path follows the XRD's pattern.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.TargetWorkspace = "root/team" }),
+			want:   []string{`spec.targetWorkspace: Invalid value: "root/team": must be a kcp workspace path such as root or root:team-a`},
+		},
+		"BadSecretName": {
+			reason: "The output Secret name must be a valid Secret name.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "Admin_Kubeconfig" }),
+			want:   []string{`spec.secretRef.name: Invalid value: "Admin_Kubeconfig": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+		},
+		"OwnCertificateSecret": {
+			reason: "The output Secret cannot be the client certificate's own Secret.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "kubeconfig-cert-admin" }),
+			want:   []string{`spec.secretRef.name: Invalid value: "kubeconfig-cert-admin": is the Secret cert-manager writes the client certificate of this Kubeconfig to; choose another name`},
+		},
+		"OtherCertificateSecret": {
+			reason: "Nor another Kubeconfig's.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "kubeconfig-cert-bob" }),
+			want:   []string{`spec.secretRef.name: Invalid value: "kubeconfig-cert-bob": names starting with kubeconfig-cert- are reserved for the client certificate Secrets of Kubeconfigs; choose another name`},
+		},
+		"RootShardCA": {
+			reason: "Nor a Secret of the target RootShard, such as its server CA.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "root-server-ca" }),
+			want:   []string{`spec.secretRef.name: Invalid value: "root-server-ca": is a Secret of RootShard root; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`},
+		},
+		"ShardKubeconfig": {
+			reason: "Nor a Secret of the target Shard.",
+			kc:     kubeconfigXR(toShard("alpha"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "alpha-client-kubeconfig" }),
+			want:   []string{`spec.secretRef.name: Invalid value: "alpha-client-kubeconfig": is a Secret of Shard alpha; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`},
+		},
+		"FrontProxyBundle": {
+			reason: "Nor a Secret of the target FrontProxy.",
+			kc:     kubeconfigXR(toFrontProxy("edge"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "edge-merged-client-ca" }),
+			want:   []string{`spec.secretRef.name: Invalid value: "edge-merged-client-ca": is a Secret of FrontProxy edge; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`},
+		},
+		"LongName": {
+			reason: "The name is a label value on the certificate Secret.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Name = strings.Repeat("a", 64) }),
+			want:   []string{"metadata.name: Too long: may not be more than 63 bytes"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, e := range Validate(tc.kc) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nValidate(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestReservedOnceResolved: the Secrets of the target's RootShard and FrontProxy are known
+// only once they are read; Compose rejects them then, and composes nothing.
+func TestReservedOnceResolved(t *testing.T) {
+	cases := map[string]struct {
+		kc    *v1alpha1.Kubeconfig
+		world func(*world)
+		want  string
+	}{
+		"RootShardOfShard": {
+			kc:    kubeconfigXR(toShard("alpha"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "root-client-ca" }),
+			world: func(w *world) { w.object(shardXR()) },
+			want:  `spec.secretRef.name: Invalid value: "root-client-ca": is a Secret of RootShard root; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`,
+		},
+		"FrontProxy": {
+			kc:    kubeconfigXR(toFrontProxy("edge"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "root-edge-server" }),
+			world: func(w *world) { w.object(frontProxy()) },
+			want:  `spec.secretRef.name: Invalid value: "root-edge-server": is a Secret of FrontProxy edge; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`,
+		},
+		"RootShardOfFrontProxy": {
+			kc:    kubeconfigXR(toFrontProxy("edge"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "root-proxy-dynamic-kubeconfig" }),
+			world: func(w *world) { w.object(frontProxy()) },
+			want:  `spec.secretRef.name: Invalid value: "root-proxy-dynamic-kubeconfig": is a Secret of RootShard root; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if errs := Validate(tc.kc); len(errs) > 0 {
+				t.Fatalf("statically valid: %v", errs)
+			}
+			w := newWorld().installation(t, rootShard())
+			tc.world(w)
+			_, errs := Compose(tc.kc, w.state())
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
+				t.Errorf("Compose errors: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReservedListsMatchCompositions guards names.RootShard.Secrets, names.Shard.Secrets and
+// frontProxySecrets against drift: every Secret a converged RootShard, Shard or FrontProxy composes, or has cert-manager
+// write, with every optional Secret switched on, is listed.
+func TestReservedListsMatchCompositions(t *testing.T) {
+	rs := rootShard(func(rs *v1alpha1.RootShard) {
+		rs.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
+		rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
+	})
+	sh := shardXR(func(sh *v1alpha1.Shard) {
+		sh.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
+		sh.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
+	})
+	fp := frontProxy(func(fp *v1alpha1.FrontProxy) {
+		fp.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
+		fp.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
+	})
+	base := func() *world {
+		w := newWorld().object(rs).object(sh).object(fp)
+		for _, s := range append([]string{"user-bundle", "user-clients"}, names.RootShard("root").Secrets()...) {
+			w.secret(s, map[string][]byte{"tls.crt": []byte("PEM")})
+		}
+		return w
+	}
+	secrets := func(d desired.Set) []string {
+		var out []string
+		for _, o := range d.Objects() {
+			switch r := o.Resource.(type) {
+			case *cmv1.Certificate:
+				out = append(out, r.Spec.SecretName)
+			case *corev1.Secret:
+				out = append(out, r.Name)
+			}
+		}
+		return out
+	}
+	settle := func(w *world, d desired.Set) *world {
+		for _, o := range d.Objects() {
+			if o.Resource == nil {
+				continue
+			}
+			if _, ok := o.Resource.(*appsv1.Deployment); ok {
+				continue
+			}
+			cd, err := desired.ToComposed(o.Resource)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := o.Resource.(*cmv1.Certificate); ok {
+				cd.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+			}
+			w.oc[o.Name] = cd
+		}
+		return w
+	}
+	var rsState, shState, fpState *observed.State = base().state(), base().state(), base().state()
+	var rsSecrets, shSecrets, fpSecrets []string
+	for range 3 {
+		f := frontproxy.Compose(fp, fpState)
+		fpSecrets = secrets(f.Desired)
+		fpState = settle(base(), f.Desired).state()
+		r := rootshard.Compose(rs, rsState)
+		rsSecrets = secrets(r.Desired)
+		rsState = settle(base(), r.Desired).state()
+		s := shard.Compose(sh, shState)
+		shSecrets = secrets(s.Desired)
+		shState = settle(base(), s.Desired).state()
+	}
+	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
+	if diff := cmp.Diff(sorted(names.RootShard("root").Secrets()), sorted(rsSecrets)); diff != "" {
+		t.Errorf("names.RootShard.Secrets must list exactly the Secrets a RootShard composes: -list, +composed:\n%s", diff)
+	}
+	if diff := cmp.Diff(sorted(names.Shard("alpha").Secrets()), sorted(shSecrets)); diff != "" {
+		t.Errorf("names.Shard.Secrets must list exactly the Secrets a Shard composes: -list, +composed:\n%s", diff)
+	}
+	if diff := cmp.Diff(sorted(frontProxySecrets("root", "edge")), sorted(fpSecrets)); diff != "" {
+		t.Errorf("frontProxySecrets must list exactly the Secrets a FrontProxy composes: -list, +composed:\n%s", diff)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	if got := Warnings(kubeconfigXR()); len(got) != 0 {
+		t.Errorf("no warnings without authorization, got %v", got)
+	}
+	kc := kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
+		kc.Spec.Authorization = &v1alpha1.KubeconfigAuthorization{ClusterRoleBindings: v1alpha1.KubeconfigClusterRoleBindings{Cluster: "root:team", ClusterRoles: []string{"view", "admin"}}}
+	})
+	want := []string{"spec.authorization is ignored: configuration-kcp does not provision cluster role bindings inside kcp yet, and writes no status.authorization. Bind the cluster roles [admin view] to group kubeconfig:admin in workspace root:team yourself"}
+	if diff := cmp.Diff(want, Warnings(kc)); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+	r, _ := converged(t, kc, newWorld().installation(t, rootShard()))
+	if r.Status.Authorization != nil {
+		t.Errorf("status.authorization is never written")
+	}
+}
+
+func TestValidatePEMCertificates(t *testing.T) {
+	fixtures(t)
+	cases := map[string]struct {
+		data []byte
+		want string
+	}{
+		"One":                {data: fixtureServerCA.chain},
+		"Bundle":             {data: append(append([]byte{}, fixtureServerCA.chain...), fixtureRoot.chain...)},
+		"TrailingWhitespace": {data: append(append([]byte{}, fixtureServerCA.chain...), "\n\n  \n"...)},
+		"Empty":              {data: nil, want: "holds no PEM certificate"},
+		"Garbage":            {data: []byte("hello"), want: "holds no PEM certificate"},
+		"TrailingGarbage":    {data: append(append([]byte{}, fixtureServerCA.chain...), "oops"...), want: "holds data that is not PEM after its certificates"},
+		"Key":                {data: fixtureServerCA.keyPEM(t), want: `holds a PEM block of type "PRIVATE KEY" (block 1); only CERTIFICATE blocks are allowed`},
+		"BadDER":             {data: []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"), want: "holds a certificate that does not parse (block 1): x509: malformed certificate"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if err := ValidatePEMCertificates(tc.data); err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("ValidatePEMCertificates: got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,104 @@
+package rootshard
+
+import (
+	"slices"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
+)
+
+// Certificate template keys a RootShard understands, as in kcp-operator.
+var (
+	leafTemplateKeys  = []string{"server", "virtual-workspaces", "service-account", "logical-cluster-admin", "external-logical-cluster-admin", "client", "kcp-operator"}
+	caTemplateKeys    = []string{"root-ca", "server-ca", "client-ca", "requestheader-client-ca", "service-account-ca"}
+	proxyTemplateKeys = []string{"server", "kubeconfig", "requestheader"}
+)
+
+// composePKI composes the root CA (unless caSecretRef provides it), the four intermediate
+// CAs with their Issuers, and the root shard's and its proxy's leaf certificates.
+func (c *composer) composePKI() {
+	ns := c.Namespace
+	labels := names.Labels(string(c.name), names.ComponentRootShard)
+	secretLabels := map[string]string{names.LabelOwnerRootShard: string(c.name)}
+	tpl := c.rs.Spec.CertificateTemplates
+
+	if ref := c.rs.Spec.Certificates.IssuerRef; ref != nil {
+		// The user's issuer reference is copied verbatim, empty kind and group included.
+		root := pki.CA(c.name.RootCA(), ns, cmmeta.IssuerReference{Name: ref.Name, Kind: ref.Kind, Group: ref.Group}, labels, secretLabels)
+		c.Certificate(root, tpl.Get("root-ca"))
+	}
+	c.Issuer(pki.CAIssuer(c.name.RootCA(), ns, c.rootCASecret(), labels))
+
+	for _, ca := range names.IntermediateCAs {
+		cert := pki.CA(c.name.CA(ca), ns, pki.IssuerRef(c.name.RootCA()), labels, secretLabels)
+		c.Certificate(cert, tpl.Get(ca+"-ca"))
+		c.Issuer(pki.CAIssuer(c.name.CA(ca), ns, c.name.CA(ca), labels))
+	}
+
+	leaf := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
+		return pki.Leaf{
+			Name: c.name.Cert(kind), Namespace: ns, CommonName: cn, Organizations: orgs,
+			Usages: usages, Issuer: c.name.CA(issuerCA), Labels: labels, SecretLabels: secretLabels,
+		}
+	}
+	server := leaf("server", "", nil, pki.UsagesServing, names.CAServer)
+	server.DNSNames = c.serverDNSNames()
+	vw := leaf("virtual-workspaces", "", nil, pki.UsagesServerAuth, names.CAServer)
+	vw.DNSNames = []string{c.rs.Spec.External.Hostname}
+	for _, l := range []struct {
+		key  string
+		leaf pki.Leaf
+	}{
+		{"server", server},
+		{"virtual-workspaces", vw},
+		{"service-account", leaf("service-account", c.name.Cert("service-account"), nil, pki.UsagesSigningKey, names.CAServiceAccount)},
+		{"logical-cluster-admin", leaf("logical-cluster-admin", "logical-cluster-admin", []string{"system:kcp:logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
+		{"external-logical-cluster-admin", leaf("external-logical-cluster-admin", "external-logical-cluster-admin", []string{"system:kcp:external-logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
+		{"client", leaf("client", string(c.name), []string{"system:masters"}, pki.UsagesClient, names.CAClient)},
+		{"kcp-operator", leaf("kcp-operator", "system:kcp-operator", []string{"system:kcp:admin"}, pki.UsagesClient, names.CAClient)},
+	} {
+		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
+	}
+
+	// The internal proxy's certificates belong to the RootShard too.
+	proxyLabels := names.Labels(string(c.name), names.ComponentRootShardProxy)
+	proxyTpl := c.proxyTemplates()
+	proxy := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
+		return pki.Leaf{
+			Name: c.name.ProxyCert(kind), Namespace: ns, CommonName: cn, Organizations: orgs,
+			Usages: usages, Issuer: c.name.CA(issuerCA), Labels: proxyLabels, SecretLabels: secretLabels,
+		}
+	}
+	proxyServer := proxy("server", "", nil, pki.UsagesServing, names.CAServer)
+	svc := c.name.Proxy()
+	// Unlike kcp-operator (quirk 9) the FQDN uses spec.clusterDomain, not a literal cluster.local.
+	proxyServer.DNSNames = []string{svc, svc + "." + ns, names.ServiceFQDN(svc, ns, c.rs.Spec.ClusterDomain)}
+	c.Certificate(proxyServer.Certificate(), proxyTpl.Get("server"))
+	c.Certificate(proxy("kubeconfig", "kcp-root-shard-proxy", []string{"system:masters"}, pki.UsagesClient, names.CAClient).Certificate(), proxyTpl.Get("kubeconfig"))
+	c.Certificate(proxy("requestheader", "kcp-root-shard-proxy", nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), proxyTpl.Get("requestheader"))
+}
+
+// serverDNSNames is the sorted set of names the root shard serves under.
+func (c *composer) serverDNSNames() []string {
+	dns := []string{
+		names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.rs.Spec.ClusterDomain),
+		c.rs.Spec.External.Hostname,
+	}
+	if h := kcpserver.HostOf(c.rs.Spec.ShardBaseURL); h != "" {
+		dns = append(dns, h)
+	}
+	slices.Sort(dns)
+	return slices.Compact(dns)
+}
+
+func (c *composer) proxyTemplates() v1alpha1.CertificateTemplateMap {
+	if p := c.rs.Spec.Proxy; p != nil {
+		return p.CertificateTemplates
+	}
+	return nil
+}

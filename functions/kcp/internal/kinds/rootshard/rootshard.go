@@ -1,0 +1,135 @@
+// Package rootshard composes everything kcp-operator creates for a RootShard: its PKI (root
+// CA, four intermediate CAs and their Issuers, the leaf certificates), the logical-cluster-admin
+// kubeconfigs, merged CA bundles, the <rs>-kcp Deployment and Service, and the internal
+// <rs>-proxy with its certificates, path mapping and kubeconfig.
+//
+// Compose is a pure function of the XR and the observed state, so it is table-tested without
+// gRPC.
+package rootshard
+
+import (
+	"fmt"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
+)
+
+// Result is what the function should return for one RootShard.
+type Result struct {
+	Desired      desired.Set
+	Requirements []inputs.Requirement
+	Status       v1alpha1.RootShardStatus
+	Conditions   []condition.Condition
+	// NotReady forces the XR not ready, e.g. while a workload is not composed yet: the
+	// composed resources that do exist could otherwise all be ready.
+	NotReady bool
+	Warnings []string
+}
+
+// composer holds what every step of one composition needs.
+type composer struct {
+	*builder.Builder
+	rs      *v1alpha1.RootShard
+	name    names.RootShard
+	baseURL string
+}
+
+// Compose composes a RootShard. The XR must have passed Validate.
+func Compose(rs *v1alpha1.RootShard, st *observed.State) Result {
+	c := &composer{
+		Builder: builder.New(rs.GetName(), rs.GetNamespace(), st),
+		rs:      rs,
+		name:    names.RootShard(rs.GetName()),
+		baseURL: BaseURL(rs),
+	}
+	// Every Shard in the namespace is read to list this RootShard's shards in status and to
+	// trust their service account keys.
+	c.Inputs.Require(refs.All(refs.KindShard))
+	c.registerExternalInputs()
+	c.composePKI()
+	c.composeKubeconfigs()
+	c.composeMergedBundles()
+	shard := c.composeRootShardWorkload()
+	proxy := c.composeProxy()
+	available := c.Report(shard, proxy)
+	return Result{
+		Desired:      c.Set,
+		Requirements: c.Inputs.Requirements(),
+		Status: v1alpha1.RootShardStatus{
+			Phase:       builder.Phase(available),
+			BaseURL:     c.baseURL,
+			ExternalURL: ExternalURL(rs),
+			Shards:      c.shardRefs(),
+		},
+		Conditions: c.Conditions(),
+		NotReady:   c.NotReady(),
+	}
+}
+
+// shardNames lists the names of this RootShard's Shards, sorted.
+func (c *composer) shardNames() []string {
+	var out []string
+	for _, sh := range refs.ShardsOf(c.St, c.rs.Name) {
+		out = append(out, sh.Name)
+	}
+	return out
+}
+
+// shardRefs is status.shards, as kcp-operator writes it.
+func (c *composer) shardRefs() []v1alpha1.ShardReference {
+	var out []v1alpha1.ShardReference
+	for _, n := range c.shardNames() {
+		out = append(out, v1alpha1.ShardReference{Name: n})
+	}
+	return out
+}
+
+// BaseURL is where other kcp components reach the root shard.
+func BaseURL(rs *v1alpha1.RootShard) string {
+	if rs.Spec.ShardBaseURL != "" {
+		return rs.Spec.ShardBaseURL
+	}
+	return fmt.Sprintf("https://%s:6443",
+		names.ServiceFQDN(names.RootShard(rs.GetName()).Deployment(), rs.GetNamespace(), rs.Spec.ClusterDomain))
+}
+
+// ExternalURL is the public URL of the installation.
+func ExternalURL(rs *v1alpha1.RootShard) string { return kcpserver.ExternalURL(rs.Spec.External) }
+
+// rootCASecret is the Secret holding the root CA key pair. Unlike kcp-operator (quirk 5),
+// workloads mount the caSecretRef Secret when one is given, instead of <rs>-ca.
+func (c *composer) rootCASecret() string {
+	if ref := c.rs.Spec.Certificates.CASecretRef; ref != nil {
+		return ref.Name
+	}
+	return c.name.RootCA()
+}
+
+// registerExternalInputs declares the user's Secrets and ConfigMaps that workloads mount, so
+// they are read as required resources and gate the workloads.
+func (c *composer) registerExternalInputs() {
+	s := c.rs.Spec
+	if ref := s.Certificates.CASecretRef; ref != nil {
+		c.Inputs.External(inputs.KindSecret, ref.Name, "spec.certificates.caSecretRef.name")
+	}
+	if ref := s.CABundleSecretRef; ref != nil {
+		c.Inputs.External(inputs.KindSecret, ref.Name, "spec.caBundleSecretRef.name")
+	}
+	if ref := s.ClientCABundleRef; ref != nil {
+		c.Inputs.External(inputs.KindSecret, ref.Name, "spec.clientCABundleRef.name")
+	}
+	if ref := s.Cache.Ref; ref != nil {
+		cs := names.CacheServer(ref.Name)
+		for _, n := range []string{cs.Kubeconfig(), cs.CA(), cs.ClientCertificate()} {
+			c.Inputs.External(inputs.KindSecret, n, "spec.cache.ref.name (CacheServer "+ref.Name+")")
+		}
+	}
+	kcpserver.RegisterUserInputs(&c.Inputs, &s.CommonShardSpec)
+}

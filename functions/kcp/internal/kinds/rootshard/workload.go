@@ -1,0 +1,63 @@
+package rootshard
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
+)
+
+// server describes the root shard's kcp server.
+func (c *composer) server() kcpserver.Server {
+	srv := kcpserver.Server{
+		Name:         string(c.name),
+		Namespace:    c.Namespace,
+		Root:         c.name,
+		IsRoot:       true,
+		Spec:         &c.rs.Spec.CommonShardSpec,
+		BaseURL:      c.baseURL,
+		RootExternal: c.rs.Spec.External,
+		RootCASecret: c.rootCASecret(),
+	}
+	if a := c.rs.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
+		srv.ServiceAccountCerts = kcpserver.ServiceAccountCerts(string(c.name), c.shardNames())
+	}
+	if ref := c.rs.Spec.Cache.Ref; ref != nil {
+		srv.CacheServer = ref.Name
+	}
+	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil {
+		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
+		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
+			srv.VirtualWorkspaceURL = kcpserver.ExternalURL(vw.Spec.External)
+		}
+	}
+	return srv
+}
+
+// composeRootShardWorkload composes the <rs>-kcp Deployment and Service once every mounted
+// Secret exists. An existing Deployment is kept unchanged while an input is missing.
+func (c *composer) composeRootShardWorkload() builder.Outcome {
+	srv := c.server()
+	key := c.Key("deployment", "kcp")
+	var blockers []string
+	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil && srv.VirtualWorkspaceURL == "" {
+		// Without the VirtualWorkspace's URL the flags cannot be rendered: hold the workload.
+		blockers = append(blockers, "VirtualWorkspace "+ref.Name+" (spec.kcpVirtualWorkspace.name)")
+	}
+	for _, sa := range srv.ServiceAccountCerts[min(1, len(srv.ServiceAccountCerts)):] {
+		c.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of Shard "+sa.Owner+")")
+	}
+	return c.Workload(builder.Workload{
+		Name:          srv.DeploymentName(),
+		DeploymentKey: key,
+		ServiceKey:    c.Key("service", "kcp"),
+		Mounts:        append(srv.Mounts(), srv.Authentication().Mounts...),
+		Blockers:      blockers,
+		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
+			return srv.Deployment(c.Replicas(key, c.rs.Spec.Replicas, builder.DefaultReplicas), podAnnotations), srv.Service()
+		},
+	})
+}

@@ -1,0 +1,318 @@
+// Package shard composes everything kcp-operator creates for a Shard: its certificates
+// (issued by its RootShard's CAs), the three kubeconfig Secrets, merged CA bundles, and the
+// <sh>-shard-kcp Deployment and Service that register the shard with its root shard.
+package shard
+
+import (
+	"fmt"
+	"slices"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
+)
+
+// Result is what the function should return for one Shard.
+type Result struct {
+	Desired      desired.Set
+	Requirements []inputs.Requirement
+	Status       v1alpha1.ShardStatus
+	Conditions   []condition.Condition
+	NotReady     bool
+}
+
+// Certificate template keys a Shard understands.
+var templateKeys = []string{"server", "virtual-workspaces", "service-account", "client", "mounts-proxy", "logical-cluster-admin", "external-logical-cluster-admin"}
+
+type composer struct {
+	*builder.Builder
+	sh   *v1alpha1.Shard
+	name names.Shard
+	rs   *v1alpha1.RootShard
+	root names.RootShard
+}
+
+// BaseURL is where other kcp components reach the shard.
+func BaseURL(sh *v1alpha1.Shard) string {
+	if sh.Spec.ShardBaseURL != "" {
+		return sh.Spec.ShardBaseURL
+	}
+	return fmt.Sprintf("https://%s:6443",
+		names.ServiceFQDN(names.Shard(sh.GetName()).Deployment(), sh.GetNamespace(), sh.Spec.ClusterDomain))
+}
+
+// Compose composes a Shard. The XR must have passed Validate.
+func Compose(sh *v1alpha1.Shard, st *observed.State) Result {
+	c := &composer{
+		Builder: builder.New(sh.GetName(), sh.GetNamespace(), st),
+		sh:      sh,
+		name:    names.Shard(sh.GetName()),
+	}
+	rootName := sh.Spec.RootShard.Ref.Name
+	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
+	c.requireAhead(names.RootShard(rootName))
+	rs, ok := refs.RootShard(st, rootName)
+	if !ok {
+		return c.waitForRootShard(rootName)
+	}
+	c.rs, c.root = rs, names.RootShard(rootName)
+
+	srv := c.server()
+	c.registerExternalInputs(srv)
+	c.composePKI()
+	c.composeKubeconfigs()
+	c.composeMergedBundles()
+	out := c.composeWorkload(srv)
+	available := c.Report(out)
+	return Result{
+		Desired:      c.Set,
+		Requirements: c.Inputs.Requirements(),
+		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), BaseURL: BaseURL(sh)},
+		Conditions:   c.Conditions(),
+		NotReady:     c.NotReady(),
+	}
+}
+
+// waitForRootShard keeps everything the Shard composed as it is while its RootShard cannot be
+// read: without the RootShard nothing can be rebuilt, and nothing may be deleted.
+func (c *composer) waitForRootShard(name string) Result {
+	msg := fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace)
+	if c.KeepAll() {
+		msg += ". Everything composed so far is kept unchanged meanwhile"
+	}
+	return Result{
+		Desired:      c.Set,
+		Requirements: c.Inputs.Requirements(),
+		Status:       v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, BaseURL: BaseURL(c.sh)},
+		Conditions: []condition.Condition{
+			{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: msg + "."},
+		},
+		NotReady: true,
+	}
+}
+
+// requireAhead asks, with the RootShard itself, for everything the shard reads whose name
+// follows from the RootShard's name and the Shard's own spec: the RootShard's CA Secrets, the
+// other Shards, the VirtualWorkspace. Crossplane calls the function again until its
+// requirements stop changing, so asking for them only once the RootShard is read would cost
+// a third call on every reconcile. (A RootShard with its own caSecretRef or a cache server
+// adds Secrets only it names, and takes the third call.)
+func (c *composer) requireAhead(root names.RootShard) {
+	c.Inputs.Read(inputs.KindSecret, root.RootCA())
+	for _, ca := range rootShardCAs {
+		c.Inputs.Read(inputs.KindSecret, root.CA(ca))
+	}
+	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
+		c.Inputs.Require(refs.All(refs.KindShard))
+	}
+	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
+		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
+	}
+}
+
+// rootShardCAs are the RootShard's CAs a shard mounts besides its root CA.
+var rootShardCAs = []string{names.CAServer, names.CAServiceAccount, names.CARequestHeaderClient, names.CAClient}
+
+// cacheServer is the effective cache server: the Shard's, else the RootShard's, else none
+// (the root shard serves as the cache).
+func (c *composer) cacheServer() string {
+	if cr := c.sh.Spec.Cache; cr != nil && cr.Ref != nil {
+		return cr.Ref.Name
+	}
+	if r := c.rs.Spec.Cache.Ref; r != nil {
+		return r.Name
+	}
+	return ""
+}
+
+// rootCASecret is the RootShard's root CA Secret (its caSecretRef Secret, quirk 5 fixed).
+func (c *composer) rootCASecret() string {
+	if ref := c.rs.Spec.Certificates.CASecretRef; ref != nil {
+		return ref.Name
+	}
+	return c.root.RootCA()
+}
+
+// server describes the shard's kcp server.
+func (c *composer) server() kcpserver.Server {
+	srv := kcpserver.Server{
+		Name:                    string(c.name),
+		Namespace:               c.Namespace,
+		Root:                    c.root,
+		Spec:                    &c.sh.Spec.CommonShardSpec,
+		BaseURL:                 BaseURL(c.sh),
+		RootExternal:            c.rs.Spec.External,
+		RootCASecret:            c.rootCASecret(),
+		CacheServer:             c.cacheServer(),
+		InheritedClientCABundle: c.rs.Spec.ClientCABundleRef != nil,
+	}
+	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
+		c.Inputs.Require(refs.All(refs.KindShard))
+		var shards []string
+		for _, s := range refs.ShardsOf(c.St, c.rs.Name) {
+			shards = append(shards, s.Name)
+		}
+		// This shard may not be listed yet in a fresh render; it always mounts its own key.
+		if !slices.Contains(shards, c.sh.Name) {
+			shards = append(shards, c.sh.Name)
+			slices.Sort(shards)
+		}
+		srv.ServiceAccountCerts = kcpserver.ServiceAccountCerts(c.rs.Name, shards)
+	}
+	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
+		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
+		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
+			srv.VirtualWorkspaceURL = kcpserver.ExternalURL(vw.Spec.External)
+		}
+	}
+	return srv
+}
+
+// registerExternalInputs declares the Secrets and ConfigMaps the shard mounts but does not
+// compose: the RootShard's CAs, a CacheServer's Secrets, and the user's.
+func (c *composer) registerExternalInputs(srv kcpserver.Server) {
+	rsRef := "spec.rootShard.ref.name (RootShard " + c.rs.Name + ")"
+	c.Inputs.External(inputs.KindSecret, srv.RootCASecret, rsRef)
+	for _, ca := range rootShardCAs {
+		c.Inputs.External(inputs.KindSecret, c.root.CA(ca), rsRef)
+	}
+	if cs := srv.CacheServer; cs != "" {
+		field := "spec.cache.ref.name (CacheServer " + cs + ")"
+		if c.sh.Spec.Cache == nil || c.sh.Spec.Cache.Ref == nil {
+			field = "the RootShard's spec.cache.ref.name (CacheServer " + cs + ")"
+		}
+		n := names.CacheServer(cs)
+		for _, s := range []string{n.Kubeconfig(), n.CA(), n.ClientCertificate()} {
+			c.Inputs.External(inputs.KindSecret, s, field)
+		}
+	}
+	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
+		for _, sa := range srv.ServiceAccountCerts {
+			if sa.Owner != string(c.name) {
+				c.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of "+sa.Owner+")")
+			}
+		}
+	}
+	kcpserver.RegisterUserInputs(&c.Inputs, &c.sh.Spec.CommonShardSpec)
+}
+
+// composePKI composes the shard's certificates, issued by the RootShard's CAs.
+func (c *composer) composePKI() {
+	labels := names.Labels(string(c.name), names.ComponentShard)
+	secretLabels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)}
+	tpl := c.sh.Spec.CertificateTemplates
+	leaf := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
+		return pki.Leaf{
+			Name: c.name.Cert(kind), Namespace: c.Namespace, CommonName: cn, Organizations: orgs,
+			Usages: usages, Issuer: c.root.CA(issuerCA), Labels: labels, SecretLabels: secretLabels,
+		}
+	}
+	svc := names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.sh.Spec.ClusterDomain)
+	server := leaf("server", "", nil, pki.UsagesServing, names.CAServer)
+	server.DNSNames = []string{"localhost", svc}
+	if h := kcpserver.HostOf(c.sh.Spec.ShardBaseURL); h != "" {
+		server.DNSNames = append(server.DNSNames, h)
+	}
+	slices.Sort(server.DNSNames)
+	server.DNSNames = slices.Compact(server.DNSNames)
+	vw := leaf("virtual-workspaces", "", nil, pki.UsagesServerAuth, names.CAServer)
+	vw.DNSNames = []string{svc}
+	sh := string(c.name)
+	for _, l := range []struct {
+		key  string
+		leaf pki.Leaf
+	}{
+		{"server", server},
+		{"service-account", leaf("service-account", c.name.Cert("service-account"), nil, pki.UsagesSigningKey, names.CAServiceAccount)},
+		{"virtual-workspaces", vw},
+		{"client", leaf("client", "shard-"+sh, []string{"system:masters"}, pki.UsagesClient, names.CAClient)},
+		{"mounts-proxy", leaf("mounts-proxy", "kcp-mounts-proxy", nil, pki.UsagesClient, names.CARequestHeaderClient)},
+		{"logical-cluster-admin", leaf("logical-cluster-admin", "logical-cluster-admin-shard-"+sh, []string{"system:kcp:logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
+		{"external-logical-cluster-admin", leaf("external-logical-cluster-admin", "external-logical-cluster-admin-shard-"+sh, []string{"system:kcp:external-logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
+	} {
+		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
+	}
+}
+
+// composeKubeconfigs composes the shard's three kubeconfig Secrets: to the root shard (also
+// the cache when there is no cache server), and to logical clusters as their admin through
+// the shard's own URL and through the external one.
+func (c *composer) composeKubeconfigs() {
+	labels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)}
+	secret := func(name string, f kubeconfigfile.Files) {
+		c.Secret(name, labels, map[string][]byte{"kubeconfig": f.Config().Marshal()})
+	}
+	secret(c.name.ClientKubeconfig(), kubeconfigfile.Files{
+		ClusterName: "root-shard", Server: rootshard.BaseURL(c.rs), CAFile: kcpserver.PathServerCA,
+		UserName: "shard", CertFile: kcpserver.DirClientCert + "/tls.crt", KeyFile: kcpserver.DirClientCert + "/tls.key",
+		ContextName: "shard-base",
+	})
+	secret(c.name.LogicalClusterAdminKubeconfig(), kubeconfigfile.Files{
+		ClusterName: "logical-cluster:admin", Server: BaseURL(c.sh), CAFile: kcpserver.PathServerCA,
+		UserName: "logical-cluster-admin", CertFile: kcpserver.DirLogicalClusterAdmin + "/tls.crt", KeyFile: kcpserver.DirLogicalClusterAdmin + "/tls.key",
+		ContextName: "logical-cluster",
+	})
+	server := kcpserver.ExternalAdminURL(c.rs.Spec.External)
+	ca := kcpserver.PathServerCA
+	if c.sh.Spec.CABundleSecretRef != nil {
+		ca = kcpserver.PathCABundle
+	}
+	secret(c.name.ExternalLogicalClusterAdminKubeconfig(), kubeconfigfile.Files{
+		ClusterName: "external-logical-cluster:admin", Server: server, CAFile: ca,
+		UserName: "external-logical-cluster-admin", CertFile: kcpserver.DirExternalLCA + "/tls.crt", KeyFile: kcpserver.DirExternalLCA + "/tls.key",
+		ContextName: "external-logical-cluster",
+	})
+}
+
+// composeMergedBundles composes the shard's CA bundles. Unlike kcp-operator (quirk 4) the
+// merged CA bundle starts with the RootShard's server CA, not the shard's own serving
+// certificate.
+func (c *composer) composeMergedBundles() {
+	labels := map[string]string{names.LabelOwnerShard: string(c.name)}
+	if ref := c.sh.Spec.CABundleSecretRef; ref != nil {
+		c.MergedBundle(c.name.MergedCABundle(), labels, c.root.CA(names.CAServer), ref.Name)
+	}
+	sources := []string{c.root.CA(names.CAClient)}
+	if ref := c.rs.Spec.ClientCABundleRef; ref != nil {
+		sources = append(sources, ref.Name)
+	}
+	if ref := c.sh.Spec.ClientCABundleRef; ref != nil {
+		sources = append(sources, ref.Name)
+	}
+	if len(sources) > 1 {
+		c.MergedBundle(c.name.MergedClientCA(), labels, sources...)
+	}
+}
+
+// composeWorkload composes the shard's Deployment and Service once every input exists.
+func (c *composer) composeWorkload(srv kcpserver.Server) builder.Outcome {
+	key := c.Key("deployment", srv.DeploymentName())
+	var blockers []string
+	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil && srv.VirtualWorkspaceURL == "" {
+		// Without the VirtualWorkspace's URL the flags cannot be rendered: hold the workload.
+		blockers = append(blockers, fmt.Sprintf("VirtualWorkspace %s (spec.kcpVirtualWorkspace.name)", ref.Name))
+	}
+	return c.Workload(builder.Workload{
+		Name:          srv.DeploymentName(),
+		DeploymentKey: key,
+		ServiceKey:    c.Key("service", srv.DeploymentName()),
+		Mounts:        append(srv.Mounts(), srv.Authentication().Mounts...),
+		Blockers:      blockers,
+		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
+			return srv.Deployment(c.Replicas(key, c.sh.Spec.Replicas, builder.DefaultReplicas), podAnnotations), srv.Service()
+		},
+	})
+}

@@ -1,0 +1,36 @@
+package virtualworkspace
+
+import (
+	"maps"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
+)
+
+// Certificate template keys a VirtualWorkspace understands.
+var templateKeys = []string{"server", "client"}
+
+// composePKI composes the server's two certificates, issued by the RootShard's CAs, in
+// kcp-operator's order.
+func (c *composer) composePKI() {
+	secretLabels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerVirtualWS: c.vw.Name}
+	tpl := c.vw.Spec.CertificateTemplates
+
+	// The client certificate is labelled with a copy of the VirtualWorkspace's own labels, as
+	// kcp-operator does (unlike every other certificate).
+	client := pki.Leaf{
+		Name: c.name.Cert("client"), Namespace: c.Namespace,
+		CommonName: c.name.Deployment(), Organizations: []string{"system:masters"},
+		Usages: pki.UsagesClient, Issuer: c.root.CA(names.CAClient),
+		Labels: maps.Clone(c.vw.Labels), SecretLabels: secretLabels,
+	}
+	c.Certificate(client.Certificate(), tpl.Get("client"))
+
+	server := pki.Leaf{
+		Name: c.name.Cert("server"), Namespace: c.Namespace,
+		DNSNames: []string{"localhost", names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.vw.Spec.ClusterDomain)},
+		Usages:   pki.UsagesServing, Issuer: c.root.CA(names.CAServer),
+		Labels: names.Labels(c.vw.Name, names.ComponentVirtualWS), SecretLabels: secretLabels,
+	}
+	c.Certificate(server.Certificate(), tpl.Get("server"))
+}

@@ -1,0 +1,218 @@
+// Package virtualworkspace composes everything kcp-operator creates for a VirtualWorkspace:
+// an external kcp virtual workspace server for one RootShard or Shard. Its certificates are
+// issued by the target's RootShard CAs; it borrows the target's logical-cluster-admin
+// kubeconfig (authenticating with its own client certificate) unless given a kubeconfig.
+package virtualworkspace
+
+import (
+	"fmt"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
+)
+
+// Result is what the function should return for one VirtualWorkspace.
+type Result struct {
+	Desired      desired.Set
+	Requirements []inputs.Requirement
+	Status       v1alpha1.VirtualWorkspaceStatus
+	Conditions   []condition.Condition
+	NotReady     bool
+}
+
+// URL is the external URL the targeted shard advertises for this server.
+func URL(vw *v1alpha1.VirtualWorkspace) string { return kcpserver.ExternalURL(vw.Spec.External) }
+
+type composer struct {
+	*builder.Builder
+	vw   *v1alpha1.VirtualWorkspace
+	name names.VirtualWorkspace
+	// rs is the RootShard whose CAs the server uses: the target, or the target Shard's.
+	rs   *v1alpha1.RootShard
+	root names.RootShard
+	// sh is the target Shard, nil when the target is the RootShard.
+	sh *v1alpha1.Shard
+}
+
+// Compose composes a VirtualWorkspace. The XR must have passed Validate.
+func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) Result {
+	c := &composer{
+		Builder: builder.New(vw.GetName(), vw.GetNamespace(), st),
+		vw:      vw,
+		name:    names.VirtualWorkspace(vw.GetName()),
+	}
+	if why, ok := c.resolveTarget(); !ok {
+		return c.waitForTarget(why)
+	}
+
+	srv := c.server()
+	c.registerExternalInputs(srv)
+	c.composePKI()
+	c.composeMergedClientCA()
+	out := c.composeWorkload(srv)
+	available := c.Report(out)
+	return Result{
+		Desired:      c.Set,
+		Requirements: c.Inputs.Requirements(),
+		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: builder.Phase(available), URL: URL(vw)},
+		Conditions:   c.Conditions(),
+		NotReady:     c.NotReady(),
+	}
+}
+
+// resolveTarget reads the target RootShard, or the target Shard and its RootShard. It
+// returns why it cannot when one of them is not known.
+func (c *composer) resolveTarget() (string, bool) {
+	t := c.vw.Spec.Target
+	var rootName string
+	if r := t.ShardRef; r != nil {
+		c.Inputs.Require(refs.Named(refs.KindShard, r.Name))
+		sh := &v1alpha1.Shard{}
+		if !refs.Get(c.St, refs.KindShard, r.Name, sh) {
+			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", r.Name, c.Namespace), false
+		}
+		ref := sh.Spec.RootShard.Ref
+		if ref == nil || ref.Name == "" {
+			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) names no RootShard in its spec.rootShard.ref.name", r.Name), false
+		}
+		c.sh, rootName = sh, ref.Name
+	} else {
+		rootName = t.RootShardRef.Name
+	}
+	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
+	rs, ok := refs.RootShard(c.St, rootName)
+	if !ok {
+		if c.sh != nil {
+			return fmt.Sprintf("RootShard %s (spec.rootShard.ref.name of Shard %s, named by spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.sh.Name, c.Namespace), false
+		}
+		return fmt.Sprintf("RootShard %s (spec.target.rootShardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.Namespace), false
+	}
+	c.rs, c.root = rs, names.RootShard(rootName)
+	return "", true
+}
+
+// waitForTarget keeps everything the VirtualWorkspace composed as it is while its target
+// cannot be read: without it nothing can be rebuilt, and nothing may be deleted.
+func (c *composer) waitForTarget(why string) Result {
+	msg := why
+	if c.KeepAll() {
+		msg += ". Everything composed so far is kept unchanged meanwhile"
+	}
+	return Result{
+		Desired:      c.Set,
+		Requirements: c.Inputs.Requirements(),
+		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, URL: URL(c.vw)},
+		Conditions: []condition.Condition{
+			{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: msg + "."},
+		},
+		NotReady: true,
+	}
+}
+
+// rootCASecret is the RootShard's root CA Secret (its caSecretRef Secret, quirk 5 fixed).
+func (c *composer) rootCASecret() string {
+	if ref := c.rs.Spec.Certificates.CASecretRef; ref != nil {
+		return ref.Name
+	}
+	return c.root.RootCA()
+}
+
+// cacheServer is the effective cache server: the target Shard's, else the RootShard's, else
+// none.
+func (c *composer) cacheServer() string {
+	if c.sh != nil {
+		if cr := c.sh.Spec.Cache; cr != nil && cr.Ref != nil {
+			return cr.Ref.Name
+		}
+	}
+	if r := c.rs.Spec.Cache.Ref; r != nil {
+		return r.Name
+	}
+	return ""
+}
+
+// targetKubeconfig is the target's logical-cluster-admin kubeconfig Secret, which points at
+// the target's URL and trusts the server CA.
+func (c *composer) targetKubeconfig() string {
+	if c.sh != nil {
+		return names.Shard(c.sh.Name).LogicalClusterAdminKubeconfig()
+	}
+	return c.root.LogicalClusterAdminKubeconfig()
+}
+
+// mergesClientCA reports whether the server trusts <vw>-merged-client-ca.
+func (c *composer) mergesClientCA() bool {
+	return c.rs.Spec.ClientCABundleRef != nil || c.vw.Spec.ClientCABundleRef != nil
+}
+
+// server describes the virtual workspace server.
+func (c *composer) server() Server {
+	return Server{
+		Name:             c.vw.Name,
+		Namespace:        c.Namespace,
+		Spec:             &c.vw.Spec,
+		Root:             c.root,
+		RootCASecret:     c.rootCASecret(),
+		TargetKubeconfig: c.targetKubeconfig(),
+		CacheServer:      c.cacheServer(),
+		MergesClientCA:   c.mergesClientCA(),
+	}
+}
+
+// registerExternalInputs declares the Secrets the server mounts but does not compose: the
+// RootShard's CAs, the target's kubeconfig, a CacheServer's Secrets and the user's.
+func (c *composer) registerExternalInputs(srv Server) {
+	rsField := "spec.target.rootShardRef.name (RootShard " + c.rs.Name + ")"
+	targetField := rsField
+	if c.sh != nil {
+		rsField = "spec.target.shardRef.name (RootShard " + c.rs.Name + " of Shard " + c.sh.Name + ")"
+		targetField = "spec.target.shardRef.name (Shard " + c.sh.Name + ")"
+	}
+	c.Inputs.External(inputs.KindSecret, srv.RootCASecret, rsField)
+	for _, ca := range []string{names.CAServer, names.CARequestHeaderClient, names.CAClient} {
+		c.Inputs.External(inputs.KindSecret, c.root.CA(ca), rsField)
+	}
+	c.Inputs.External(inputs.KindSecret, srv.TargetKubeconfig, targetField)
+	if cs := srv.CacheServer; cs != "" {
+		field := "spec.cache.ref.name of RootShard " + c.rs.Name + " (CacheServer " + cs + ")"
+		if c.sh != nil && c.sh.Spec.Cache != nil && c.sh.Spec.Cache.Ref != nil {
+			field = "spec.cache.ref.name of Shard " + c.sh.Name + " (CacheServer " + cs + ")"
+		}
+		n := names.CacheServer(cs)
+		for _, s := range []string{n.Kubeconfig(), n.CA(), n.ClientCertificate()} {
+			c.Inputs.External(inputs.KindSecret, s, field)
+		}
+	}
+	if ref := c.vw.Spec.KubeconfigSecretRef; ref != nil {
+		c.Inputs.External(inputs.KindSecret, ref.Name, "spec.kubeconfigSecretRef.name")
+	}
+	for i, ic := range c.vw.Spec.InitContainers {
+		if ref := ic.KubeconfigSecretRef; ref != nil {
+			c.Inputs.External(inputs.KindSecret, ref.Name, fmt.Sprintf("spec.initContainers[%d].kubeconfigSecretRef.name", i))
+		}
+	}
+}
+
+// composeMergedClientCA composes <vw>-merged-client-ca: the RootShard's client CA, then the
+// RootShard's clientCABundleRef, then the VirtualWorkspace's.
+func (c *composer) composeMergedClientCA() {
+	if !c.mergesClientCA() {
+		return
+	}
+	sources := []string{c.root.CA(names.CAClient)}
+	if ref := c.rs.Spec.ClientCABundleRef; ref != nil {
+		sources = append(sources, ref.Name)
+	}
+	if ref := c.vw.Spec.ClientCABundleRef; ref != nil {
+		sources = append(sources, ref.Name)
+	}
+	labels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerVirtualWS: c.vw.Name}
+	c.MergedBundle(c.name.MergedClientCA(), labels, sources...)
+}
