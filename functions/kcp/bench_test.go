@@ -273,11 +273,11 @@ func TestResponseMatchesComposed(t *testing.T) {
 	for _, c := range benchCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			xr := observedXR(c.req)
-			out, err := composers[xr.GetKind()](xr.Object, observe(c.req))
+			out, err := kinds[xr.GetKind()].compose(xr.GetKind(), xr.Object, observe(c.req))
 			if err != nil {
 				t.Fatal(err)
 			}
-			dcds, err := out.desired.Composed()
+			dcds, err := out.Desired.Composed()
 			if err != nil {
 				t.Fatal(err)
 			}

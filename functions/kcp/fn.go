@@ -2,12 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	stderrors "errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/cacheserver"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/claimedkcpinstallation"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kubeconfig"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/virtualworkspace"
 
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
@@ -16,9 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 )
 
@@ -29,14 +34,27 @@ type Function struct {
 	log logging.Logger
 }
 
-// composition is what a kind's composer produced, in a kind-independent shape.
-type composition struct {
-	desired      *desired.Set
-	requirements []inputs.Requirement
-	status       any
-	conditions   []condition.Condition
-	notReady     bool
-	warnings     []string
+// kinds is the table of every XR kind the function composes, by kind. RunFunction
+// dispatches on the observed XR's kind here and nowhere else. Each row names, once, the
+// kind's checks of what the XRD's schema cannot check (nil when composing finds every
+// mistake), its warnings of what is accepted but probably not meant (nil for none), and its
+// composer; the XR is decoded into the type these take. Adding a kind is one row here and
+// the kind's own package under internal/kinds.
+var kinds map[string]kind
+
+func init() {
+	// Filled here rather than where it is declared: the KcpInstallation row checks the XRs
+	// it composes with the other rows, so it refers to the table itself.
+	kinds = map[string]kind{
+		"RootShard":              kindOf(rootshard.Validate, rootshard.Warnings, rootshard.Compose),
+		"Shard":                  kindOf(shard.Validate, nil, shard.Compose),
+		"CacheServer":            kindOf(cacheserver.Validate, cacheserver.Warnings, cacheserver.Compose),
+		"FrontProxy":             kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose),
+		"VirtualWorkspace":       kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose),
+		"Kubeconfig":             kindOf(kubeconfig.Validate, kubeconfig.Warnings, kubeconfig.Compose),
+		"KcpInstallation":        kindOf(nil, nil, kcpinstallation.Composer(validateXR)),
+		"ClaimedKcpInstallation": kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
+	}
 }
 
 // RunFunction composes the observed XR. Bad input yields a Fatal result: Crossplane then
@@ -49,14 +67,14 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st := observe(req)
 
 	var (
-		out composition
+		out result.Result[any]
 		err error
 	)
-	compose, ok := composers[gvk.Kind]
+	k, ok := kinds[gvk.Kind]
 	if !ok || gvk.Group != v1alpha1.Group {
-		err = fmt.Errorf("unsupported composite resource kind %s: this function composes %s kinds (%s)", gvk.GroupKind(), v1alpha1.Group, strings.Join(kinds(), ", "))
+		err = fmt.Errorf("unsupported composite resource kind %s: this function composes %s kinds (%s)", gvk.GroupKind(), v1alpha1.Group, strings.Join(slices.Sorted(maps.Keys(kinds)), ", "))
 	} else {
-		out, err = compose(xr.Object, st)
+		out, err = k.compose(gvk.Kind, xr.Object, st)
 	}
 	if err != nil {
 		log.Info("Cannot compose", "error", err)
@@ -68,7 +86,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		fatal(rsp, err.Error())
 		return rsp, nil
 	}
-	log.Debug("Composed", "resources", len(out.desired.Objects()), "requirements", len(out.requirements))
+	log.Debug("Composed", "resources", len(out.Desired.Objects()), "requirements", len(out.Requirements))
 	return rsp, nil
 }
 
@@ -84,8 +102,8 @@ func observe(req *fnv1.RunFunctionRequest) *observed.State {
 }
 
 // respond writes a composition into the response.
-func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out composition) error {
-	resources, err := out.desired.Resources()
+func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out result.Result[any]) error {
+	resources, err := out.Desired.Resources()
 	if err != nil {
 		return err
 	}
@@ -101,18 +119,18 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 	}
 
 	// Of the XR itself only the status is desired.
-	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(out.status)
+	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(out.Status)
 	if err != nil {
 		return errors.Wrap(err, "cannot convert composite status")
 	}
-	if err := setDesiredXR(rsp, xr, status, out.notReady); err != nil {
+	if err := setDesiredXR(rsp, xr, status, out.NotReady); err != nil {
 		return errors.Wrap(err, "cannot set desired composite resource")
 	}
 
-	if len(out.requirements) > 0 {
+	if len(out.Requirements) > 0 {
 		rsp.Requirements = &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{}}
 		ns := xr.GetNamespace()
-		for _, r := range out.requirements {
+		for _, r := range out.Requirements {
 			sel := &fnv1.ResourceSelector{ApiVersion: r.APIVersion, Kind: r.Kind, Namespace: &ns}
 			if sel.ApiVersion == "" {
 				sel.ApiVersion = "v1"
@@ -123,70 +141,15 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 				// No labels: every object of the kind in the namespace.
 				sel.Match = &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{}}
 			}
-			rsp.Requirements.Resources[r.RequirementKey()] = sel
+			rsp.Requirements.Resources[r.Key()] = sel
 		}
 	}
 
-	for _, c := range out.conditions {
+	for _, c := range out.Conditions {
 		setCondition(rsp, c)
 	}
-	for _, w := range out.warnings {
+	for _, w := range out.Warnings {
 		warning(rsp, w)
 	}
 	return nil
-}
-
-// composeFunc decodes, validates and composes one XR kind.
-type composeFunc func(obj map[string]any, st *observed.State) (composition, error)
-
-// composers holds a composeFunc per XR kind; each kind registers itself in kind_<kind>.go.
-var composers = map[string]composeFunc{}
-
-// kinds lists the composable kinds, sorted.
-func kinds() []string {
-	out := make([]string, 0, len(composers))
-	for k := range composers {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// decode converts an unstructured XR into its typed form. encoding/json names the field and
-// type of a mismatch, which the unstructured converter does not.
-func decode(obj map[string]any, into any) error {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, into); err != nil {
-		var te *json.UnmarshalTypeError
-		if stderrors.As(err, &te) {
-			return fmt.Errorf("%s must be of type %s, not a JSON %s", jsonPath(te.Field), te.Type, te.Value)
-		}
-		return err
-	}
-	return nil
-}
-
-// jsonPath drops the names of embedded Go structs from a decoding error's field path.
-func jsonPath(goPath string) string {
-	parts := strings.Split(goPath, ".")
-	out := parts[:0]
-	for _, p := range parts {
-		if p != "" && unicode.IsUpper(rune(p[0])) {
-			continue
-		}
-		out = append(out, p)
-	}
-	return strings.Join(out, ".")
-}
-
-// invalid formats validation errors as one message naming every bad field.
-func invalid(kind, namespace, name string, errs []error) error {
-	msgs := make([]string, 0, len(errs))
-	for _, e := range errs {
-		msgs = append(msgs, e.Error())
-	}
-	return fmt.Errorf("invalid %s %s/%s, nothing was changed: %s", kind, namespace, name, strings.Join(msgs, "; "))
 }

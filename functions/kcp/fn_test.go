@@ -96,10 +96,16 @@ func TestRunFunctionFatal(t *testing.T) {
 			xr:     withSpec(`{"replicas": "two"}`),
 			want:   fatal(`cannot decode RootShard: spec.replicas must be of type int32, not a JSON string`),
 		},
+		"KcpInstallationChildInvalid": {
+			reason: "A KcpInstallation never composes an XR its own kind would reject: each child is checked by its kind's row of the table, and the error names the installation's field.",
+			xr: `{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "KcpInstallation", "metadata": {"name": "a-very-long-installation-name", "namespace": "tenant"},
+				"spec": {"external": {"hostname": "kcp.example.com"}, "certificates": {"issuerRef": {"name": "x", "kind": "ClusterIssuer"}}}}`,
+			want: fatal(`invalid KcpInstallation tenant/a-very-long-installation-name, nothing was changed: spec.frontProxies[0]: Invalid value: "a-very-long-installation-name-public": the FrontProxy a-very-long-installation-name-public this composes: metadata.name: Invalid value: "a-very-long-installation-name-public": with RootShard a-very-long-installation-name (spec.rootShard.ref.name) the front-proxy would mount volumes named a-very-long-installation-name-a-very-long-installation-name-public-dynamic-kubeconfig, a-very-long-installation-name-a-very-long-installation-name-public-kubeconfig, a-very-long-installation-name-a-very-long-installation-name-public-server, a-very-long-installation-name-a-very-long-installation-name-public-requestheader, which are not valid volume names (at most 63 lowercase letters, digits and '-'): shorten the FrontProxy's name; shorten this KcpInstallation's metadata.name or spec.frontProxies[0].name`),
+		},
 		"UnsupportedKind": {
 			reason: "Only kcp.crossplane.io kinds are composed.",
 			xr:     `{"apiVersion": "example.org/v1", "kind": "Thing", "metadata": {"name": "x"}}`,
-			want:   fatal("unsupported composite resource kind Thing.example.org: this function composes kcp.crossplane.io kinds (" + strings.Join(kinds(), ", ") + ")"),
+			want:   fatal("unsupported composite resource kind Thing.example.org: this function composes kcp.crossplane.io kinds (CacheServer, ClaimedKcpInstallation, FrontProxy, KcpInstallation, Kubeconfig, RootShard, Shard, VirtualWorkspace)"),
 		},
 	}
 	for name, tc := range cases {

@@ -11,6 +11,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
@@ -40,7 +41,7 @@ type source struct {
 type Inputs struct {
 	sources map[string]source
 	// requirements are kept in registration order, so responses are deterministic.
-	requirements []Requirement
+	requirements []result.Requirement
 }
 
 // Certificate registers a Secret written by cert-manager for the composed Certificate key.
@@ -66,7 +67,7 @@ func (in *Inputs) External(kind, name, field string) {
 // Read requires an object whose data the function needs (say a CA certificate to merge into
 // a bundle) without making it a workload input.
 func (in *Inputs) Read(kind, name string) {
-	in.Require(Requirement{Kind: kind, Name: name})
+	in.Require(result.Requirement{Kind: kind, Name: name})
 }
 
 func (in *Inputs) set(id string, s source) {
@@ -76,25 +77,8 @@ func (in *Inputs) set(id string, s source) {
 	in.sources[id] = s
 }
 
-// Requirement is an object to read as a required resource: one object by name, or every
-// object of the kind in the XR's namespace when Name is empty.
-type Requirement struct {
-	// APIVersion defaults to v1.
-	APIVersion string
-	Kind       string
-	Name       string
-}
-
-// RequirementKey is the name of the requirement in the RunFunction response.
-func (r Requirement) RequirementKey() string {
-	if r.Name == "" {
-		return strings.ToLower(r.Kind) + "/*"
-	}
-	return strings.ToLower(r.Kind) + "/" + r.Name
-}
-
 // Require adds any requirement, for example another XR this one refers to.
-func (in *Inputs) Require(r Requirement) {
+func (in *Inputs) Require(r result.Requirement) {
 	for _, x := range in.requirements {
 		if x == r {
 			return
@@ -104,7 +88,7 @@ func (in *Inputs) Require(r Requirement) {
 }
 
 // Requirements lists the objects to read, in registration order.
-func (in *Inputs) Requirements() []Requirement { return in.requirements }
+func (in *Inputs) Requirements() []result.Requirement { return in.requirements }
 
 // Pending reports whether Secret name will be written by cert-manager for a composed
 // Certificate that is not issued yet: its absence is expected, not a missing input.

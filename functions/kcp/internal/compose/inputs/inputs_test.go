@@ -10,6 +10,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
@@ -315,7 +316,7 @@ func TestRequirements(t *testing.T) {
 	in.Certificate("root-server", "certificate-server")
 	in.Composed(KindConfigMap, "root-proxy-config", "configmap-proxy-config")
 
-	want := []Requirement{
+	want := []result.Requirement{
 		{Kind: "Secret", Name: "etcd-client"},
 		{Kind: "Secret", Name: "root-client-ca"},
 		{Kind: "ConfigMap", Name: "audit"},
@@ -326,7 +327,7 @@ func TestRequirements(t *testing.T) {
 	}
 	keys := []string{}
 	for _, r := range in.Requirements() {
-		keys = append(keys, r.RequirementKey())
+		keys = append(keys, r.Key())
 	}
 	if diff := cmp.Diff([]string{"secret/etcd-client", "secret/root-client-ca", "configmap/audit", "configmap/etcd-client"}, keys); diff != "" {
 		t.Errorf("A requirement's key is the lower-case kind and the name.\nRequirementKey(): -want, +got:\n%s", diff)

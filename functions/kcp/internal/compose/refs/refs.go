@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 )
 
@@ -24,13 +25,13 @@ const (
 )
 
 // Named is the requirement for the XR of a kind with a name.
-func Named(kind, name string) inputs.Requirement {
-	return inputs.Requirement{APIVersion: APIVersion, Kind: kind, Name: name}
+func Named(kind, name string) result.Requirement {
+	return result.Requirement{APIVersion: APIVersion, Kind: kind, Name: name}
 }
 
 // All is the requirement for every XR of a kind in the namespace.
-func All(kind string) inputs.Requirement {
-	return inputs.Requirement{APIVersion: APIVersion, Kind: kind}
+func All(kind string) result.Requirement {
+	return result.Requirement{APIVersion: APIVersion, Kind: kind}
 }
 
 // Get decodes the required XR of a kind and name into into; false when it is not known.

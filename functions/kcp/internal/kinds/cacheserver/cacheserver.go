@@ -7,28 +7,17 @@
 package cacheserver
 
 import (
-	"fmt"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
-
-// Result is what the function should return for one CacheServer.
-type Result struct {
-	Desired      desired.Set
-	Requirements []inputs.Requirement
-	Status       v1alpha1.CacheServerStatus
-	Conditions   []condition.Condition
-	// NotReady forces the XR not ready while the Deployment is not composed: the composed
-	// resources that do exist could otherwise all be ready.
-	NotReady bool
-}
 
 // composer holds what every step of one composition needs.
 type composer struct {
@@ -40,19 +29,19 @@ type composer struct {
 }
 
 // Compose composes a CacheServer. The XR must have passed Validate.
-func Compose(cs *v1alpha1.CacheServer, st *observed.State) Result {
+func Compose(cs *v1alpha1.CacheServer, st *observed.State) (result.Result[v1alpha1.CacheServerStatus], field.ErrorList) {
 	c := &composer{
 		Builder: builder.New(cs.GetName(), cs.GetNamespace(), st),
 		cs:      cs,
 		name:    names.CacheServer(cs.GetName()),
-		url:     BaseURL(cs),
+		url:     names.CacheServerURL(cs),
 		image:   workload.ResolveImage(cs.Spec.Image),
 	}
 	c.registerExternalInputs()
 	c.composePKI()
 	c.composeKubeconfig()
 	available := c.Report(c.composeWorkload())
-	return Result{
+	return result.Result[v1alpha1.CacheServerStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status: v1alpha1.CacheServerStatus{
@@ -62,13 +51,7 @@ func Compose(cs *v1alpha1.CacheServer, st *observed.State) Result {
 		},
 		Conditions: c.conditions(),
 		NotReady:   c.NotReady(),
-	}
-}
-
-// BaseURL is where shards reach the cache server: https://<cs>-cache-server.<ns>.svc.<cd>:6443.
-func BaseURL(cs *v1alpha1.CacheServer) string {
-	return fmt.Sprintf("https://%s:6443",
-		names.ServiceFQDN(names.CacheServer(cs.GetName()).Deployment(), cs.GetNamespace(), cs.Spec.ClusterDomain))
+	}, nil
 }
 
 // Storage is Embedded without spec.etcd, else External.

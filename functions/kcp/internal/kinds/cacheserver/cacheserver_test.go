@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/google/go-cmp/cmp"
@@ -18,7 +20,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -163,14 +164,14 @@ func converge(cs *v1alpha1.CacheServer, extra func(*world)) (Result, *world) {
 	if extra != nil {
 		extra(w)
 	}
-	r := Compose(cs, w.state())
+	r := composeOK(cs, w.state())
 	for range 4 {
 		w = newWorld()
 		if extra != nil {
 			extra(w)
 		}
 		w.issued(r, 1).exists(r)
-		r = Compose(cs, w.state())
+		r = composeOK(cs, w.state())
 	}
 	return r, w
 }
@@ -213,7 +214,7 @@ var labels = map[string]string{
 }
 
 func TestComposeFresh(t *testing.T) {
-	r := Compose(basic(), newWorld().state())
+	r := composeOK(basic(), newWorld().state())
 
 	want := []string{"certificate-ca", "certificate-client-certificate", "certificate-server", "issuer-ca", "secret-kubeconfig"}
 	if diff := cmp.Diff(want, keys(&r.Desired)); diff != "" {
@@ -402,7 +403,7 @@ func TestCertificates(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := Compose(tc.cs, newWorld().state())
+			r := composeOK(tc.cs, newWorld().state())
 			got := want{
 				ca:     get[*cmv1.Certificate](t, r, "certificate-ca"),
 				server: get[*cmv1.Certificate](t, r, "certificate-server"),
@@ -480,7 +481,7 @@ users:
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := Compose(tc.cs, newWorld().state())
+			r := composeOK(tc.cs, newWorld().state())
 			s := get[*corev1.Secret](t, r, "secret-kubeconfig")
 			wantMeta := metav1.ObjectMeta{Name: "cache-kubeconfig", Namespace: "kcp", Labels: map[string]string{"operator.kcp.io/cache-server": "cache"}}
 			if diff := cmp.Diff(wantMeta, s.ObjectMeta); diff != "" {
@@ -776,7 +777,7 @@ func TestReplicas(t *testing.T) {
 	first, _ := converge(basic(), nil)
 	w := newWorld().issued(first, 1).exists(first)
 	w.oc["deployment-cache-server"].Object["spec"] = map[string]any{"replicas": int64(3)}
-	r := Compose(basic(), w.state())
+	r := composeOK(basic(), w.state())
 	if got := *get[*appsv1.Deployment](t, r, "deployment-cache-server").Spec.Replicas; got != 1 {
 		t.Errorf("a live embedded-etcd Deployment with 3 replicas must be set back to 1, got %d", got)
 	}
@@ -784,7 +785,7 @@ func TestReplicas(t *testing.T) {
 
 func TestGating(t *testing.T) {
 	etcdTLS := basic(withEtcd(tlsEtcd))
-	wantReq := []inputs.Requirement{{Kind: "Secret", Name: "etcd-client"}}
+	wantReq := []result.Requirement{{Kind: "Secret", Name: "etcd-client"}}
 
 	// Certificates issued, but the user's etcd client Secret does not exist.
 	r, _ := converge(etcdTLS, nil)
@@ -815,7 +816,7 @@ func TestGating(t *testing.T) {
 	if ann[names.AnnotationCertificateRevisions] != "cache-ca=1,cache-server=1" || ann[names.AnnotationConfigHash] == "" {
 		t.Errorf("pod annotations = %v; want certificate revisions and a config hash of the etcd Secret", ann)
 	}
-	changed := Compose(etcdTLS, newWorld().issued(converged, 1).exists(converged).secret("etcd-client", "2", nil).state())
+	changed := composeOK(etcdTLS, newWorld().issued(converged, 1).exists(converged).secret("etcd-client", "2", nil).state())
 	if got := get[*appsv1.Deployment](t, changed, "deployment-cache-server").Spec.Template.Annotations[names.AnnotationConfigHash]; got == ann[names.AnnotationConfigHash] {
 		t.Errorf("A changed etcd TLS Secret must roll the pods; config hash stayed %q", got)
 	}
@@ -854,7 +855,7 @@ func TestGating(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := Compose(etcdTLS, tc.world().state())
+			r := composeOK(etcdTLS, tc.world().state())
 			if diff := cmp.Diff(keys(&converged.Desired), keys(&r.Desired)); diff != "" {
 				t.Errorf("%s\nNothing that exists may disappear when inputs go missing.\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -879,7 +880,7 @@ func TestGating(t *testing.T) {
 
 func TestCertificateRenewalRollsPods(t *testing.T) {
 	first, _ := converge(basic(), nil)
-	r := Compose(basic(), newWorld().issued(first, 2).exists(first).state())
+	r := composeOK(basic(), newWorld().issued(first, 2).exists(first).state())
 	got := get[*appsv1.Deployment](t, r, "deployment-cache-server").Spec.Template.Annotations[names.AnnotationCertificateRevisions]
 	if got != "cache-ca=2,cache-server=2" {
 		t.Errorf("A renewal of a mounted certificate must change the pod template; annotation = %q", got)
@@ -891,7 +892,7 @@ func TestOldKcpDoesNotWaitForCA(t *testing.T) {
 	// certificate (which cert-manager cannot issue before the CA anyway).
 	cs := basic(withTag("v0.30.1"))
 	w := newWorld().certificate("certificate-server", "cache-server", true, 1)
-	r := Compose(cs, w.state())
+	r := composeOK(cs, w.state())
 	if !r.Desired.Has("deployment-cache-server") {
 		t.Errorf("the Deployment mounts only cache-server, which is issued; desired: %v", keys(&r.Desired))
 	}

@@ -1,15 +1,10 @@
 package cacheserver
 
 import (
-	"fmt"
-	"slices"
-	"sort"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
@@ -25,18 +20,12 @@ func Validate(cs *v1alpha1.CacheServer) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := cs.Spec
 
-	if n := cs.GetName(); len(n) > MaxNameLength {
-		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), n, MaxNameLength))
-	}
-	if s.ClusterDomain != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(s.ClusterDomain) {
-			errs = append(errs, field.Invalid(spec.Child("clusterDomain"), s.ClusterDomain, msg))
-		}
-	}
+	errs = append(errs, check.NameLength(cs.GetName(), MaxNameLength)...)
+	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	errs = append(errs, validateCertificates(spec.Child("certificates"), s.Certificates)...)
-	errs = append(errs, rootshard.ValidateImage(spec.Child("image"), s.Image)...)
+	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	if s.Etcd != nil {
-		errs = append(errs, rootshard.ValidateEtcd(spec.Child("etcd"), *s.Etcd)...)
+		errs = append(errs, check.Etcd(spec.Child("etcd"), *s.Etcd)...)
 	}
 	if r := s.Replicas; r != nil {
 		switch {
@@ -68,12 +57,7 @@ func validateCertificates(p *field.Path, c v1alpha1.Certificates) field.ErrorLis
 		}
 		return errs
 	}
-	if r.Name == "" {
-		errs = append(errs, field.Required(p.Child("issuerRef", "name"), "name the cert-manager issuer"))
-	}
-	if (r.Group == "" || r.Group == "cert-manager.io") && r.Kind != "" && r.Kind != "Issuer" && r.Kind != "ClusterIssuer" {
-		errs = append(errs, field.NotSupported(p.Child("issuerRef", "kind"), r.Kind, []string{"Issuer", "ClusterIssuer"}))
-	}
+	errs = append(errs, check.IssuerRef(p.Child("issuerRef"), r)...)
 	return errs
 }
 
@@ -81,18 +65,13 @@ func validateCertificates(p *field.Path, c v1alpha1.Certificates) field.ErrorLis
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, cs *v1alpha1.CacheServer) field.ErrorList {
 	c := &composer{cs: cs, name: names.CacheServer(cs.GetName()), image: workload.ResolveImage(cs.Spec.Image)}
-	return workload.ValidateExtraVolumes(spec, c.generatedVolumeNames(), cs.Spec.ExtraVolumes, cs.Spec.ExtraVolumeMounts)
+	return check.ExtraVolumes(spec, c.generatedVolumeNames(), cs.Spec.ExtraVolumes, cs.Spec.ExtraVolumeMounts)
 }
 
 // Warnings are accepted but probably not what the user meant.
 func Warnings(cs *v1alpha1.CacheServer) []string {
 	var out []string
-	for k := range cs.Spec.CertificateTemplates {
-		if !slices.Contains(templateKeys, k) {
-			out = append(out, fmt.Sprintf("spec.certificateTemplates[%q] matches no certificate and is ignored; known keys: %v", k, templateKeys))
-		}
-	}
-	sort.Strings(out)
+	out = append(out, check.UnknownTemplateKeys("spec.certificateTemplates", cs.Spec.CertificateTemplates, templateKeys)...)
 	if r := cs.Spec.Replicas; r != nil && *r == 0 && cs.Spec.Etcd == nil {
 		out = append(out, "spec.replicas: 0 is ignored without spec.etcd: a cache server with an embedded etcd always runs exactly 1 replica")
 	}

@@ -1,18 +1,21 @@
-// Package claimedkcpinstallation composes a ClaimedKcpInstallation, the LegacyCluster XR behind a
-// KcpInstallationClaim: one namespaced KcpInstallation, named like the claim, in the claim's
-// namespace, whose status it copies for the claim.
+// Package claimedkcpinstallation composes a ClaimedKcpInstallation, the LegacyCluster XR
+// behind a KcpInstallationClaim: one namespaced KcpInstallation, named like the claim, in the
+// claim's namespace, whose status it copies for the claim.
 package claimedkcpinstallation
 
 import (
 	"encoding/json"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
 // KeyInstallation is the composition resource name of the KcpInstallation.
@@ -24,62 +27,65 @@ const (
 	LabelClaimNamespace = "crossplane.io/claim-namespace"
 )
 
-// Claim is the claim an XR was created for.
-type Claim struct{ Namespace, Name string }
+// XR is a ClaimedKcpInstallation as the function reads it: the API type's metadata and spec,
+// and the spec.claimRef Crossplane adds to every legacy XR, which the API type leaves out
+// because Crossplane, not the XRD, defines it.
+type XR struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              Spec `json:"spec"`
+}
 
-// ClaimOf returns the claim of a legacy XR: spec.claimRef, or Crossplane's claim labels.
-func ClaimOf(xr map[string]any, labels map[string]string) (Claim, bool) {
-	spec, _ := xr["spec"].(map[string]any)
-	ref, _ := spec["claimRef"].(map[string]any)
+// Spec is the KcpInstallation's spec and the claim reference.
+type Spec struct {
+	v1alpha1.KcpInstallationSpec `json:",inline"`
+	ClaimRef                     *Claim `json:"claimRef,omitempty"`
+}
+
+// Claim is the claim an XR was created for.
+type Claim struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// Claim returns the claim of the XR: spec.claimRef, or Crossplane's claim labels.
+func (xr *XR) Claim() (Claim, bool) {
 	c := Claim{}
-	c.Namespace, _ = ref["namespace"].(string)
-	c.Name, _ = ref["name"].(string)
+	if r := xr.Spec.ClaimRef; r != nil {
+		c = *r
+	}
 	if c.Namespace == "" || c.Name == "" {
-		c = Claim{Namespace: labels[LabelClaimNamespace], Name: labels[LabelClaimName]}
+		c = Claim{Namespace: xr.GetLabels()[LabelClaimNamespace], Name: xr.GetLabels()[LabelClaimName]}
 	}
 	return c, c.Namespace != "" && c.Name != ""
 }
 
-// Result is what composing a ClaimedKcpInstallation produced.
-type Result struct {
-	Desired  desired.Set
-	Status   v1alpha1.KcpInstallationStatus
-	NotReady bool
+// Validate rejects an XR created without a claim: it has nowhere to compose into.
+func Validate(xr *XR) field.ErrorList {
+	if _, ok := xr.Claim(); ok {
+		return nil
+	}
+	return field.ErrorList{field.Required(field.NewPath("spec", "claimRef"),
+		fmt.Sprintf("ClaimedKcpInstallation %s has no claim: create a KcpInstallationClaim in your namespace (or a KcpInstallation directly), not a ClaimedKcpInstallation", xr.GetName()))}
 }
 
-// Compose composes the KcpInstallation for claim c with the XR's spec.
-func Compose(xr *v1alpha1.ClaimedKcpInstallation, c Claim, st *observed.State) (Result, error) {
-	b, err := json.Marshal(xr.Spec)
+// Compose composes the KcpInstallation for the XR's claim with the XR's spec. The XR must
+// have passed Validate.
+func Compose(xr *XR, st *observed.State) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
+	var r result.Result[v1alpha1.KcpInstallationStatus]
+	c, _ := xr.Claim()
+	b := builder.New(xr.GetName(), c.Namespace, st)
+	ready, err := b.XR(KeyInstallation, "KcpInstallation", c.Name,
+		map[string]string{LabelClaimName: c.Name, LabelClaimNamespace: c.Namespace}, xr.Spec.KcpInstallationSpec)
 	if err != nil {
-		return Result{}, err
+		return r, field.ErrorList{field.InternalError(field.NewPath("spec"), err)}
 	}
-	var spec map[string]any
-	if err := json.Unmarshal(b, &spec); err != nil {
-		return Result{}, err
-	}
-	u := resource.NewUnstructured()
-	u.SetAPIVersion(v1alpha1.Group + "/" + v1alpha1.Version)
-	u.SetKind("KcpInstallation")
-	u.SetName(c.Name)
-	u.SetNamespace(c.Namespace)
-	u.SetLabels(map[string]string{LabelClaimName: c.Name, LabelClaimNamespace: c.Namespace})
-	u.Object["spec"] = spec
-
-	var r Result
-	ready := st.ConditionTrue(KeyInstallation, "Ready")
-	readiness := resource.ReadyFalse
-	if ready {
-		readiness = resource.ReadyTrue
-	}
-	r.Desired.Add(KeyInstallation, u, readiness)
+	r.Desired = b.Set
 	r.NotReady = !ready
 
 	// The claim shows what the KcpInstallation shows; until it says anything, the
 	// kubeconfig Secret's name is already known.
-	r.Status = v1alpha1.KcpInstallationStatus{Phase: v1alpha1.PhaseProvisioning, KubeconfigSecret: c.Name + "-admin-kubeconfig"}
-	if a := xr.Spec.Admin; a != nil && a.SecretName != "" {
-		r.Status.KubeconfigSecret = a.SecretName
-	}
+	r.Status = v1alpha1.KcpInstallationStatus{Phase: v1alpha1.PhaseProvisioning, KubeconfigSecret: names.Installation(c.Name).AdminKubeconfigSecret(xr.Spec.Admin)}
 	if o, ok := st.Get(KeyInstallation); ok {
 		if s, ok := o.Object["status"].(map[string]any); ok {
 			var copied v1alpha1.KcpInstallationStatus
@@ -90,10 +96,4 @@ func Compose(xr *v1alpha1.ClaimedKcpInstallation, c Claim, st *observed.State) (
 		}
 	}
 	return r, nil
-}
-
-// ErrNoClaim explains a ClaimedKcpInstallation created without a claim.
-func ErrNoClaim(name string) field.ErrorList {
-	return field.ErrorList{field.Required(field.NewPath("spec", "claimRef"),
-		fmt.Sprintf("ClaimedKcpInstallation %s has no claim: create a KcpInstallationClaim in your namespace (or a KcpInstallation directly), not a ClaimedKcpInstallation", name))}
 }

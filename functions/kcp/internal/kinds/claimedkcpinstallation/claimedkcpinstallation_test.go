@@ -11,48 +11,48 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 )
 
-func TestClaimOf(t *testing.T) {
+func TestClaim(t *testing.T) {
 	cases := map[string]struct {
 		reason string
-		xr     map[string]any
-		labels map[string]string
+		xr     *XR
 		want   Claim
 		ok     bool
 	}{
 		"ClaimRef": {
 			reason: "spec.claimRef names the claim.",
-			xr:     map[string]any{"spec": map[string]any{"claimRef": map[string]any{"namespace": "team-b", "name": "dev"}}},
+			xr:     &XR{Spec: Spec{ClaimRef: &Claim{Namespace: "team-b", Name: "dev"}}},
 			want:   Claim{Namespace: "team-b", Name: "dev"},
 			ok:     true,
 		},
 		"Labels": {
 			reason: "Without claimRef, Crossplane's claim labels name it.",
-			xr:     map[string]any{"spec": map[string]any{}},
-			labels: map[string]string{LabelClaimNamespace: "team-b", LabelClaimName: "dev"},
+			xr:     &XR{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelClaimNamespace: "team-b", LabelClaimName: "dev"}}},
 			want:   Claim{Namespace: "team-b", Name: "dev"},
 			ok:     true,
 		},
 		"NoClaim": {
 			reason: "An XR created directly has no claim.",
-			xr:     map[string]any{"spec": map[string]any{}},
+			xr:     &XR{},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, ok := ClaimOf(tc.xr, tc.labels)
+			got, ok := tc.xr.Claim()
 			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.ok {
-				t.Errorf("%s\nClaimOf(...): ok %v want %v, -want +got:\n%s", tc.reason, ok, tc.ok, diff)
+				t.Errorf("%s\nClaim(): ok %v want %v, -want +got:\n%s", tc.reason, ok, tc.ok, diff)
 			}
 		})
 	}
 }
 
 func TestCompose(t *testing.T) {
-	xr := &v1alpha1.ClaimedKcpInstallation{
+	xr := &XR{
 		ObjectMeta: metav1.ObjectMeta{Name: "dev-x7k2p"},
-		Spec:       v1alpha1.KcpInstallationSpec{External: v1alpha1.InstallationExternal{Hostname: "kcp.team-b.example.com"}},
+		Spec: Spec{
+			KcpInstallationSpec: v1alpha1.KcpInstallationSpec{External: v1alpha1.InstallationExternal{Hostname: "kcp.team-b.example.com"}},
+			ClaimRef:            &Claim{Namespace: "team-b", Name: "dev"},
+		},
 	}
-	claim := Claim{Namespace: "team-b", Name: "dev"}
 	running := resource.NewUnstructured()
 	running.Object["status"] = map[string]any{
 		"phase": "Running", "url": "https://kcp.team-b.example.com:6443", "kubeconfigSecret": "dev-admin-kubeconfig",
@@ -77,9 +77,9 @@ func TestCompose(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, err := Compose(xr, claim, observed.New(tc.observed))
-			if err != nil {
-				t.Fatal(err)
+			r, errs := Compose(xr, observed.New(tc.observed))
+			if len(errs) > 0 {
+				t.Fatal(errs.ToAggregate())
 			}
 			if diff := cmp.Diff(tc.status, r.Status); diff != "" || r.NotReady != tc.notReady {
 				t.Errorf("%s\nCompose(...): notReady %v want %v, status -want +got:\n%s", tc.reason, r.NotReady, tc.notReady, diff)

@@ -13,29 +13,17 @@ import (
 	"net"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 )
-
-// DefaultPort is kcp's port, the front-proxy's Service port and URL port when nothing else
-// says.
-const DefaultPort = 6443
-
-// Result is what the function should return for one FrontProxy.
-type Result struct {
-	Desired      desired.Set
-	Requirements []inputs.Requirement
-	Status       v1alpha1.FrontProxyStatus
-	Conditions   []condition.Condition
-	NotReady     bool
-}
 
 type composer struct {
 	*builder.Builder
@@ -46,7 +34,7 @@ type composer struct {
 }
 
 // Compose composes a FrontProxy. The XR must have passed Validate.
-func Compose(fp *v1alpha1.FrontProxy, st *observed.State) Result {
+func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha1.FrontProxyStatus], field.ErrorList) {
 	c := &composer{
 		Builder: builder.New(fp.GetName(), fp.GetNamespace(), st),
 		fp:      fp,
@@ -56,7 +44,7 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) Result {
 	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
 	rs, ok := refs.RootShard(st, rootName)
 	if !ok {
-		return c.waitForRootShard(rootName)
+		return c.waitForRootShard(rootName), nil
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
 
@@ -66,56 +54,31 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) Result {
 	c.composeMergedBundles()
 	out := c.composeWorkload(p)
 	available := c.Report(out)
-	return Result{
+	return result.Result[v1alpha1.FrontProxyStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), URL: URL(fp, rs)},
+		Status:       v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), URL: names.FrontProxyURL(fp, rs)},
 		Conditions:   c.Conditions(),
 		NotReady:     c.NotReady(),
-	}
+	}, nil
 }
 
 // waitForRootShard keeps everything the FrontProxy composed as it is while its RootShard
 // cannot be read: without the RootShard nothing can be rebuilt, and nothing may be deleted.
-func (c *composer) waitForRootShard(name string) Result {
+func (c *composer) waitForRootShard(name string) result.Result[v1alpha1.FrontProxyStatus] {
 	msg := fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace)
 	if c.KeepAll() {
 		msg += ". Everything composed so far is kept unchanged meanwhile"
 	}
-	return Result{
+	return result.Result[v1alpha1.FrontProxyStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, URL: URL(c.fp, nil)},
+		Status:       v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, URL: names.FrontProxyURL(c.fp, nil)},
 		Conditions: []condition.Condition{
 			{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: msg + "."},
 		},
 		NotReady: true,
 	}
-}
-
-// URL is the public URL of the front-proxy, by the rules kcp-operator uses for the server of
-// kubeconfigs that target a FrontProxy: spec.external, else the deprecated
-// spec.externalHostname (port 6443 unless it names one), else the RootShard's
-// spec.external (never its private hostname). It is empty when only the RootShard could say
-// and rs is nil.
-func URL(fp *v1alpha1.FrontProxy, rs *v1alpha1.RootShard) string {
-	s := fp.Spec
-	switch {
-	case s.External.Hostname != "":
-		return hostPortURL(s.External.Hostname, s.External.Port)
-	case s.ExternalHostname != "":
-		if _, _, err := net.SplitHostPort(s.ExternalHostname); err == nil {
-			return "https://" + s.ExternalHostname
-		}
-		return hostPortURL(s.ExternalHostname, DefaultPort)
-	case rs != nil:
-		return hostPortURL(rs.Spec.External.Hostname, rs.Spec.External.Port)
-	}
-	return ""
-}
-
-func hostPortURL(host string, port uint32) string {
-	return kcpserver.ExternalURL(v1alpha1.ExternalConfig{Hostname: host, Port: port})
 }
 
 // ServicePort is the port of the <fp>-front-proxy Service, kcp-operator's fallback chain:
@@ -132,12 +95,12 @@ func ServicePort(fp *v1alpha1.FrontProxy, rs *v1alpha1.RootShard) int32 {
 				return int32(n)
 			}
 		}
-		return DefaultPort
+		return names.Port
 	}
 	if rs != nil && rs.Spec.External.Port > 0 {
 		return int32(rs.Spec.External.Port)
 	}
-	return DefaultPort
+	return names.Port
 }
 
 // externalHost is the front-proxy's own public hostname, without port: the deprecated

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/google/go-cmp/cmp"
@@ -13,7 +16,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
@@ -87,7 +89,7 @@ func TestComposeConverged(t *testing.T) {
 	if r.NotReady {
 		t.Errorf("a converged FrontProxy must not be forced not ready")
 	}
-	wantReqs := []inputs.Requirement{
+	wantReqs := []result.Requirement{
 		{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"},
 		{Kind: "Secret", Name: "root-ca"},
 		{Kind: "Secret", Name: "root-requestheader-client-ca"},
@@ -440,7 +442,7 @@ func TestCertificates(t *testing.T) {
 			"requestheader": {Spec: &v1alpha1.CertificateSpecTemplate{RenewBefore: &metav1.Duration{Duration: 48 * 3600_000_000_000}}},
 		}
 	})
-	r := Compose(fp, testworld.New().Object(rs).RootCAs().State())
+	r := composeOK(fp, testworld.New().Object(rs).RootCAs().State())
 
 	secretTemplate := &cmv1.CertificateSecretTemplate{Labels: map[string]string{"operator.kcp.io/rootshard": "root", "operator.kcp.io/front-proxy": "fp"}}
 	cert := func(name string, spec cmv1.CertificateSpec) *cmv1.Certificate {
@@ -538,7 +540,7 @@ func TestServerDNSNames(t *testing.T) {
 			if tc.rs != nil {
 				tc.rs(rs)
 			}
-			r := Compose(fp, testworld.New().Object(rs).State())
+			r := composeOK(fp, testworld.New().Object(rs).State())
 			o, _ := r.Desired.Get("certificate-root-fp-server")
 			if diff := cmp.Diff(tc.want, o.Resource.(*cmv1.Certificate).Spec.DNSNames); diff != "" {
 				t.Errorf("%s\nDNS names: -want, +got:\n%s", tc.reason, diff)
@@ -556,7 +558,7 @@ func TestPathMapping(t *testing.T) {
 		}}
 	})
 	rs := testworld.RootShard(func(rs *v1alpha1.RootShard) { rs.Spec.ShardBaseURL = "https://root.kcp.example:6443" })
-	r := Compose(fp, testworld.New().Object(rs).State())
+	r := composeOK(fp, testworld.New().Object(rs).State())
 	o, ok := r.Desired.Get("configmap-config")
 	if !ok {
 		t.Fatalf("the path mapping is composed at once; desired: %v", r.Desired.Names())
@@ -659,7 +661,7 @@ func TestURL(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			fp := frontProxy(func(fp *v1alpha1.FrontProxy) { fp.Spec = tc.fp })
-			if diff := cmp.Diff(tc.want, URL(fp, tc.rs)); diff != "" {
+			if diff := cmp.Diff(tc.want, names.FrontProxyURL(fp, tc.rs)); diff != "" {
 				t.Errorf("%s\nURL(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -705,7 +707,7 @@ func TestMergedBundles(t *testing.T) {
 func TestMissingRootShard(t *testing.T) {
 	converged := converge(frontProxy(), testworld.RootShard(), nil)
 	w := testworld.New().RootCAs().Settle(converged.Desired)
-	r := Compose(frontProxy(), w.State())
+	r := composeOK(frontProxy(), w.State())
 
 	if diff := cmp.Diff(converged.Desired.Names(), r.Desired.Names()); diff != "" {
 		t.Errorf("A vanished RootShard must not shrink the desired set.\n-want, +got:\n%s", diff)
@@ -723,11 +725,11 @@ func TestMissingRootShard(t *testing.T) {
 	if !r.NotReady || r.Status.Phase != v1alpha1.PhaseProvisioning {
 		t.Errorf("the FrontProxy must not be ready without its RootShard: %+v", r.Status)
 	}
-	if diff := cmp.Diff([]inputs.Requirement{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"}}, r.Requirements); diff != "" {
+	if diff := cmp.Diff([]result.Requirement{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"}}, r.Requirements); diff != "" {
 		t.Errorf("the RootShard is still required: -want, +got:\n%s", diff)
 	}
 
-	fresh := Compose(frontProxy(), testworld.New().State())
+	fresh := composeOK(frontProxy(), testworld.New().State())
 	if len(fresh.Desired.Objects()) != 0 {
 		t.Errorf("Nothing is composed for a FrontProxy whose RootShard never existed, got %v", fresh.Desired.Names())
 	}
@@ -816,10 +818,10 @@ func TestGating(t *testing.T) {
 			if tc.rs != nil {
 				tc.rs(rs)
 			}
-			r := Compose(fp, tc.world().Object(rs).State())
+			r := composeOK(fp, tc.world().Object(rs).State())
 			if !tc.first {
 				// Settle what was composed so only the input under test is missing.
-				r = Compose(fp, tc.world().Object(rs).Settle(r.Desired).State())
+				r = composeOK(fp, tc.world().Object(rs).Settle(r.Desired).State())
 			}
 			if r.Desired.Has("deployment-front-proxy") {
 				t.Errorf("%s\nthe Deployment must wait", tc.reason)
@@ -856,7 +858,7 @@ func TestInputVanishesKeepsDeployment(t *testing.T) {
 	converged := converge(fp, testworld.RootShard(), func(w *testworld.World) { w.Secret("tokens") })
 	deployment(t, converged)
 	w := testworld.New().Object(testworld.RootShard()).RootCAs().Settle(converged.Desired).Drop("Secret", "tokens")
-	r := Compose(fp, w.State())
+	r := composeOK(fp, w.State())
 	o, ok := r.Desired.Get("deployment-front-proxy")
 	if !ok || o.Kept == nil {
 		t.Fatalf("A Deployment whose input vanished is kept exactly as observed, got %+v", o)

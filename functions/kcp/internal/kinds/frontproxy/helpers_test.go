@@ -48,9 +48,9 @@ func converge(fp *v1alpha1.FrontProxy, rs *v1alpha1.RootShard, extra func(*testw
 		}
 		return w
 	}
-	r := Compose(fp, base().State())
+	r := composeOK(fp, base().State())
 	for range 4 {
-		r = Compose(fp, base().Settle(r.Desired).State())
+		r = composeOK(fp, base().Settle(r.Desired).State())
 	}
 	return r
 }

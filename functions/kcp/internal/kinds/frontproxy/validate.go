@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -13,9 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // MaxNameLength keeps <name>-front-proxy within the 63 characters of a Service name.
@@ -27,9 +24,7 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 	s := fp.Spec
-	if n := fp.GetName(); len(n) > MaxNameLength {
-		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), n, MaxNameLength))
-	}
+	errs = append(errs, check.NameLength(fp.GetName(), MaxNameLength)...)
 	root := ""
 	if r := s.RootShard.Ref; r == nil || r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("rootShard", "ref", "name"), "name the RootShard (in the same namespace) this front-proxy serves"))
@@ -37,8 +32,8 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 		root = r.Name
 	}
 	errs = append(errs, validateExternal(spec, s)...)
-	errs = append(errs, rootshard.ValidateImage(spec.Child("image"), s.Image)...)
-	errs = append(errs, rootshard.ValidateReplicas(spec.Child("replicas"), s.Replicas)...)
+	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
+	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, validateAuth(spec.Child("auth"), s.Auth)...)
 	if r := s.CABundleSecretRef; r != nil && r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("caBundleSecretRef", "name"), "name the Secret whose tls.crt holds the CA bundle, or remove caBundleSecretRef"))
@@ -61,7 +56,7 @@ func validateExternal(spec *field.Path, s v1alpha1.FrontProxySpec) field.ErrorLi
 		errs = append(errs, field.Forbidden(spec.Child("externalHostname"), "cannot set both externalHostname (deprecated) and external.hostname; use external.hostname and external.port only"))
 	}
 	if e := s.External; e.Hostname != "" || e.Port != 0 || e.PrivateHostname != "" || e.PrivatePort != nil {
-		errs = append(errs, rootshard.ValidateExternal(spec.Child("external"), e)...)
+		errs = append(errs, check.External(spec.Child("external"), e)...)
 	}
 	if h := s.ExternalHostname; h != "" {
 		p := spec.Child("externalHostname")
@@ -84,7 +79,7 @@ func validHost(h string) bool {
 // validateAuth checks the authentication options; OIDC needs service account authentication
 // (the XRD's CEL rule says so too).
 func validateAuth(p *field.Path, a *v1alpha1.AuthSpec) field.ErrorList {
-	errs := rootshard.ValidateAuth(p, a)
+	errs := check.Auth(p, a)
 	if a != nil && a.OIDC != nil && (a.ServiceAccount == nil || !a.ServiceAccount.Enabled) {
 		errs = append(errs, field.Required(p.Child("serviceAccount", "enabled"), "OIDC requires ServiceAccount auth to be enabled: set auth.serviceAccount.enabled to true"))
 	}
@@ -134,18 +129,13 @@ func validateVolumes(spec *field.Path, fp *v1alpha1.FrontProxy, root names.RootS
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), fp.Name,
 			fmt.Sprintf("with RootShard %s (spec.rootShard.ref.name) the front-proxy would mount volumes named %s, which are not valid volume names (at most 63 lowercase letters, digits and '-'): shorten the FrontProxy's name", root, strings.Join(bad, ", "))))
 	}
-	return append(errs, workload.ValidateExtraVolumes(spec, generated, fp.Spec.ExtraVolumes, fp.Spec.ExtraVolumeMounts)...)
+	return append(errs, check.ExtraVolumes(spec, generated, fp.Spec.ExtraVolumes, fp.Spec.ExtraVolumeMounts)...)
 }
 
 // Warnings are accepted but probably not what the user meant.
 func Warnings(fp *v1alpha1.FrontProxy) []string {
 	var out []string
-	for k := range fp.Spec.CertificateTemplates {
-		if !slices.Contains(templateKeys, k) {
-			out = append(out, fmt.Sprintf("spec.certificateTemplates[%q] matches no certificate and is ignored; known keys: %v", k, templateKeys))
-		}
-	}
-	sort.Strings(out)
+	out = append(out, check.UnknownTemplateKeys("spec.certificateTemplates", fp.Spec.CertificateTemplates, templateKeys)...)
 	if fp.Spec.ExternalHostname != "" {
 		out = append(out, "spec.externalHostname is deprecated: use spec.external.hostname and spec.external.port")
 	}

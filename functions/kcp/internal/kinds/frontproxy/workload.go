@@ -10,7 +10,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/proxy"
@@ -69,7 +68,7 @@ func (c *composer) proxy() proxy.Proxy {
 		// URLs from the root shard (--shards-kubeconfig) and routes each workspace's requests
 		// to the shard that holds it. Mapping /clusters/ to every shard would make the first
 		// mapping shadow the others.
-		RootShardBaseURL:    rootshard.BaseURL(c.rs),
+		RootShardBaseURL:    names.RootShardURL(c.rs),
 		Secrets:             secrets(c.name, c.root, c.rootCASecret(), s.CABundleSecretRef != nil),
 		Auth:                s.Auth,
 		ServiceAccountCerts: c.serviceAccountCerts(),

@@ -8,7 +8,6 @@
 package kcpinstallation
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -20,20 +19,15 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/cacheserver"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kubeconfig"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
 // Defaults of an installation.
 const (
-	DefaultPort           = 6443
 	DefaultFrontProxyName = "public"
 	DefaultAdminUsername  = "kcp-admin"
 	DefaultAdminGroup     = "system:kcp:admin"
@@ -45,12 +39,16 @@ const (
 // TypeComponentsReady says whether every composed XR is Ready.
 const TypeComponentsReady = "ComponentsReady"
 
-// Result is what composing an installation produced.
-type Result struct {
-	Desired    desired.Set
-	Status     v1alpha1.KcpInstallationStatus
-	Conditions []condition.Condition
-	NotReady   bool
+// ValidateXR checks an XR of one of this function's kinds with that kind's own validation.
+// fn.go's table of kinds provides it, so this package composes its children from the API
+// types and the names alone, and still never composes one its kind would reject.
+type ValidateXR func(kind string, xr any) field.ErrorList
+
+// Composer returns the composer of KcpInstallations whose children validate checks.
+func Composer(validate ValidateXR) func(*v1alpha1.KcpInstallation, *observed.State) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
+	return func(inst *v1alpha1.KcpInstallation, st *observed.State) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
+		return Compose(inst, st, validate)
+	}
 }
 
 // child is one XR the installation composes, with the installation field it comes from.
@@ -62,13 +60,14 @@ type child struct {
 	spec  any
 }
 
-// Compose composes the installation's XRs and reports their readiness.
-func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.ErrorList) {
-	children, etcd, errs := build(inst)
+// Compose composes the installation's XRs, each checked by validate, and reports their
+// readiness.
+func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate ValidateXR) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
+	var r result.Result[v1alpha1.KcpInstallationStatus]
+	children, etcd, errs := build(inst, validate)
 	if len(errs) > 0 {
-		return Result{}, errs
+		return r, errs
 	}
-	var r Result
 	var waiting []string
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
 	if etcd != nil {
@@ -80,16 +79,10 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.
 		r.Status.Components = append(r.Status.Components, comp)
 	}
 	for _, c := range children {
-		u, err := toUnstructured(c, inst)
+		ready, err := b.XR(c.key, c.kind, c.name, map[string]string{LabelInstallation: inst.GetName()}, c.spec)
 		if err != nil {
-			return Result{}, field.ErrorList{field.InternalError(c.field, err)}
+			return r, field.ErrorList{field.InternalError(c.field, err)}
 		}
-		ready := st.ConditionTrue(c.key, "Ready")
-		readiness := resource.ReadyFalse
-		if ready {
-			readiness = resource.ReadyTrue
-		}
-		b.Set.Add(c.key, u, readiness)
 		comp := v1alpha1.InstallationComponent{Kind: c.kind, Name: c.name, Ready: ready}
 		if !ready {
 			comp.Message = notReadyMessage(st, c.key)
@@ -101,11 +94,10 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.
 	fp := children[firstFrontProxy(children)]
 	r.Status.URL = st.String(fp.key, "status", "url")
 	if r.Status.URL == "" {
-		e := fp.spec.(v1alpha1.FrontProxySpec).External
-		r.Status.URL = fmt.Sprintf("https://%s:%d", e.Hostname, e.Port)
+		r.Status.URL = names.ExternalURL(fp.spec.(v1alpha1.FrontProxySpec).External)
 	}
 	r.Desired = b.Set
-	r.Status.KubeconfigSecret = adminSecretName(inst)
+	r.Status.KubeconfigSecret = names.Installation(inst.GetName()).AdminKubeconfigSecret(inst.Spec.Admin)
 	r.Status.Phase = v1alpha1.PhaseRunning
 	ready := condition.Condition{Type: TypeComponentsReady, Status: true, Reason: "Ready", Message: fmt.Sprintf("All %d components are Ready.", len(r.Status.Components))}
 	if len(waiting) > 0 {
@@ -119,10 +111,10 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State) (Result, field.
 
 // build derives every child XR's spec from the installation and validates it, and returns
 // the managed etcd cluster unless the installation uses an external etcd.
-func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field.ErrorList) {
+func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *managedetcd.Cluster, field.ErrorList) {
 	s := inst.Spec
 	spec := field.NewPath("spec")
-	name := inst.GetName()
+	name := names.Installation(inst.GetName())
 	var errs field.ErrorList
 	if s.External.Hostname == "" {
 		errs = append(errs, field.Required(spec.Child("external", "hostname"), "the public hostname of the installation"))
@@ -133,7 +125,7 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field
 	cache := v1alpha1.CacheConfig{}
 	var children []child
 	if s.CacheServer != nil {
-		csName := name + "-cache"
+		csName := name.CacheServer()
 		cs := v1alpha1.CacheServerSpec{Image: s.Image, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
 		cs.Certificates = s.Certificates
 		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs})
@@ -150,9 +142,9 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field
 	} else {
 		rs.CommonShardSpec = common(store(""), nil, nil)
 	}
-	children = append(children, child{key: "rootshard", kind: "RootShard", name: name, field: spec, spec: rs})
+	children = append(children, child{key: "rootshard", kind: "RootShard", name: name.RootShard(), field: spec, spec: rs})
 
-	root := &corev1.LocalObjectReference{Name: name}
+	root := &corev1.LocalObjectReference{Name: name.RootShard()}
 	for i, sh := range s.Shards {
 		shardEtcd := store(sh.Name)
 		if sh.Etcd != nil {
@@ -160,7 +152,7 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field
 		}
 		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources), RootShard: v1alpha1.RootShardConfig{Ref: root}}
 		spec.ShardBaseURL = sh.ShardBaseURL
-		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name + "-" + sh.Name, field: field.NewPath("spec", "shards").Index(i), spec: spec})
+		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name.Shard(sh.Name), field: field.NewPath("spec", "shards").Index(i), spec: spec})
 	}
 
 	fps := s.FrontProxies
@@ -199,14 +191,14 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field
 			}
 			spec.CABundleSecretRef = sc.CABundleSecretRef
 		}
-		children = append(children, child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name + "-" + fp.Name, field: p, spec: spec})
+		children = append(children, child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name.FrontProxy(fp.Name), field: p, spec: spec})
 	}
 
 	kc := v1alpha1.KubeconfigSpec{
-		Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &corev1.LocalObjectReference{Name: name + "-" + fps[0].Name}},
+		Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &corev1.LocalObjectReference{Name: name.FrontProxy(fps[0].Name)}},
 		Username:  DefaultAdminUsername,
 		Groups:    []string{DefaultAdminGroup},
-		SecretRef: corev1.LocalObjectReference{Name: adminSecretName(inst)},
+		SecretRef: corev1.LocalObjectReference{Name: name.AdminKubeconfigSecret(inst.Spec.Admin)},
 	}
 	kc.Validity = metav1.Duration{Duration: DefaultAdminValidity}
 	if a := s.Admin; a != nil {
@@ -220,10 +212,10 @@ func build(inst *v1alpha1.KcpInstallation) ([]child, *managedetcd.Cluster, field
 			kc.Validity = *a.Validity
 		}
 	}
-	children = append(children, child{key: "kubeconfig-admin", kind: "Kubeconfig", name: name + "-admin", field: spec.Child("admin"), spec: kc})
+	children = append(children, child{key: "kubeconfig-admin", kind: "Kubeconfig", name: name.AdminKubeconfig(), field: spec.Child("admin"), spec: kc})
 
 	for _, c := range children {
-		errs = append(errs, validateChild(inst, c)...)
+		errs = append(errs, validateChild(inst, c, validate)...)
 	}
 	return children, etcd, errs
 }
@@ -268,21 +260,22 @@ func ShardPrefix(rootPrefix, shard string) string {
 
 // validateChild runs the child kind's own validation, and reports what it finds against
 // the installation field the child comes from.
-func validateChild(inst *v1alpha1.KcpInstallation, c child) field.ErrorList {
+func validateChild(inst *v1alpha1.KcpInstallation, c child, validate ValidateXR) field.ErrorList {
 	meta := metav1.ObjectMeta{Name: c.name, Namespace: inst.GetNamespace()}
-	var errs field.ErrorList
+	var xr any
 	switch s := c.spec.(type) {
 	case v1alpha1.RootShardSpec:
-		errs = rootshard.Validate(&v1alpha1.RootShard{ObjectMeta: meta, Spec: s})
+		xr = &v1alpha1.RootShard{ObjectMeta: meta, Spec: s}
 	case v1alpha1.ShardSpec:
-		errs = shard.Validate(&v1alpha1.Shard{ObjectMeta: meta, Spec: s})
+		xr = &v1alpha1.Shard{ObjectMeta: meta, Spec: s}
 	case v1alpha1.CacheServerSpec:
-		errs = cacheserver.Validate(&v1alpha1.CacheServer{ObjectMeta: meta, Spec: s})
+		xr = &v1alpha1.CacheServer{ObjectMeta: meta, Spec: s}
 	case v1alpha1.FrontProxySpec:
-		errs = frontproxy.Validate(&v1alpha1.FrontProxy{ObjectMeta: meta, Spec: s})
+		xr = &v1alpha1.FrontProxy{ObjectMeta: meta, Spec: s}
 	case v1alpha1.KubeconfigSpec:
-		errs = kubeconfig.Validate(&v1alpha1.Kubeconfig{ObjectMeta: meta, Spec: s})
+		xr = &v1alpha1.Kubeconfig{ObjectMeta: meta, Spec: s}
 	}
+	errs := validate(c.kind, xr)
 	out := make(field.ErrorList, 0, len(errs))
 	for _, e := range errs {
 		msg := fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name, e.Error())
@@ -298,39 +291,12 @@ func validateChild(inst *v1alpha1.KcpInstallation, c child) field.ErrorList {
 	return out
 }
 
-// toUnstructured renders a child as the composed XR Crossplane applies.
-func toUnstructured(c child, inst *v1alpha1.KcpInstallation) (*resource.Unstructured, error) {
-	b, err := json.Marshal(c.spec)
-	if err != nil {
-		return nil, err
-	}
-	var spec map[string]any
-	if err := json.Unmarshal(b, &spec); err != nil {
-		return nil, err
-	}
-	u := resource.NewUnstructured()
-	u.SetAPIVersion(v1alpha1.Group + "/" + v1alpha1.Version)
-	u.SetKind(c.kind)
-	u.SetName(c.name)
-	u.SetNamespace(inst.GetNamespace())
-	u.SetLabels(map[string]string{LabelInstallation: inst.GetName()})
-	u.Object["spec"] = spec
-	return u, nil
-}
-
 func externalConfig(e v1alpha1.InstallationExternal) v1alpha1.ExternalConfig {
 	port := e.Port
 	if port == 0 {
-		port = DefaultPort
+		port = names.Port
 	}
 	return v1alpha1.ExternalConfig{Hostname: e.Hostname, Port: port}
-}
-
-func adminSecretName(inst *v1alpha1.KcpInstallation) string {
-	if a := inst.Spec.Admin; a != nil && a.SecretName != "" {
-		return a.SecretName
-	}
-	return inst.GetName() + "-admin-kubeconfig"
 }
 
 func firstFrontProxy(children []child) int {

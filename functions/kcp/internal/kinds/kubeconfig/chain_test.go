@@ -101,7 +101,7 @@ func TestCertificateChain(t *testing.T) {
 	corporate := ca(t, "corporate-ca", nil)
 	rootShardServer := func(t *testing.T, st *observed.State, rs *v1alpha1.RootShard, _ *v1alpha1.FrontProxy) (*cmv1.Certificate, []byte) {
 		// kcp's --client-ca-file is <rs>-client-ca's tls.crt.
-		return desiredCertificate(t, rootshard.Compose(rs, st).Desired, "certificate-server"), pk.clientCA.chain
+		return desiredCertificate(t, must(rootshard.Compose(rs, st)).Desired, "certificate-server"), pk.clientCA.chain
 	}
 	frontProxyServer := func(t *testing.T, st *observed.State, rs *v1alpha1.RootShard, fp *v1alpha1.FrontProxy) (*cmv1.Certificate, []byte) {
 		// The front-proxy trusts <fp>-merged-client-ca: <rs>-client-ca, then its bundles.
@@ -109,7 +109,7 @@ func TestCertificateChain(t *testing.T) {
 		if fp.Spec.ClientCABundleRef != nil {
 			trusted = append(append(trusted, '\n'), corporate.chain...)
 		}
-		return desiredCertificate(t, frontproxy.Compose(fp, st).Desired, resource.Name("certificate-"+rs.Name+"-"+fp.Name+"-server")), trusted
+		return desiredCertificate(t, must(frontproxy.Compose(fp, st)).Desired, resource.Name("certificate-"+rs.Name+"-"+fp.Name+"-server")), trusted
 	}
 
 	cases := map[string]struct {
@@ -134,7 +134,7 @@ func TestCertificateChain(t *testing.T) {
 			kc: kubeconfigXR(toShard("alpha")),
 			server: func(t *testing.T, st *observed.State, _ *v1alpha1.RootShard, _ *v1alpha1.FrontProxy) (*cmv1.Certificate, []byte) {
 				// A shard's --client-ca-file is <rs>-client-ca's tls.crt too.
-				return desiredCertificate(t, shard.Compose(shardXR(), st).Desired, "certificate-server"), pk.clientCA.chain
+				return desiredCertificate(t, must(shard.Compose(shardXR(), st)).Desired, "certificate-server"), pk.clientCA.chain
 			},
 		},
 		"FrontProxy": {

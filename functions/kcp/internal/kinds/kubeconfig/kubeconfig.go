@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -25,7 +27,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -57,15 +58,6 @@ const (
 	// ReasonInvalid is InputsReady's reason when an input exists but cannot be used.
 	ReasonInvalid = "Invalid"
 )
-
-// Result is what the function should return for one Kubeconfig.
-type Result struct {
-	Desired      desired.Set
-	Requirements []inputs.Requirement
-	Status       v1alpha1.KubeconfigStatus
-	Conditions   []condition.Condition
-	NotReady     bool
-}
 
 // secretState is what happened to the kubeconfig Secret.
 type secretState int
@@ -102,7 +94,7 @@ type composer struct {
 // Compose composes a Kubeconfig. The XR must have passed Validate. Once the target is read
 // the output Secret's name is checked against the Secrets of its installation; a clash is
 // returned as validation errors.
-func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (Result, field.ErrorList) {
+func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha1.KubeconfigStatus], field.ErrorList) {
 	n := names.Kubeconfig(kc.GetName())
 	b := builder.New(kc.GetName(), kc.GetNamespace(), st)
 	c := &composer{
@@ -122,7 +114,7 @@ func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (Result, field.ErrorLi
 		return c.waitForTarget(why), nil
 	}
 	if errs := validateReserved(kc, c.t.reservedSecrets()); len(errs) > 0 {
-		return Result{}, errs
+		return result.Result[v1alpha1.KubeconfigStatus]{}, errs
 	}
 	c.composeCertificate()
 	c.composeSecret()
@@ -140,7 +132,7 @@ func (c *composer) readOwnSecrets() {
 
 // waitForTarget keeps everything the Kubeconfig composed as it is while its target cannot
 // be read: without it nothing can be rebuilt, and nothing may be deleted.
-func (c *composer) waitForTarget(why string) Result {
+func (c *composer) waitForTarget(why string) result.Result[v1alpha1.KubeconfigStatus] {
 	if c.KeepAll() {
 		why += ". Everything composed so far is kept unchanged meanwhile"
 		if c.Set.Has(c.secretKey) {
@@ -273,7 +265,7 @@ func (c *composer) caData(sources []caSource) ([]byte, bool) {
 }
 
 // result reports the status and conditions.
-func (c *composer) result() Result {
+func (c *composer) result() result.Result[v1alpha1.KubeconfigStatus] {
 	exists := c.Set.Has(c.secretKey) && c.St.Exists(c.secretKey)
 	status := v1alpha1.KubeconfigStatus{
 		Phase:      v1alpha1.KubeconfigPhaseProvisioning,
@@ -325,7 +317,7 @@ func (c *composer) result() Result {
 		add(TypeKubeconfigReady, false, ReasonWaitingForCertificate, fmt.Sprintf("Secret %s is written once cert-manager issues Certificate %s.", ref, cert))
 	}
 
-	return Result{
+	return result.Result[v1alpha1.KubeconfigStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       status,

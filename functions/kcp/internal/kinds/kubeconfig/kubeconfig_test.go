@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/google/go-cmp/cmp"
@@ -14,7 +16,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
@@ -403,7 +404,7 @@ func TestSecret(t *testing.T) {
 		t.Errorf("an existing kubeconfig Secret is ready")
 	}
 	// Its own Secrets first: they are asked for before the target is read.
-	wantReqs := []inputs.Requirement{
+	wantReqs := []result.Requirement{
 		{Kind: "Secret", Name: "kubeconfig-cert-admin"},
 		{Kind: "Secret", Name: "admin-kubeconfig"},
 		{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"},

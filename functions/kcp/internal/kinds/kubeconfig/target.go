@@ -7,9 +7,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 )
@@ -113,11 +110,11 @@ func (t target) caSources() []caSource {
 func (t target) BaseURL() string {
 	switch {
 	case t.fp != nil:
-		return frontproxy.URL(t.fp, t.rs)
+		return names.FrontProxyURL(t.fp, t.rs)
 	case t.sh != nil:
-		return shard.BaseURL(t.sh)
+		return names.ShardURL(t.sh)
 	}
-	return rootshard.BaseURL(t.rs)
+	return names.RootShardURL(t.rs)
 }
 
 // Workspace is the workspace path the default context opens.

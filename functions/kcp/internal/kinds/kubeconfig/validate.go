@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -27,9 +28,7 @@ func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 	s := kc.Spec
-	if n := kc.GetName(); len(n) > MaxNameLength {
-		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), n, MaxNameLength))
-	}
+	errs = append(errs, check.NameLength(kc.GetName(), MaxNameLength)...)
 	errs = append(errs, validateTarget(spec.Child("target"), s.Target)...)
 	if w := s.TargetWorkspace; w != "" && !workspacePath.MatchString(w) {
 		errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), w, "must be a kcp workspace path such as root or root:team-a"))

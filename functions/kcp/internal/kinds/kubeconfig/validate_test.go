@@ -232,13 +232,13 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 	var rsState, shState, fpState *observed.State = base().state(), base().state(), base().state()
 	var rsSecrets, shSecrets, fpSecrets []string
 	for range 3 {
-		f := frontproxy.Compose(fp, fpState)
+		f := must(frontproxy.Compose(fp, fpState))
 		fpSecrets = secrets(f.Desired)
 		fpState = settle(base(), f.Desired).state()
-		r := rootshard.Compose(rs, rsState)
+		r := must(rootshard.Compose(rs, rsState))
 		rsSecrets = secrets(r.Desired)
 		rsState = settle(base(), r.Desired).state()
-		s := shard.Compose(sh, shState)
+		s := must(shard.Compose(sh, shState))
 		shSecrets = secrets(s.Desired)
 		shState = settle(base(), s.Desired).state()
 	}

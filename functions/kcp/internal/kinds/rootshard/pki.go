@@ -8,7 +8,6 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
 )
 
@@ -89,7 +88,7 @@ func (c *composer) serverDNSNames() []string {
 		names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.rs.Spec.ClusterDomain),
 		c.rs.Spec.External.Hostname,
 	}
-	if h := kcpserver.HostOf(c.rs.Spec.ShardBaseURL); h != "" {
+	if h := names.HostOf(c.rs.Spec.ShardBaseURL); h != "" {
 		dns = append(dns, h)
 	}
 	slices.Sort(dns)

@@ -8,30 +8,18 @@
 package rootshard
 
 import (
-	"fmt"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 )
-
-// Result is what the function should return for one RootShard.
-type Result struct {
-	Desired      desired.Set
-	Requirements []inputs.Requirement
-	Status       v1alpha1.RootShardStatus
-	Conditions   []condition.Condition
-	// NotReady forces the XR not ready, e.g. while a workload is not composed yet: the
-	// composed resources that do exist could otherwise all be ready.
-	NotReady bool
-	Warnings []string
-}
 
 // composer holds what every step of one composition needs.
 type composer struct {
@@ -42,12 +30,12 @@ type composer struct {
 }
 
 // Compose composes a RootShard. The XR must have passed Validate.
-func Compose(rs *v1alpha1.RootShard, st *observed.State) Result {
+func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1.RootShardStatus], field.ErrorList) {
 	c := &composer{
 		Builder: builder.New(rs.GetName(), rs.GetNamespace(), st),
 		rs:      rs,
 		name:    names.RootShard(rs.GetName()),
-		baseURL: BaseURL(rs),
+		baseURL: names.RootShardURL(rs),
 	}
 	// Every Shard in the namespace is read to list this RootShard's shards in status and to
 	// trust their service account keys.
@@ -59,18 +47,18 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) Result {
 	shard := c.composeRootShardWorkload()
 	proxy := c.composeProxy()
 	available := c.Report(shard, proxy)
-	return Result{
+	return result.Result[v1alpha1.RootShardStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status: v1alpha1.RootShardStatus{
 			Phase:       builder.Phase(available),
 			BaseURL:     c.baseURL,
-			ExternalURL: ExternalURL(rs),
+			ExternalURL: names.ExternalURL(rs.Spec.External),
 			Shards:      c.shardRefs(),
 		},
 		Conditions: c.Conditions(),
 		NotReady:   c.NotReady(),
-	}
+	}, nil
 }
 
 // shardNames lists the names of this RootShard's Shards, sorted.
@@ -90,18 +78,6 @@ func (c *composer) shardRefs() []v1alpha1.ShardReference {
 	}
 	return out
 }
-
-// BaseURL is where other kcp components reach the root shard.
-func BaseURL(rs *v1alpha1.RootShard) string {
-	if rs.Spec.ShardBaseURL != "" {
-		return rs.Spec.ShardBaseURL
-	}
-	return fmt.Sprintf("https://%s:6443",
-		names.ServiceFQDN(names.RootShard(rs.GetName()).Deployment(), rs.GetNamespace(), rs.Spec.ClusterDomain))
-}
-
-// ExternalURL is the public URL of the installation.
-func ExternalURL(rs *v1alpha1.RootShard) string { return kcpserver.ExternalURL(rs.Spec.External) }
 
 // rootCASecret is the Secret holding the root CA key pair. Unlike kcp-operator (quirk 5),
 // workloads mount the caSecretRef Secret when one is given, instead of <rs>-ca.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -138,14 +139,14 @@ func converge(rs *v1alpha1.RootShard, extra func(*world)) (Result, *world) {
 	if extra != nil {
 		extra(w)
 	}
-	r := Compose(rs, w.state())
+	r := composeOK(rs, w.state())
 	for range 5 {
 		w = newWorld()
 		if extra != nil {
 			extra(w)
 		}
 		w.issued(r, 1).exists(r)
-		r = Compose(rs, w.state())
+		r = composeOK(rs, w.state())
 	}
 	return r, w
 }
@@ -172,7 +173,7 @@ func deployment(t *testing.T, r Result, key resource.Name) *appsv1.Deployment {
 }
 
 func TestComposeFresh(t *testing.T) {
-	r := Compose(basic(), newWorld().state())
+	r := composeOK(basic(), newWorld().state())
 
 	wantKeys := []string{
 		"certificate-ca", "certificate-client", "certificate-client-ca", "certificate-external-logical-cluster-admin",
@@ -191,7 +192,7 @@ func TestComposeFresh(t *testing.T) {
 	if !r.NotReady {
 		t.Errorf("The XR must be explicitly not ready while its workloads are not composed")
 	}
-	wantReq := []inputs.Requirement{
+	wantReq := []result.Requirement{
 		{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard"},
 		{Kind: "Secret", Name: "root-client-ca"},
 	}
@@ -320,7 +321,7 @@ func TestNeverDestroyOnDoubt(t *testing.T) {
 		"metadata": map[string]any{"name": "root-server", "namespace": "kcp"},
 		"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}},
 	})
-	r := Compose(basic(), w2.state())
+	r := composeOK(basic(), w2.state())
 
 	if diff := cmp.Diff(keys(&converged.Desired), keys(&r.Desired)); diff != "" {
 		t.Errorf("Nothing that exists may disappear from the desired set when inputs go missing.\n-want, +got:\n%s", diff)
@@ -347,7 +348,7 @@ func TestCertificateRenewalRollsPods(t *testing.T) {
 	before := deployment(t, first, "deployment-kcp").Spec.Template.Annotations[names.AnnotationCertificateRevisions]
 
 	w2 := newWorld().issued(first, 2).exists(first)
-	r := Compose(basic(), w2.state())
+	r := composeOK(basic(), w2.state())
 	after := deployment(t, r, "deployment-kcp").Spec.Template.Annotations[names.AnnotationCertificateRevisions]
 
 	if before == after {
@@ -362,7 +363,7 @@ func TestCASecretRef(t *testing.T) {
 	byo := func(rs *v1alpha1.RootShard) {
 		rs.Spec.Certificates = v1alpha1.Certificates{CASecretRef: &corev1.LocalObjectReference{Name: "my-ca"}}
 	}
-	fresh := Compose(basic(byo), newWorld().state())
+	fresh := composeOK(basic(byo), newWorld().state())
 	if fresh.Desired.Has("certificate-ca") {
 		t.Errorf("With caSecretRef no root CA Certificate is composed")
 	}
@@ -489,7 +490,7 @@ func TestSpecOptions(t *testing.T) {
 }
 
 func TestClusterDomainInProxySANs(t *testing.T) {
-	r := Compose(basic(func(rs *v1alpha1.RootShard) { rs.Spec.ClusterDomain = "corp.internal" }), newWorld().state())
+	r := composeOK(basic(func(rs *v1alpha1.RootShard) { rs.Spec.ClusterDomain = "corp.internal" }), newWorld().state())
 	o, _ := r.Desired.Get("certificate-proxy-server")
 	want := []string{"root-proxy", "root-proxy.kcp", "root-proxy.kcp.svc.corp.internal"}
 	if diff := cmp.Diff(want, o.Resource.(*cmv1.Certificate).Spec.DNSNames); diff != "" {

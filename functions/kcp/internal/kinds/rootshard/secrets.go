@@ -17,7 +17,7 @@ func (c *composer) composeKubeconfigs() {
 	labels := map[string]string{names.LabelOwnerRootShard: string(c.name)}
 	c.Secret(c.name.LogicalClusterAdminKubeconfig(), labels, map[string][]byte{"kubeconfig": internal.Config().Marshal()})
 
-	server := kcpserver.ExternalAdminURL(c.rs.Spec.External)
+	server := names.ExternalAdminURL(c.rs.Spec.External)
 	ca := kcpserver.PathServerCA
 	if c.rs.Spec.CABundleSecretRef != nil {
 		ca = kcpserver.PathCABundle

@@ -7,6 +7,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 )
 
@@ -31,7 +32,7 @@ func (c *composer) server() kcpserver.Server {
 	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil {
 		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
 		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
-			srv.VirtualWorkspaceURL = kcpserver.ExternalURL(vw.Spec.External)
+			srv.VirtualWorkspaceURL = names.ExternalURL(vw.Spec.External)
 		}
 	}
 	return srv

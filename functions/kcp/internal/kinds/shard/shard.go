@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,23 +20,12 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
 )
-
-// Result is what the function should return for one Shard.
-type Result struct {
-	Desired      desired.Set
-	Requirements []inputs.Requirement
-	Status       v1alpha1.ShardStatus
-	Conditions   []condition.Condition
-	NotReady     bool
-}
 
 // Certificate template keys a Shard understands.
 var templateKeys = []string{"server", "virtual-workspaces", "service-account", "client", "mounts-proxy", "logical-cluster-admin", "external-logical-cluster-admin"}
@@ -45,17 +38,8 @@ type composer struct {
 	root names.RootShard
 }
 
-// BaseURL is where other kcp components reach the shard.
-func BaseURL(sh *v1alpha1.Shard) string {
-	if sh.Spec.ShardBaseURL != "" {
-		return sh.Spec.ShardBaseURL
-	}
-	return fmt.Sprintf("https://%s:6443",
-		names.ServiceFQDN(names.Shard(sh.GetName()).Deployment(), sh.GetNamespace(), sh.Spec.ClusterDomain))
-}
-
 // Compose composes a Shard. The XR must have passed Validate.
-func Compose(sh *v1alpha1.Shard, st *observed.State) Result {
+func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.ShardStatus], field.ErrorList) {
 	c := &composer{
 		Builder: builder.New(sh.GetName(), sh.GetNamespace(), st),
 		sh:      sh,
@@ -66,7 +50,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) Result {
 	c.requireAhead(names.RootShard(rootName))
 	rs, ok := refs.RootShard(st, rootName)
 	if !ok {
-		return c.waitForRootShard(rootName)
+		return c.waitForRootShard(rootName), nil
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
 
@@ -77,26 +61,26 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) Result {
 	c.composeMergedBundles()
 	out := c.composeWorkload(srv)
 	available := c.Report(out)
-	return Result{
+	return result.Result[v1alpha1.ShardStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), BaseURL: BaseURL(sh)},
+		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), BaseURL: names.ShardURL(sh)},
 		Conditions:   c.Conditions(),
 		NotReady:     c.NotReady(),
-	}
+	}, nil
 }
 
 // waitForRootShard keeps everything the Shard composed as it is while its RootShard cannot be
 // read: without the RootShard nothing can be rebuilt, and nothing may be deleted.
-func (c *composer) waitForRootShard(name string) Result {
+func (c *composer) waitForRootShard(name string) result.Result[v1alpha1.ShardStatus] {
 	msg := fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace)
 	if c.KeepAll() {
 		msg += ". Everything composed so far is kept unchanged meanwhile"
 	}
-	return Result{
+	return result.Result[v1alpha1.ShardStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, BaseURL: BaseURL(c.sh)},
+		Status:       v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, BaseURL: names.ShardURL(c.sh)},
 		Conditions: []condition.Condition{
 			{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: msg + "."},
 		},
@@ -153,7 +137,7 @@ func (c *composer) server() kcpserver.Server {
 		Namespace:               c.Namespace,
 		Root:                    c.root,
 		Spec:                    &c.sh.Spec.CommonShardSpec,
-		BaseURL:                 BaseURL(c.sh),
+		BaseURL:                 names.ShardURL(c.sh),
 		RootExternal:            c.rs.Spec.External,
 		RootCASecret:            c.rootCASecret(),
 		CacheServer:             c.cacheServer(),
@@ -175,7 +159,7 @@ func (c *composer) server() kcpserver.Server {
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
 		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
 		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
-			srv.VirtualWorkspaceURL = kcpserver.ExternalURL(vw.Spec.External)
+			srv.VirtualWorkspaceURL = names.ExternalURL(vw.Spec.External)
 		}
 	}
 	return srv
@@ -223,7 +207,7 @@ func (c *composer) composePKI() {
 	svc := names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.sh.Spec.ClusterDomain)
 	server := leaf("server", "", nil, pki.UsagesServing, names.CAServer)
 	server.DNSNames = []string{"localhost", svc}
-	if h := kcpserver.HostOf(c.sh.Spec.ShardBaseURL); h != "" {
+	if h := names.HostOf(c.sh.Spec.ShardBaseURL); h != "" {
 		server.DNSNames = append(server.DNSNames, h)
 	}
 	slices.Sort(server.DNSNames)
@@ -256,16 +240,16 @@ func (c *composer) composeKubeconfigs() {
 		c.Secret(name, labels, map[string][]byte{"kubeconfig": f.Config().Marshal()})
 	}
 	secret(c.name.ClientKubeconfig(), kubeconfigfile.Files{
-		ClusterName: "root-shard", Server: rootshard.BaseURL(c.rs), CAFile: kcpserver.PathServerCA,
+		ClusterName: "root-shard", Server: names.RootShardURL(c.rs), CAFile: kcpserver.PathServerCA,
 		UserName: "shard", CertFile: kcpserver.DirClientCert + "/tls.crt", KeyFile: kcpserver.DirClientCert + "/tls.key",
 		ContextName: "shard-base",
 	})
 	secret(c.name.LogicalClusterAdminKubeconfig(), kubeconfigfile.Files{
-		ClusterName: "logical-cluster:admin", Server: BaseURL(c.sh), CAFile: kcpserver.PathServerCA,
+		ClusterName: "logical-cluster:admin", Server: names.ShardURL(c.sh), CAFile: kcpserver.PathServerCA,
 		UserName: "logical-cluster-admin", CertFile: kcpserver.DirLogicalClusterAdmin + "/tls.crt", KeyFile: kcpserver.DirLogicalClusterAdmin + "/tls.key",
 		ContextName: "logical-cluster",
 	})
-	server := kcpserver.ExternalAdminURL(c.rs.Spec.External)
+	server := names.ExternalAdminURL(c.rs.Spec.External)
 	ca := kcpserver.PathServerCA
 	if c.sh.Spec.CABundleSecretRef != nil {
 		ca = kcpserver.PathCABundle

@@ -40,9 +40,9 @@ func converge(sh *v1alpha1.Shard, rs *v1alpha1.RootShard, extra func(*testworld.
 		}
 		return w
 	}
-	r := Compose(sh, base().State())
+	r := composeOK(sh, base().State())
 	for range 4 {
-		r = Compose(sh, base().Settle(r.Desired).State())
+		r = composeOK(sh, base().Settle(r.Desired).State())
 	}
 	return r
 }
@@ -158,7 +158,7 @@ func TestComposeConverged(t *testing.T) {
 func TestMissingRootShard(t *testing.T) {
 	converged := converge(shard(), testworld.RootShard(), nil)
 	w := testworld.New().RootCAs().Settle(converged.Desired)
-	r := Compose(shard(), w.State())
+	r := composeOK(shard(), w.State())
 
 	if diff := cmp.Diff(converged.Desired.Names(), r.Desired.Names()); diff != "" {
 		t.Errorf("A vanished RootShard must not shrink the desired set.\n-want, +got:\n%s", diff)
@@ -177,7 +177,7 @@ func TestMissingRootShard(t *testing.T) {
 		t.Errorf("the Shard must not be ready without its RootShard")
 	}
 
-	fresh := Compose(shard(), testworld.New().State())
+	fresh := composeOK(shard(), testworld.New().State())
 	if len(fresh.Desired.Objects()) != 0 {
 		t.Errorf("Nothing is composed for a Shard whose RootShard never existed, got %v", fresh.Desired.Names())
 	}

@@ -1,14 +1,12 @@
 package shard
 
 import (
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // MaxNameLength keeps the volume <name>-service-account, which every shard and front-proxy
@@ -21,24 +19,18 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 	s := sh.Spec
-	if n := sh.GetName(); len(n) > MaxNameLength {
-		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), n, MaxNameLength))
-	}
+	errs = append(errs, check.NameLength(sh.GetName(), MaxNameLength)...)
 	if r := s.RootShard.Ref; r == nil || r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("rootShard", "ref", "name"), "name the RootShard (in the same namespace) this shard belongs to"))
 	}
-	if s.ClusterDomain != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(s.ClusterDomain) {
-			errs = append(errs, field.Invalid(spec.Child("clusterDomain"), s.ClusterDomain, msg))
-		}
-	}
+	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	if s.ShardBaseURL != "" {
-		errs = append(errs, rootshard.ValidateBaseURL(spec.Child("shardBaseURL"), s.ShardBaseURL)...)
+		errs = append(errs, check.BaseURL(spec.Child("shardBaseURL"), s.ShardBaseURL)...)
 	}
-	errs = append(errs, rootshard.ValidateEtcd(spec.Child("etcd"), s.Etcd)...)
-	errs = append(errs, rootshard.ValidateImage(spec.Child("image"), s.Image)...)
-	errs = append(errs, rootshard.ValidateReplicas(spec.Child("replicas"), s.Replicas)...)
-	errs = append(errs, rootshard.ValidateAuth(spec.Child("auth"), s.Auth)...)
+	errs = append(errs, check.Etcd(spec.Child("etcd"), s.Etcd)...)
+	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
+	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
+	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
 	if c := s.Cache; c != nil && c.Ref != nil && c.Ref.Name == "" {
 		errs = append(errs, field.Required(spec.Child("cache", "ref", "name"), "name the CacheServer, or remove spec.cache to use the RootShard's cache"))
 	}
@@ -54,5 +46,5 @@ func validateExtraVolumes(spec *field.Path, sh *v1alpha1.Shard) field.ErrorList 
 	if r := sh.Spec.RootShard.Ref; r != nil {
 		srv.Root = names.RootShard(r.Name)
 	}
-	return workload.ValidateExtraVolumes(spec, srv.AllVolumeNames(), sh.Spec.ExtraVolumes, sh.Spec.ExtraVolumeMounts)
+	return check.ExtraVolumes(spec, srv.AllVolumeNames(), sh.Spec.ExtraVolumes, sh.Spec.ExtraVolumeMounts)
 }

@@ -3,14 +3,13 @@ package virtualworkspace
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -23,18 +22,12 @@ func Validate(vw *v1alpha1.VirtualWorkspace) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 	s := vw.Spec
-	if n := vw.GetName(); len(n) > MaxNameLength {
-		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), n, MaxNameLength))
-	}
+	errs = append(errs, check.NameLength(vw.GetName(), MaxNameLength)...)
 	errs = append(errs, validateTarget(spec.Child("target"), s.Target)...)
-	errs = append(errs, rootshard.ValidateExternal(spec.Child("external"), s.External)...)
-	if s.ClusterDomain != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(s.ClusterDomain) {
-			errs = append(errs, field.Invalid(spec.Child("clusterDomain"), s.ClusterDomain, msg))
-		}
-	}
-	errs = append(errs, rootshard.ValidateImage(spec.Child("image"), s.Image)...)
-	errs = append(errs, rootshard.ValidateReplicas(spec.Child("replicas"), s.Replicas)...)
+	errs = append(errs, check.External(spec.Child("external"), s.External)...)
+	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
+	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
+	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	if r := s.KubeconfigSecretRef; r != nil && r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("kubeconfigSecretRef", "name"), "name the Secret whose kubeconfig key the server uses, or remove kubeconfigSecretRef to use the target's logical-cluster-admin kubeconfig"))
 	}
@@ -86,7 +79,7 @@ func validateInitContainers(p *field.Path, ics []v1alpha1.VirtualWorkspaceInitCo
 			}
 		}
 		seen[ic.Name] = true
-		errs = append(errs, rootshard.ValidateImage(ip.Child("image"), ic.Image)...)
+		errs = append(errs, check.Image(ip.Child("image"), ic.Image)...)
 		if r := ic.KubeconfigSecretRef; r != nil && r.Name == "" {
 			errs = append(errs, field.Required(ip.Child("kubeconfigSecretRef", "name"), "name the Secret whose kubeconfig key this init container uses, or remove kubeconfigSecretRef to use the target's logical-cluster-admin kubeconfig"))
 		}
@@ -152,12 +145,7 @@ func GeneratedVolumeNames(vw *v1alpha1.VirtualWorkspace) []string {
 // Warnings are accepted but probably not what the user meant.
 func Warnings(vw *v1alpha1.VirtualWorkspace) []string {
 	var out []string
-	for k := range vw.Spec.CertificateTemplates {
-		if !slices.Contains(templateKeys, k) {
-			out = append(out, fmt.Sprintf("spec.certificateTemplates[%q] matches no certificate and is ignored; known keys: %v", k, templateKeys))
-		}
-	}
-	sort.Strings(out)
+	out = append(out, check.UnknownTemplateKeys("spec.certificateTemplates", vw.Spec.CertificateTemplates, templateKeys)...)
 	if vw.Spec.CABundleSecretRef != nil {
 		out = append(out, "spec.caBundleSecretRef is accepted for compatibility with kcp-operator and ignored, as kcp-operator ignores it")
 	}

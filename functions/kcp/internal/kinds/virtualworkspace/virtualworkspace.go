@@ -7,28 +7,21 @@ package virtualworkspace
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 )
 
-// Result is what the function should return for one VirtualWorkspace.
-type Result struct {
-	Desired      desired.Set
-	Requirements []inputs.Requirement
-	Status       v1alpha1.VirtualWorkspaceStatus
-	Conditions   []condition.Condition
-	NotReady     bool
-}
-
 // URL is the external URL the targeted shard advertises for this server.
-func URL(vw *v1alpha1.VirtualWorkspace) string { return kcpserver.ExternalURL(vw.Spec.External) }
+func URL(vw *v1alpha1.VirtualWorkspace) string { return names.ExternalURL(vw.Spec.External) }
 
 type composer struct {
 	*builder.Builder
@@ -42,14 +35,14 @@ type composer struct {
 }
 
 // Compose composes a VirtualWorkspace. The XR must have passed Validate.
-func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) Result {
+func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) (result.Result[v1alpha1.VirtualWorkspaceStatus], field.ErrorList) {
 	c := &composer{
 		Builder: builder.New(vw.GetName(), vw.GetNamespace(), st),
 		vw:      vw,
 		name:    names.VirtualWorkspace(vw.GetName()),
 	}
 	if why, ok := c.resolveTarget(); !ok {
-		return c.waitForTarget(why)
+		return c.waitForTarget(why), nil
 	}
 
 	srv := c.server()
@@ -58,13 +51,13 @@ func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) Result {
 	c.composeMergedClientCA()
 	out := c.composeWorkload(srv)
 	available := c.Report(out)
-	return Result{
+	return result.Result[v1alpha1.VirtualWorkspaceStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: builder.Phase(available), URL: URL(vw)},
 		Conditions:   c.Conditions(),
 		NotReady:     c.NotReady(),
-	}
+	}, nil
 }
 
 // resolveTarget reads the target RootShard, or the target Shard and its RootShard. It
@@ -100,12 +93,12 @@ func (c *composer) resolveTarget() (string, bool) {
 
 // waitForTarget keeps everything the VirtualWorkspace composed as it is while its target
 // cannot be read: without it nothing can be rebuilt, and nothing may be deleted.
-func (c *composer) waitForTarget(why string) Result {
+func (c *composer) waitForTarget(why string) result.Result[v1alpha1.VirtualWorkspaceStatus] {
 	msg := why
 	if c.KeepAll() {
 		msg += ". Everything composed so far is kept unchanged meanwhile"
 	}
-	return Result{
+	return result.Result[v1alpha1.VirtualWorkspaceStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, URL: URL(c.vw)},

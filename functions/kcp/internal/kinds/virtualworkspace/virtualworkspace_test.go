@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/google/go-cmp/cmp"
@@ -16,7 +18,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -67,11 +68,11 @@ func installation(rs *v1alpha1.RootShard) *testworld.World {
 
 // converge composes until the desired set settles, in a world built by base.
 func converge(vw *v1alpha1.VirtualWorkspace, base func() *testworld.World) (Result, *testworld.World) {
-	r := Compose(vw, base().State())
+	r := composeOK(vw, base().State())
 	var w *testworld.World
 	for range 4 {
 		w = base().Settle(r.Desired)
-		r = Compose(vw, w.State())
+		r = composeOK(vw, w.State())
 	}
 	return r, w
 }
@@ -190,7 +191,7 @@ func TestComposeConverged(t *testing.T) {
 	if diff := cmp.Diff(wantStatus, r.Status); diff != "" {
 		t.Errorf("status: -want, +got:\n%s", diff)
 	}
-	wantReq := []inputs.Requirement{
+	wantReq := []result.Requirement{
 		{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"},
 		{Kind: "Secret", Name: "root-ca"},
 		{Kind: "Secret", Name: "root-server-ca"},
@@ -366,7 +367,7 @@ func TestCertificates(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := Compose(tc.vw, tc.base.State())
+			r := composeOK(tc.vw, tc.base.State())
 			if diff := cmp.Diff(tc.wantClient, certificate(t, r, "certificate-client")); diff != "" {
 				t.Errorf("%s\nclient certificate: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -746,7 +747,7 @@ func TestMissingTarget(t *testing.T) {
 		vw      *v1alpha1.VirtualWorkspace
 		running func() *testworld.World
 		gone    func() *testworld.World
-		wantReq []inputs.Requirement
+		wantReq []result.Requirement
 		wantMsg string
 	}{
 		"RootShard": {
@@ -754,7 +755,7 @@ func TestMissingTarget(t *testing.T) {
 			vw:      virtualWorkspace(),
 			running: withRoot(testworld.RootShard()),
 			gone:    testworld.New,
-			wantReq: []inputs.Requirement{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"}},
+			wantReq: []result.Requirement{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"}},
 			wantMsg: "RootShard root (spec.target.rootShardRef.name) does not exist in namespace kcp; create it or fix the reference",
 		},
 		"Shard": {
@@ -762,7 +763,7 @@ func TestMissingTarget(t *testing.T) {
 			vw:      virtualWorkspace(targetShard("alpha")),
 			running: withRoot(testworld.RootShard(), func(w *testworld.World) { w.Object(shard()).Secret("alpha-logical-cluster-admin-kubeconfig") }),
 			gone:    withRoot(testworld.RootShard()),
-			wantReq: []inputs.Requirement{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard", Name: "alpha"}},
+			wantReq: []result.Requirement{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard", Name: "alpha"}},
 			wantMsg: "Shard alpha (spec.target.shardRef.name) does not exist in namespace kcp; create it or fix the reference",
 		},
 		"ShardsRootShard": {
@@ -770,7 +771,7 @@ func TestMissingTarget(t *testing.T) {
 			vw:      virtualWorkspace(targetShard("alpha")),
 			running: withRoot(testworld.RootShard(), func(w *testworld.World) { w.Object(shard()).Secret("alpha-logical-cluster-admin-kubeconfig") }),
 			gone:    func() *testworld.World { return testworld.New().Object(shard()) },
-			wantReq: []inputs.Requirement{
+			wantReq: []result.Requirement{
 				{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard", Name: "alpha"},
 				{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard", Name: "root"},
 			},
@@ -779,7 +780,7 @@ func TestMissingTarget(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fresh := Compose(tc.vw, tc.gone().State())
+			fresh := composeOK(tc.vw, tc.gone().State())
 			if len(fresh.Desired.Objects()) != 0 {
 				t.Errorf("%s: nothing is composed before the target exists, got %v", tc.reason, fresh.Desired.Names())
 			}
@@ -795,7 +796,7 @@ func TestMissingTarget(t *testing.T) {
 			}
 
 			converged, w := converge(tc.vw, tc.running)
-			r := Compose(tc.vw, tc.gone().ComposedFrom(w).State())
+			r := composeOK(tc.vw, tc.gone().ComposedFrom(w).State())
 			if diff := cmp.Diff(converged.Desired.Names(), r.Desired.Names()); diff != "" {
 				t.Errorf("%s: nothing may disappear while the target is missing.\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -817,7 +818,7 @@ func TestMissingTarget(t *testing.T) {
 
 func TestGating(t *testing.T) {
 	t.Run("Fresh", func(t *testing.T) {
-		r := Compose(virtualWorkspace(), installation(testworld.RootShard()).State())
+		r := composeOK(virtualWorkspace(), installation(testworld.RootShard()).State())
 		if diff := cmp.Diff([]resource.Name{"certificate-client", "certificate-server"}, r.Desired.Names()); diff != "" {
 			t.Errorf("Before its certificates are issued only the certificates are composed.\n-want, +got:\n%s", diff)
 		}
@@ -914,7 +915,7 @@ func TestKeepWorkloadWhileInputMissing(t *testing.T) {
 		vw.Spec.KubeconfigSecretRef = &corev1.LocalObjectReference{Name: "vw-kubeconfig"}
 	})
 	converged, w := converge(vw, withRoot(testworld.RootShard(), func(w *testworld.World) { w.Secret("vw-kubeconfig") }))
-	r := Compose(vw, withRoot(testworld.RootShard())().ComposedFrom(w).State())
+	r := composeOK(vw, withRoot(testworld.RootShard())().ComposedFrom(w).State())
 	if diff := cmp.Diff(converged.Desired.Names(), r.Desired.Names()); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
@@ -948,7 +949,7 @@ func TestReplicas(t *testing.T) {
 			if tc.live != nil {
 				tc.live(w)
 			}
-			r := Compose(tc.vw, w.State())
+			r := composeOK(tc.vw, w.State())
 			if got := *deployment(t, r).Spec.Replicas; got != tc.want {
 				t.Errorf("replicas = %d, want %d", got, tc.want)
 			}

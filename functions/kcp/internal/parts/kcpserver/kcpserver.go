@@ -4,8 +4,6 @@
 package kcpserver
 
 import (
-	"net"
-	"net/url"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -84,11 +82,6 @@ func (s Server) mountsProxy() bool {
 	return !s.IsRoot && semver.SupportsMountsProxyAndRequestHeader(s.Image().Tag)
 }
 
-// ExternalURL is https://<host>:<port> of the installation.
-func ExternalURL(e v1alpha1.ExternalConfig) string {
-	return "https://" + net.JoinHostPort(e.Hostname, strconv.FormatUint(uint64(e.Port), 10))
-}
-
 // baseArgs are the flags up to and including the add-ons, in kcp-operator's order.
 // Authentication flags and then extraArgs follow.
 func (s Server) baseArgs() []string {
@@ -113,7 +106,7 @@ func (s Server) baseArgs() []string {
 	}
 	args = append(args,
 		"--shard-base-url="+s.BaseURL,
-		"--shard-external-url="+ExternalURL(s.RootExternal),
+		"--shard-external-url="+names.ExternalURL(s.RootExternal),
 	)
 	if !s.IsRoot {
 		// kcp 0.32 deprecates --external-hostname; kcp-operator still passes it to shards.
@@ -322,26 +315,4 @@ func RegisterUserInputs(in *inputs.Inputs, s *v1alpha1.CommonShardSpec) {
 			in.External(inputs.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
 		}
 	}
-}
-
-// ExternalAdminURL is the server of the external-logical-cluster-admin kubeconfigs: the
-// private address when one is given (port defaulting to the public one), else the public URL.
-func ExternalAdminURL(e v1alpha1.ExternalConfig) string {
-	if e.PrivateHostname == "" {
-		return ExternalURL(e)
-	}
-	port := e.Port
-	if e.PrivatePort != nil {
-		port = *e.PrivatePort
-	}
-	return ExternalURL(v1alpha1.ExternalConfig{Hostname: e.PrivateHostname, Port: port})
-}
-
-// HostOf returns the hostname of a URL such as spec.shardBaseURL, or "" when it has none.
-func HostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
 }

@@ -1,4 +1,4 @@
-package workload
+package check
 
 import (
 	"slices"
@@ -7,10 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// ValidateExtraVolumes rejects extra volumes whose names clash with the generated ones, and
-// extra mounts of volumes that do not exist: the API server would reject the Deployment.
+// ExtraVolumes rejects extra volumes whose names clash with the generated ones, and extra
+// mounts of volumes that do not exist: the API server would reject the Deployment.
 // p is the field holding extraVolumes and extraVolumeMounts.
-func ValidateExtraVolumes(p *field.Path, generated []string, vols []corev1.Volume, mounts []corev1.VolumeMount) field.ErrorList {
+func ExtraVolumes(p *field.Path, generated []string, vols []corev1.Volume, mounts []corev1.VolumeMount) field.ErrorList {
 	var errs field.ErrorList
 	known := map[string]bool{}
 	for _, n := range generated {

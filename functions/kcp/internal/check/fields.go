@@ -1,0 +1,144 @@
+package check
+
+import (
+	"net/url"
+	"regexp"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+)
+
+var (
+	tagPattern        = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	repositoryPattern = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$`)
+)
+
+// NameLength rejects an XR name longer than max, the longest that keeps every object name
+// derived from it a valid DNS label.
+func NameLength(name string, max int) field.ErrorList {
+	if len(name) > max {
+		return field.ErrorList{field.TooLong(field.NewPath("metadata", "name"), name, max)}
+	}
+	return nil
+}
+
+// ClusterDomain checks spec.clusterDomain, which ends every in-cluster Service name.
+func ClusterDomain(p *field.Path, domain string) field.ErrorList {
+	var errs field.ErrorList
+	if domain == "" {
+		return nil
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(domain) {
+		errs = append(errs, field.Invalid(p, domain, msg))
+	}
+	return errs
+}
+
+// Image checks an image reference.
+func Image(p *field.Path, img *v1alpha1.ImageSpec) field.ErrorList {
+	var errs field.ErrorList
+	if img == nil {
+		return nil
+	}
+	if img.Tag != "" && !tagPattern.MatchString(img.Tag) {
+		errs = append(errs, field.Invalid(p.Child("tag"), img.Tag, "must be a valid image tag (letters, digits, '_', '.', '-'; at most 128 characters), for example v0.32.3"))
+	}
+	if img.Repository != "" && !repositoryPattern.MatchString(img.Repository) {
+		errs = append(errs, field.Invalid(p.Child("repository"), img.Repository, "must be an image repository without tag, for example ghcr.io/kcp-dev/kcp"))
+	}
+	return errs
+}
+
+// Replicas rejects a negative replica count.
+func Replicas(p *field.Path, r *int32) field.ErrorList {
+	if r != nil && *r < 0 {
+		return field.ErrorList{field.Invalid(p, *r, "must not be negative")}
+	}
+	return nil
+}
+
+// Etcd checks an etcd configuration.
+func Etcd(p *field.Path, e v1alpha1.EtcdConfig) field.ErrorList {
+	var errs field.ErrorList
+	if len(e.Endpoints) == 0 {
+		errs = append(errs, field.Required(p.Child("endpoints"), "list at least one etcd client URL, for example https://etcd:2379"))
+	}
+	for i, ep := range e.Endpoints {
+		u, err := url.Parse(ep)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, field.Invalid(p.Child("endpoints").Index(i), ep, "must be an etcd client URL such as https://etcd:2379"))
+		}
+	}
+	if t := e.TLSConfig; t != nil && t.SecretRef.Name == "" {
+		errs = append(errs, field.Required(p.Child("tlsConfig", "secretRef", "name"), "name the Secret with tls.crt, tls.key and ca.crt for etcd"))
+	}
+	return errs
+}
+
+// External checks a public address.
+func External(p *field.Path, e v1alpha1.ExternalConfig) field.ErrorList {
+	var errs field.ErrorList
+	if e.Hostname == "" {
+		errs = append(errs, field.Required(p.Child("hostname"), "set the public hostname clients use, for example api.example.com"))
+	} else if msgs := validation.IsDNS1123Subdomain(e.Hostname); len(msgs) > 0 && validation.IsValidIP(p.Child("hostname"), e.Hostname) != nil {
+		errs = append(errs, field.Invalid(p.Child("hostname"), e.Hostname, "must be a DNS name or IP address without scheme or port"))
+	}
+	if e.Port == 0 || e.Port > 65535 {
+		errs = append(errs, field.Invalid(p.Child("port"), e.Port, "must be a port between 1 and 65535, for example 6443"))
+	}
+	if e.PrivatePort != nil && (*e.PrivatePort == 0 || *e.PrivatePort > 65535) {
+		errs = append(errs, field.Invalid(p.Child("privatePort"), *e.PrivatePort, "must be a port between 1 and 65535"))
+	}
+	return errs
+}
+
+// BaseURL checks a spec.shardBaseURL: https, a host, an optional port and nothing else.
+func BaseURL(p *field.Path, raw string) field.ErrorList {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return field.ErrorList{field.Invalid(p, raw, "must be an https URL with host and optional port and no path, for example https://root.kcp.svc.cluster.local:6443")}
+	}
+	return nil
+}
+
+// Auth checks a kcp server's authentication settings.
+func Auth(p *field.Path, a *v1alpha1.AuthSpec) field.ErrorList {
+	var errs field.ErrorList
+	if a == nil {
+		return nil
+	}
+	if o := a.OIDC; o != nil {
+		if o.IssuerURL == "" {
+			errs = append(errs, field.Required(p.Child("oidc", "issuerURL"), "set the OIDC issuer URL"))
+		} else if u, err := url.Parse(o.IssuerURL); err != nil || u.Scheme != "https" || u.Host == "" {
+			errs = append(errs, field.Invalid(p.Child("oidc", "issuerURL"), o.IssuerURL, "must be an https URL"))
+		}
+		if o.ClientID == "" {
+			errs = append(errs, field.Required(p.Child("oidc", "clientID"), "set the OIDC client ID"))
+		}
+		if o.CAFileRef != nil && o.CAFileRef.Name == "" {
+			errs = append(errs, field.Required(p.Child("oidc", "caFileRef", "name"), "name the Secret with the OIDC issuer's CA"))
+		}
+	}
+	if w := a.Webhook; w != nil && w.ConfigSecretName == "" {
+		errs = append(errs, field.Required(p.Child("webhook", "configSecretName"), "name the Secret holding the webhook kubeconfig"))
+	}
+	if t := a.TokenAuthFile; t != nil && t.SecretName == "" {
+		errs = append(errs, field.Required(p.Child("tokenAuthFile", "secretName"), "name the Secret holding the token file"))
+	}
+	return errs
+}
+
+// IssuerRef checks a reference to a cert-manager issuer; p is the issuerRef field.
+func IssuerRef(p *field.Path, r *v1alpha1.ObjectReference) field.ErrorList {
+	var errs field.ErrorList
+	if r.Name == "" {
+		errs = append(errs, field.Required(p.Child("name"), "name the cert-manager issuer"))
+	}
+	if (r.Group == "" || r.Group == "cert-manager.io") && r.Kind != "" && r.Kind != "Issuer" && r.Kind != "ClusterIssuer" {
+		errs = append(errs, field.NotSupported(p.Child("kind"), r.Kind, []string{"Issuer", "ClusterIssuer"}))
+	}
+	return errs
+}

@@ -1,0 +1,57 @@
+// Package result holds what composing one XR produces, the same shape for every kind:
+// desired objects, the XR's status and conditions, the objects Crossplane must read for the
+// next call (requirements), and warnings. Kinds fill it; fn.go writes it into the
+// RunFunction response and knows nothing else about a kind.
+package result
+
+import (
+	"strings"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+)
+
+// Result is what composing one XR of a kind whose status is S produced.
+type Result[S any] struct {
+	// Desired are the composed resources. Crossplane deletes every composed resource that is
+	// not in here, so a kind keeps what it cannot rebuild rather than leave it out.
+	Desired      desired.Set
+	Requirements []Requirement
+	Status       S
+	Conditions   []condition.Condition
+	// NotReady forces the XR not ready, e.g. while a workload is not composed yet: the
+	// composed resources that do exist could otherwise all be ready.
+	NotReady bool
+	// Warnings are accepted but probably not what the user meant; each becomes an event.
+	Warnings []string
+}
+
+// Untyped is the same result with its status as a pointer of any type, for fn.go, which
+// writes every kind's status the same way.
+func (r *Result[S]) Untyped() Result[any] {
+	return Result[any]{
+		Desired:      r.Desired,
+		Requirements: r.Requirements,
+		Status:       &r.Status,
+		Conditions:   r.Conditions,
+		NotReady:     r.NotReady,
+		Warnings:     r.Warnings,
+	}
+}
+
+// Requirement is an object Crossplane must read for the next call, as a required resource:
+// one object by name, or every object of the kind in the XR's namespace when Name is empty.
+type Requirement struct {
+	// APIVersion defaults to v1.
+	APIVersion string
+	Kind       string
+	Name       string
+}
+
+// Key is the name of the requirement in the RunFunction response.
+func (r Requirement) Key() string {
+	if r.Name == "" {
+		return strings.ToLower(r.Kind) + "/*"
+	}
+	return strings.ToLower(r.Kind) + "/" + r.Name
+}
