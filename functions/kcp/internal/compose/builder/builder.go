@@ -1,16 +1,15 @@
-// Package compose holds what every kind's composer does the same way: composing
-// Certificates, Issuers, Secrets and ConfigMaps with their readiness, gating workloads on
-// their inputs, keeping what exists when an input goes missing, and reporting the
-// CertificatesReady, InputsReady and Available conditions.
+// Package builder is what every kind composes with, and the one place that decides
+// readiness: it composes Certificates, Issuers, Secrets, ConfigMaps, workloads and other XRs,
+// each with the readiness its kind calls for (builder.go, workload.go, xr.go); it keeps what
+// exists when an input goes missing, so nothing running is deleted on doubt; and it reports
+// the CertificatesReady, InputsReady and Available conditions and the phase (report.go).
 package builder
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -21,7 +20,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // DefaultReplicas of kcp Deployments when neither the spec nor a live Deployment says.
@@ -175,162 +173,10 @@ func (b *Builder) Replicas(key resource.Name, spec *int32, def int32) int32 {
 	return def
 }
 
-// Workload is one Deployment and its Service.
-type Workload struct {
-	// Name is the Deployment's name, for messages.
-	Name          string
-	DeploymentKey resource.Name
-	ServiceKey    resource.Name
-	// Mounts are every volume the pods mount that the gate should check.
-	Mounts workload.Mounts
-	// Blockers are other missing inputs that keep the workload from being rendered, such as
-	// a referenced XR that does not exist yet.
-	Blockers []string
-	// Build returns the Deployment and Service for the given pod annotations.
-	Build func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service)
-}
-
-// Outcome says what happened to one workload.
-type Outcome struct {
-	Name string
-	Key  resource.Name
-	// Composed is true when the Deployment is desired (built or kept).
-	Composed bool
-	Verdict  inputs.Verdict
-}
-
-// Workload composes a Deployment and its Service when every mounted input is available.
-// While one is missing an existing Deployment and Service are kept exactly as they are, and
-// nothing new is created.
-func (b *Builder) Workload(w Workload) Outcome {
-	v := b.Inputs.Check(w.Mounts, b.St, &b.Set)
-	v.WaitingObjects = append(v.WaitingObjects, w.Blockers...)
-	out := Outcome{Name: w.Name, Key: w.DeploymentKey, Verdict: v}
-	pdbKey := disruptionBudgetKey(w.DeploymentKey)
-	if v.Open() {
-		dep, svc := w.Build(v.Rollout.Annotations())
-		b.Set.Add(w.DeploymentKey, dep, Readiness(b.St.DeploymentAvailable(w.DeploymentKey)))
-		b.Set.Add(w.ServiceKey, svc, Readiness(b.St.Exists(w.ServiceKey)))
-		if pdb := workload.DisruptionBudget(dep.ObjectMeta, dep.Spec.Replicas, dep.Spec.Selector); pdb != nil {
-			b.Set.Add(pdbKey, pdb, Readiness(b.St.Exists(pdbKey)))
-		}
-		out.Composed = true
-		return out
-	}
-	if u, ok := b.St.Get(w.DeploymentKey); ok {
-		b.Set.Keep(w.DeploymentKey, u, Readiness(b.St.DeploymentAvailable(w.DeploymentKey)))
-		out.Composed = true
-	}
-	for _, key := range []resource.Name{w.ServiceKey, pdbKey} {
-		if u, ok := b.St.Get(key); ok {
-			b.Set.Keep(key, u, resource.ReadyTrue)
-		}
-	}
-	return out
-}
-
-// disruptionBudgetKey is the resource name of a Deployment's PodDisruptionBudget.
-func disruptionBudgetKey(deployment resource.Name) resource.Name {
-	return resource.Name("poddisruptionbudget-" + strings.TrimPrefix(string(deployment), "deployment-"))
-}
-
-// Report sets the CertificatesReady, InputsReady and Available conditions. Available
-// follows the primary workload, as kcp-operator's does. It reports whether the primary
-// Deployment is available. The XR is forced not ready while any workload is not composed.
-func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
-	var unissued []string
-	for _, key := range b.certificates {
-		if !b.St.CertificateIssued(key) {
-			o, _ := b.Set.Get(key)
-			unissued = append(unissued, o.Resource.(*cmv1.Certificate).Name)
-		}
-	}
-	if len(unissued) == 0 {
-		b.condition(condition.TypeCertificatesReady, true, condition.ReasonIssued,
-			fmt.Sprintf("All %d certificates are issued.", len(b.certificates)))
-	} else {
-		b.condition(condition.TypeCertificatesReady, false, condition.ReasonIssuing,
-			fmt.Sprintf("Waiting for cert-manager to issue %d of %d certificates: %s.", len(unissued), len(b.certificates), strings.Join(unissued, ", ")))
-	}
-
-	workloads := append([]Outcome{primary}, others...)
-	missing := append([]string{}, b.waiting...)
-	for _, w := range workloads {
-		missing = append(missing, w.Verdict.WaitingObjects...)
-	}
-	sort.Strings(missing)
-	missing = dedupe(missing)
-	if len(missing) == 0 {
-		b.condition(condition.TypeInputsReady, true, condition.ReasonAllPresent, "Every Secret and ConfigMap the spec references exists.")
-	} else {
-		msg := "Waiting for " + strings.Join(missing, "; ") + "."
-		var kept []string
-		for _, w := range workloads {
-			if w.Composed && !w.Verdict.Open() {
-				kept = append(kept, b.Namespace+"/"+w.Name)
-			}
-		}
-		if len(kept) > 0 {
-			// Say so: a reader seeing an input missing under a running kcp wants to know
-			// that nothing was touched.
-			msg += fmt.Sprintf(" Deployment %s is kept unchanged meanwhile.", strings.Join(kept, ", "))
-		}
-		b.condition(condition.TypeInputsReady, false, condition.ReasonMissing, msg)
-	}
-
-	ref := b.Namespace + "/" + primary.Name
-	available := b.St.DeploymentAvailable(primary.Key)
-	switch {
-	case !primary.Composed:
-		msg := primary.Verdict.Message()
-		if msg == "" {
-			msg = "waiting for its inputs"
-		}
-		b.condition(condition.TypeAvailable, false, condition.ReasonWaitingForInputs,
-			fmt.Sprintf("Deployment %s is not created yet: %s.", ref, msg))
-	case available:
-		b.condition(condition.TypeAvailable, true, condition.ReasonReplicasUp,
-			fmt.Sprintf("Deployment %s is fully up and running.", ref))
-	case !b.St.Exists(primary.Key):
-		b.condition(condition.TypeAvailable, false, condition.ReasonDeploymentUnavailable,
-			fmt.Sprintf("Deployment %s does not exist yet.", ref))
-	default:
-		b.condition(condition.TypeAvailable, false, condition.ReasonReplicasUnavailable,
-			fmt.Sprintf("Deployment %s is not in the desired replica state.", ref))
-	}
-
-	for _, w := range workloads {
-		if !w.Composed {
-			b.notReady = true
-		}
-	}
-	return available
-}
-
-// NotReady reports whether the XR must be forced not ready.
-func (b *Builder) NotReady() bool { return b.notReady }
-
-// Conditions returns the reported conditions.
-func (b *Builder) Conditions() []condition.Condition { return b.conditions }
-
-func (b *Builder) condition(t string, ok bool, reason, msg string) {
-	b.conditions = append(b.conditions, condition.Condition{Type: t, Status: ok, Reason: reason, Message: msg})
-}
-
 // Phase is Running when available, else Provisioning.
 func Phase(available bool) v1alpha1.Phase {
 	if available {
 		return v1alpha1.PhaseRunning
 	}
 	return v1alpha1.PhaseProvisioning
-}
-
-func dedupe(s []string) []string {
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }

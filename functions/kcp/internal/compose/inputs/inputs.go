@@ -1,24 +1,21 @@
-// Package gate decides when a workload may be composed or changed: only once every Secret
-// and ConfigMap its pods mount exists, so pods never start against missing files. It also
-// fingerprints those inputs, so a renewed certificate or changed configuration rolls the pods.
+// Package inputs knows where every Secret and ConfigMap a workload mounts comes from (a
+// composed Certificate, the function itself, or the user) and which objects Crossplane must
+// read for the next call (inputs.go). From that it decides whether a workload may be
+// composed or changed: only once every mount exists, so pods never start against missing
+// files; and it fingerprints the mounts, so a renewed certificate or changed configuration
+// rolls the pods (verdict.go).
 package inputs
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // Kinds of object a pod can mount.
 const (
-	KindSecret    = "Secret"
-	KindConfigMap = "ConfigMap"
+	KindSecret    = resource.KindSecret
+	KindConfigMap = resource.KindConfigMap
 )
 
 type sourceKind int
@@ -95,100 +92,4 @@ func (in *Inputs) Requirements() []result.Requirement { return in.requirements }
 func (in *Inputs) Pending(name string, st *observed.State) bool {
 	s, ok := in.sources[KindSecret+"/"+name]
 	return ok && s.kind == fromCertificate && !st.CertificateIssued(s.key)
-}
-
-// Verdict is the outcome of checking a workload's mounts.
-type Verdict struct {
-	// WaitingCertificates are certificates not yet issued.
-	WaitingCertificates []string
-	// WaitingObjects are external objects (the user's) that do not exist, described with the
-	// spec field that references them.
-	WaitingObjects []string
-	// WaitingComposed are objects the function composes that do not exist yet.
-	WaitingComposed []string
-	Rollout         workload.Rollout
-}
-
-// Open reports whether every mount is available.
-func (v Verdict) Open() bool {
-	return len(v.WaitingCertificates) == 0 && len(v.WaitingObjects) == 0 && len(v.WaitingComposed) == 0
-}
-
-// Check examines the Secrets and ConfigMaps mounted by a workload. Names not registered are
-// assumed to be the user's (extra volumes) and not checked.
-func (in *Inputs) Check(m workload.Mounts, st *observed.State, want *desired.Set) Verdict {
-	var v Verdict
-	for _, x := range m {
-		var kind, name string
-		switch {
-		case x.Volume.Secret != nil:
-			kind, name = KindSecret, x.Volume.Secret.SecretName
-		case x.Volume.ConfigMap != nil:
-			kind, name = KindConfigMap, x.Volume.ConfigMap.Name
-		default:
-			continue
-		}
-		s, ok := in.sources[kind+"/"+name]
-		if !ok {
-			continue
-		}
-		switch s.kind {
-		case fromCertificate:
-			if !st.CertificateIssued(s.key) {
-				v.WaitingCertificates = append(v.WaitingCertificates, name)
-				continue
-			}
-			v.Rollout.Certificate(name, st.CertificateRevision(s.key))
-		case fromComposed:
-			o, ok := want.Get(s.key)
-			if !ok || !st.Exists(s.key) {
-				v.WaitingComposed = append(v.WaitingComposed, fmt.Sprintf("%s %s", kind, name))
-				continue
-			}
-			v.Rollout.Config(name, desired.Fingerprint(o))
-		case fromExternal:
-			l := st.Object(kind, name)
-			if !l.Found {
-				v.WaitingObjects = append(v.WaitingObjects, fmt.Sprintf("%s %s (%s)", kind, name, s.field))
-				continue
-			}
-			// Its content, not its resourceVersion: a Secret deleted and created again with
-			// the same data (a CacheServer re-created, a Secret restored from a backup) or
-			// only relabelled must not restart kcp.
-			v.Rollout.Config(kind+"/"+name, desired.DataFingerprint(l.Data))
-		}
-	}
-	sort.Strings(v.WaitingCertificates)
-	v.WaitingCertificates = compact(v.WaitingCertificates)
-	sort.Strings(v.WaitingObjects)
-	v.WaitingObjects = compact(v.WaitingObjects)
-	sort.Strings(v.WaitingComposed)
-	v.WaitingComposed = compact(v.WaitingComposed)
-	return v
-}
-
-// Message describes what a workload waits for.
-func (v Verdict) Message() string {
-	var parts []string
-	if len(v.WaitingCertificates) > 0 {
-		parts = append(parts, "certificates not yet issued: "+strings.Join(v.WaitingCertificates, ", "))
-	}
-	if len(v.WaitingObjects) > 0 {
-		parts = append(parts, "missing: "+strings.Join(v.WaitingObjects, ", "))
-	}
-	if len(v.WaitingComposed) > 0 {
-		parts = append(parts, "not created yet: "+strings.Join(v.WaitingComposed, ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func compact(s []string) []string {
-	out := s[:0]
-	for i, x := range s {
-		if i > 0 && x == s[i-1] {
-			continue
-		}
-		out = append(out, x)
-	}
-	return out
 }

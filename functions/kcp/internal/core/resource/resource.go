@@ -49,3 +49,9 @@ func (r Ready) String() string {
 	}
 	return "Unspecified"
 }
+
+// Kinds of object a pod can mount.
+const (
+	KindSecret    = "Secret"
+	KindConfigMap = "ConfigMap"
+)

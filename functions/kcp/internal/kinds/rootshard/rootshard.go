@@ -107,5 +107,7 @@ func (c *composer) registerExternalInputs() {
 			c.Inputs.External(inputs.KindSecret, n, "spec.cache.ref.name (CacheServer "+ref.Name+")")
 		}
 	}
-	kcpserver.RegisterUserInputs(&c.Inputs, &s.CommonShardSpec)
+	for _, o := range kcpserver.UserObjects(&s.CommonShardSpec) {
+		c.Inputs.External(o.Kind, o.Name, o.Field)
+	}
 }

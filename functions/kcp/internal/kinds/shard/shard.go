@@ -190,7 +190,9 @@ func (c *composer) registerExternalInputs(srv kcpserver.Server) {
 			}
 		}
 	}
-	kcpserver.RegisterUserInputs(&c.Inputs, &c.sh.Spec.CommonShardSpec)
+	for _, o := range kcpserver.UserObjects(&c.sh.Spec.CommonShardSpec) {
+		c.Inputs.External(o.Kind, o.Name, o.Field)
+	}
 }
 
 // composePKI composes the shard's certificates, issued by the RootShard's CAs.

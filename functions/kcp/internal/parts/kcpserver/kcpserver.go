@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/semver"
@@ -286,33 +286,40 @@ func ServiceAccountCerts(root string, shards []string) []workload.ServiceAccount
 	return out
 }
 
-// RegisterUserInputs declares the Secrets and ConfigMaps of the user that a shard's spec
-// references and its pods mount (etcd TLS, audit, authorization and authentication), so they
-// are read as required resources and gate the workload.
-func RegisterUserInputs(in *inputs.Inputs, s *v1alpha1.CommonShardSpec) {
+// UserObject is a Secret or ConfigMap of the user's that a shard's pods mount, with the spec
+// field that names it.
+type UserObject struct{ Kind, Name, Field string }
+
+// UserObjects lists the Secrets and ConfigMaps of the user that a shard's spec references and
+// its pods mount (etcd TLS, audit, authorization and authentication). The kinds register them
+// as inputs, so they are read as required resources and gate the workload.
+func UserObjects(s *v1alpha1.CommonShardSpec) []UserObject {
+	var out []UserObject
+	add := func(kind, name, field string) { out = append(out, UserObject{Kind: kind, Name: name, Field: field}) }
 	if t := s.Etcd.TLSConfig; t != nil {
-		in.External(inputs.KindSecret, t.SecretRef.Name, "spec.etcd.tlsConfig.secretRef.name")
+		add(resource.KindSecret, t.SecretRef.Name, "spec.etcd.tlsConfig.secretRef.name")
 	}
 	if a := s.Audit; a != nil {
 		if a.Policy != nil && a.Policy.ConfigMap != nil {
-			in.External(inputs.KindConfigMap, a.Policy.ConfigMap.Name, "spec.audit.policy.configMap.name")
+			add(resource.KindConfigMap, a.Policy.ConfigMap.Name, "spec.audit.policy.configMap.name")
 		}
 		if a.Webhook != nil && a.Webhook.ConfigSecretName != "" {
-			in.External(inputs.KindSecret, a.Webhook.ConfigSecretName, "spec.audit.webhook.configSecretName")
+			add(resource.KindSecret, a.Webhook.ConfigSecretName, "spec.audit.webhook.configSecretName")
 		}
 	}
 	if a := s.Authorization; a != nil && a.Webhook != nil && a.Webhook.ConfigSecretName != "" {
-		in.External(inputs.KindSecret, a.Webhook.ConfigSecretName, "spec.authorization.webhook.configSecretName")
+		add(resource.KindSecret, a.Webhook.ConfigSecretName, "spec.authorization.webhook.configSecretName")
 	}
 	if a := s.Auth; a != nil {
 		if a.OIDC != nil && a.OIDC.CAFileRef != nil {
-			in.External(inputs.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
+			add(resource.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
 		}
 		if a.Webhook != nil {
-			in.External(inputs.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
+			add(resource.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
 		}
 		if a.TokenAuthFile != nil {
-			in.External(inputs.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
+			add(resource.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
 		}
 	}
+	return out
 }

@@ -1,0 +1,94 @@
+package builder
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+)
+
+// Report sets the CertificatesReady, InputsReady and Available conditions. Available
+// follows the primary workload, as kcp-operator's does. It reports whether the primary
+// Deployment is available. The XR is forced not ready while any workload is not composed.
+func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
+	var unissued []string
+	for _, key := range b.certificates {
+		if !b.St.CertificateIssued(key) {
+			o, _ := b.Set.Get(key)
+			unissued = append(unissued, o.Resource.(*cmv1.Certificate).Name)
+		}
+	}
+	if len(unissued) == 0 {
+		b.condition(condition.TypeCertificatesReady, true, condition.ReasonIssued,
+			fmt.Sprintf("All %d certificates are issued.", len(b.certificates)))
+	} else {
+		b.condition(condition.TypeCertificatesReady, false, condition.ReasonIssuing,
+			fmt.Sprintf("Waiting for cert-manager to issue %d of %d certificates: %s.", len(unissued), len(b.certificates), strings.Join(unissued, ", ")))
+	}
+
+	workloads := append([]Outcome{primary}, others...)
+	missing := append([]string{}, b.waiting...)
+	for _, w := range workloads {
+		missing = append(missing, w.Verdict.WaitingObjects...)
+	}
+	slices.Sort(missing)
+	missing = slices.Compact(missing)
+	if len(missing) == 0 {
+		b.condition(condition.TypeInputsReady, true, condition.ReasonAllPresent, "Every Secret and ConfigMap the spec references exists.")
+	} else {
+		msg := "Waiting for " + strings.Join(missing, "; ") + "."
+		var kept []string
+		for _, w := range workloads {
+			if w.Composed && !w.Verdict.Open() {
+				kept = append(kept, b.Namespace+"/"+w.Name)
+			}
+		}
+		if len(kept) > 0 {
+			// Say so: a reader seeing an input missing under a running kcp wants to know
+			// that nothing was touched.
+			msg += fmt.Sprintf(" Deployment %s is kept unchanged meanwhile.", strings.Join(kept, ", "))
+		}
+		b.condition(condition.TypeInputsReady, false, condition.ReasonMissing, msg)
+	}
+
+	ref := b.Namespace + "/" + primary.Name
+	available := b.St.DeploymentAvailable(primary.Key)
+	switch {
+	case !primary.Composed:
+		msg := primary.Verdict.Message()
+		if msg == "" {
+			msg = "waiting for its inputs"
+		}
+		b.condition(condition.TypeAvailable, false, condition.ReasonWaitingForInputs,
+			fmt.Sprintf("Deployment %s is not created yet: %s.", ref, msg))
+	case available:
+		b.condition(condition.TypeAvailable, true, condition.ReasonReplicasUp,
+			fmt.Sprintf("Deployment %s is fully up and running.", ref))
+	case !b.St.Exists(primary.Key):
+		b.condition(condition.TypeAvailable, false, condition.ReasonDeploymentUnavailable,
+			fmt.Sprintf("Deployment %s does not exist yet.", ref))
+	default:
+		b.condition(condition.TypeAvailable, false, condition.ReasonReplicasUnavailable,
+			fmt.Sprintf("Deployment %s is not in the desired replica state.", ref))
+	}
+
+	for _, w := range workloads {
+		if !w.Composed {
+			b.notReady = true
+		}
+	}
+	return available
+}
+
+// NotReady reports whether the XR must be forced not ready.
+func (b *Builder) NotReady() bool { return b.notReady }
+
+// Conditions returns the reported conditions.
+func (b *Builder) Conditions() []condition.Condition { return b.conditions }
+
+func (b *Builder) condition(t string, ok bool, reason, msg string) {
+	b.conditions = append(b.conditions, condition.Condition{Type: t, Status: ok, Reason: reason, Message: msg})
+}
