@@ -1,6 +1,7 @@
 // Command function-kcp is the composition function of configuration-kcp: it composes kcp
-// installations (RootShard, and later Shard, FrontProxy, CacheServer, Kubeconfig and
-// VirtualWorkspace) from Crossplane composite resources.
+// installations from Crossplane composite resources, one kind per row of the table in fn.go
+// (RootShard, Shard, CacheServer, FrontProxy, VirtualWorkspace, Kubeconfig, KcpInstallation
+// and ClaimedKcpInstallation).
 package main
 
 import (
