@@ -158,6 +158,16 @@ func (b *Builder) KeepAll() bool {
 	return len(b.Set.Objects()) > 0
 }
 
+// Unreadable keeps everything composed so far while the XR a reference names cannot be
+// read, and returns the InputsReady condition that says why and that nothing was touched.
+// Without that XR nothing can be rebuilt, and nothing may be deleted.
+func (b *Builder) Unreadable(why string) condition.Condition {
+	if b.KeepAll() {
+		why += ". Everything composed so far is kept unchanged meanwhile"
+	}
+	return condition.Condition{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: why + "."}
+}
+
 // Wait records a missing input for InputsReady, e.g. a referenced XR that does not exist.
 func (b *Builder) Wait(why string) { b.waiting = append(b.waiting, why) }
 

@@ -63,21 +63,15 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	}, nil
 }
 
-// waitForRootShard keeps everything the FrontProxy composed as it is while its RootShard
-// cannot be read: without the RootShard nothing can be rebuilt, and nothing may be deleted.
+// waitForRootShard reports the FrontProxy waiting for its RootShard, everything composed kept.
 func (c *composer) waitForRootShard(name string) result.Result[v1alpha1.FrontProxyStatus] {
-	msg := fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace)
-	if c.KeepAll() {
-		msg += ". Everything composed so far is kept unchanged meanwhile"
-	}
+	missing := c.Unreadable(fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace))
 	return result.Result[v1alpha1.FrontProxyStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, URL: names.FrontProxyURL(c.fp, nil)},
-		Conditions: []condition.Condition{
-			{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: msg + "."},
-		},
-		NotReady: true,
+		Conditions:   []condition.Condition{missing},
+		NotReady:     true,
 	}
 }
 

@@ -70,21 +70,15 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	}, nil
 }
 
-// waitForRootShard keeps everything the Shard composed as it is while its RootShard cannot be
-// read: without the RootShard nothing can be rebuilt, and nothing may be deleted.
+// waitForRootShard reports the Shard waiting for its RootShard, everything composed kept.
 func (c *composer) waitForRootShard(name string) result.Result[v1alpha1.ShardStatus] {
-	msg := fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace)
-	if c.KeepAll() {
-		msg += ". Everything composed so far is kept unchanged meanwhile"
-	}
+	missing := c.Unreadable(fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace))
 	return result.Result[v1alpha1.ShardStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, BaseURL: names.ShardURL(c.sh)},
-		Conditions: []condition.Condition{
-			{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: msg + "."},
-		},
-		NotReady: true,
+		Conditions:   []condition.Condition{missing},
+		NotReady:     true,
 	}
 }
 

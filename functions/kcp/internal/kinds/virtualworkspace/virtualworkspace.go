@@ -94,18 +94,13 @@ func (c *composer) resolveTarget() (string, bool) {
 // waitForTarget keeps everything the VirtualWorkspace composed as it is while its target
 // cannot be read: without it nothing can be rebuilt, and nothing may be deleted.
 func (c *composer) waitForTarget(why string) result.Result[v1alpha1.VirtualWorkspaceStatus] {
-	msg := why
-	if c.KeepAll() {
-		msg += ". Everything composed so far is kept unchanged meanwhile"
-	}
+	missing := c.Unreadable(why)
 	return result.Result[v1alpha1.VirtualWorkspaceStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, URL: URL(c.vw)},
-		Conditions: []condition.Condition{
-			{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: msg + "."},
-		},
-		NotReady: true,
+		Conditions:   []condition.Condition{missing},
+		NotReady:     true,
 	}
 }
 
