@@ -16,15 +16,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
-// rootCASecret is the RootShard's root CA Secret: its caSecretRef Secret when it has one
-// (quirk 5 fixed), else <rs>-ca.
-func (c *composer) rootCASecret() string {
-	if ref := c.rs.Spec.Certificates.CASecretRef; ref != nil {
-		return ref.Name
-	}
-	return c.root.RootCA()
-}
-
 // serviceAccountsEnabled reports whether the front-proxy authenticates service accounts.
 func (c *composer) serviceAccountsEnabled() bool {
 	a := c.fp.Spec.Auth
@@ -69,7 +60,7 @@ func (c *composer) proxy() proxy.Proxy {
 		// to the shard that holds it. Mapping /clusters/ to every shard would make the first
 		// mapping shadow the others.
 		RootShardBaseURL:    names.RootShardURL(c.rs),
-		Secrets:             secrets(c.name, c.root, c.rootCASecret(), s.CABundleSecretRef != nil),
+		Secrets:             secrets(c.name, c.root, names.RootCASecret(c.rs), s.CABundleSecretRef != nil),
 		Auth:                s.Auth,
 		ServiceAccountCerts: c.serviceAccountCerts(),
 	}

@@ -79,15 +79,6 @@ func (c *composer) shardRefs() []v1alpha1.ShardReference {
 	return out
 }
 
-// rootCASecret is the Secret holding the root CA key pair. Unlike kcp-operator (quirk 5),
-// workloads mount the caSecretRef Secret when one is given, instead of <rs>-ca.
-func (c *composer) rootCASecret() string {
-	if ref := c.rs.Spec.Certificates.CASecretRef; ref != nil {
-		return ref.Name
-	}
-	return c.name.RootCA()
-}
-
 // registerExternalInputs declares the user's Secrets and ConfigMaps that workloads mount, so
 // they are read as required resources and gate the workloads.
 func (c *composer) registerExternalInputs() {

@@ -104,26 +104,6 @@ func (c *composer) requireAhead(root names.RootShard) {
 // rootShardCAs are the RootShard's CAs a shard mounts besides its root CA.
 var rootShardCAs = []string{names.CAServer, names.CAServiceAccount, names.CARequestHeaderClient, names.CAClient}
 
-// cacheServer is the effective cache server: the Shard's, else the RootShard's, else none
-// (the root shard serves as the cache).
-func (c *composer) cacheServer() string {
-	if cr := c.sh.Spec.Cache; cr != nil && cr.Ref != nil {
-		return cr.Ref.Name
-	}
-	if r := c.rs.Spec.Cache.Ref; r != nil {
-		return r.Name
-	}
-	return ""
-}
-
-// rootCASecret is the RootShard's root CA Secret (its caSecretRef Secret, quirk 5 fixed).
-func (c *composer) rootCASecret() string {
-	if ref := c.rs.Spec.Certificates.CASecretRef; ref != nil {
-		return ref.Name
-	}
-	return c.root.RootCA()
-}
-
 // server describes the shard's kcp server.
 func (c *composer) server() kcpserver.Server {
 	srv := kcpserver.Server{
@@ -133,8 +113,8 @@ func (c *composer) server() kcpserver.Server {
 		Spec:                    &c.sh.Spec.CommonShardSpec,
 		BaseURL:                 names.ShardURL(c.sh),
 		RootExternal:            c.rs.Spec.External,
-		RootCASecret:            c.rootCASecret(),
-		CacheServer:             c.cacheServer(),
+		RootCASecret:            names.RootCASecret(c.rs),
+		CacheServer:             names.CacheServerOf(c.sh, c.rs),
 		InheritedClientCABundle: c.rs.Spec.ClientCABundleRef != nil,
 	}
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {

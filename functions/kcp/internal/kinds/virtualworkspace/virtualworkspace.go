@@ -104,28 +104,6 @@ func (c *composer) waitForTarget(why string) result.Result[v1alpha1.VirtualWorks
 	}
 }
 
-// rootCASecret is the RootShard's root CA Secret (its caSecretRef Secret, quirk 5 fixed).
-func (c *composer) rootCASecret() string {
-	if ref := c.rs.Spec.Certificates.CASecretRef; ref != nil {
-		return ref.Name
-	}
-	return c.root.RootCA()
-}
-
-// cacheServer is the effective cache server: the target Shard's, else the RootShard's, else
-// none.
-func (c *composer) cacheServer() string {
-	if c.sh != nil {
-		if cr := c.sh.Spec.Cache; cr != nil && cr.Ref != nil {
-			return cr.Ref.Name
-		}
-	}
-	if r := c.rs.Spec.Cache.Ref; r != nil {
-		return r.Name
-	}
-	return ""
-}
-
 // targetKubeconfig is the target's logical-cluster-admin kubeconfig Secret, which points at
 // the target's URL and trusts the server CA.
 func (c *composer) targetKubeconfig() string {
@@ -147,9 +125,9 @@ func (c *composer) server() Server {
 		Namespace:        c.Namespace,
 		Spec:             &c.vw.Spec,
 		Root:             c.root,
-		RootCASecret:     c.rootCASecret(),
+		RootCASecret:     names.RootCASecret(c.rs),
 		TargetKubeconfig: c.targetKubeconfig(),
-		CacheServer:      c.cacheServer(),
+		CacheServer:      names.CacheServerOf(c.sh, c.rs),
 		MergesClientCA:   c.mergesClientCA(),
 	}
 }
