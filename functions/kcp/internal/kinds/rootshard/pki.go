@@ -31,7 +31,7 @@ func (c *composer) composePKI() {
 		root := pki.CA(c.name.RootCA(), ns, cmmeta.IssuerReference{Name: ref.Name, Kind: ref.Kind, Group: ref.Group}, labels, secretLabels)
 		c.Certificate(root, tpl.Get("root-ca"))
 	}
-	c.Issuer(pki.CAIssuer(c.name.RootCA(), ns, c.rootCASecret(), labels))
+	c.Issuer(pki.CAIssuer(c.name.RootCA(), ns, names.RootCASecret(c.rs), labels))
 
 	for _, ca := range names.IntermediateCAs {
 		cert := pki.CA(c.name.CA(ca), ns, pki.IssuerRef(c.name.RootCA()), labels, secretLabels)

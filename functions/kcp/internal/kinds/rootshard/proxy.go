@@ -27,7 +27,7 @@ func (c *composer) rootProxy() proxy.Proxy {
 			KubeconfigCert:    c.name.ProxyCert("kubeconfig"),
 			ServingCert:       c.name.ProxyCert("server"),
 			RequestHeaderCert: c.name.ProxyCert("requestheader"),
-			RootCA:            c.rootCASecret(),
+			RootCA:            names.RootCASecret(c.rs),
 			RequestHeaderCA:   c.name.CA(names.CARequestHeaderClient),
 			MergedClientCA:    c.name.ProxyMergedClientCA(),
 			ConfigMap:         c.name.ProxyConfig(),

@@ -21,7 +21,7 @@ func (c *composer) server() kcpserver.Server {
 		Spec:         &c.rs.Spec.CommonShardSpec,
 		BaseURL:      c.baseURL,
 		RootExternal: c.rs.Spec.External,
-		RootCASecret: c.rootCASecret(),
+		RootCASecret: names.RootCASecret(c.rs),
 	}
 	if a := c.rs.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
 		srv.ServiceAccountCerts = kcpserver.ServiceAccountCerts(string(c.name), c.shardNames())
