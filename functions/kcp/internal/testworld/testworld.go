@@ -1,15 +1,17 @@
 // Package testworld builds, for composer tests, the observed state a composer reads: the
-// composed resources Crossplane observed and the required objects (other XRs, Secrets) it
-// fetched. Only tests import it.
+// composed resources Crossplane observed and the required objects (other XRs, Secrets,
+// ConfigMaps) it fetched. Only tests import it.
 package testworld
 
 import (
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
@@ -32,7 +34,20 @@ type World struct {
 // New is an empty World.
 func New() *World { return &World{composed: map[resource.Name]*resource.Unstructured{}} }
 
-// Object adds a required object (any JSON-serialisable value, such as a typed XR).
+// Clone is a deep copy of w, for cases that each change one world their own way.
+func (w *World) Clone() *World {
+	c := New()
+	for k, u := range w.composed {
+		c.composed[k] = u.DeepCopy()
+	}
+	for _, r := range w.required {
+		c.required = append(c.required, runtime.DeepCopyJSON(r))
+	}
+	return c
+}
+
+// Object adds a required object (any JSON-serialisable value, such as a typed XR). It
+// replaces the one of the same kind and name: the API server holds one.
 func (w *World) Object(o any) *World {
 	b, err := json.Marshal(o)
 	if err != nil {
@@ -42,19 +57,78 @@ func (w *World) Object(o any) *World {
 	if err := json.Unmarshal(b, &m); err != nil {
 		panic(err)
 	}
+	kind, name := kindName(m)
+	for i, r := range w.required {
+		if k, n := kindName(r); k == kind && n == name {
+			w.required[i] = m
+			return w
+		}
+	}
 	w.required = append(w.required, m)
 	return w
+}
+
+// Required is the required object of that kind and name, to change in place (say its owner
+// references); nil when w holds none.
+func (w *World) Required(kind, name string) map[string]any {
+	for _, r := range w.required {
+		if k, n := kindName(r); k == kind && n == name {
+			return r
+		}
+	}
+	return nil
+}
+
+func kindName(o map[string]any) (kind, name string) {
+	md, _ := o["metadata"].(map[string]any)
+	kind, _ = o["kind"].(string)
+	name, _ = md["name"].(string)
+	return kind, name
 }
 
 // Secret adds required Secrets whose tls.crt is the placeholder "PEM(<name>)".
 func (w *World) Secret(names ...string) *World {
 	for _, name := range names {
-		w.Object(map[string]any{
-			"apiVersion": "v1", "kind": "Secret",
-			"metadata": map[string]any{"name": name, "namespace": Namespace, "resourceVersion": "1"},
-			"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("PEM(" + name + ")"))},
-		})
+		w.SecretData(name, map[string]string{"tls.crt": "PEM(" + name + ")"})
 	}
+	return w
+}
+
+// SecretData adds a required Secret holding data (encoded as the API server returns it).
+func (w *World) SecretData(name string, data map[string]string) *World {
+	enc := map[string]any{}
+	for k, v := range data {
+		enc[k] = base64.StdEncoding.EncodeToString([]byte(v))
+	}
+	return w.Object(map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": name, "namespace": Namespace, "resourceVersion": "1"},
+		"data":     enc,
+	})
+}
+
+// ConfigMap adds a required ConfigMap holding data.
+func (w *World) ConfigMap(name string, data map[string]string) *World {
+	raw := map[string]any{}
+	for k, v := range data {
+		raw[k] = v
+	}
+	return w.Object(map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": Namespace, "resourceVersion": "1"},
+		"data":     raw,
+	})
+}
+
+// ResourceVersion sets the resourceVersion of the required object of that kind and name.
+// Every object starts at "1"; a test that tells an object written again with the same data
+// from a changed one sets it.
+func (w *World) ResourceVersion(kind, name, resourceVersion string) *World {
+	r := w.Required(kind, name)
+	if r == nil {
+		panic("testworld: no required " + kind + " " + name)
+	}
+	r["metadata"].(map[string]any)["resourceVersion"] = resourceVersion
 	return w
 }
 
@@ -65,7 +139,7 @@ func (w *World) RootCAs() *World { return w.Secret(RootCASecrets...) }
 func (w *World) Drop(kind, name string) *World {
 	out := w.required[:0]
 	for _, r := range w.required {
-		if md, _ := r["metadata"].(map[string]any); r["kind"] == kind && md["name"] == name {
+		if k, n := kindName(r); k == kind && n == name {
 			continue
 		}
 		out = append(out, r)
@@ -82,16 +156,68 @@ func (w *World) Put(key resource.Name, obj map[string]any) *World {
 	return w
 }
 
-// ComposedFrom replaces w's composed resources with other's, for a world in which
-// something required went away while everything composed stays.
-func (w *World) ComposedFrom(other *World) *World {
-	w.composed = other.composed
+// Composed is the observed composed resource under key, to change in place (say a
+// Deployment scaled by hand); nil when w holds none.
+func (w *World) Composed(key resource.Name) *resource.Unstructured { return w.composed[key] }
+
+// DropComposed removes the observed composed resource under key, as if it were deleted.
+func (w *World) DropComposed(key resource.Name) *World {
+	delete(w.composed, key)
 	return w
 }
 
-// Settle observes everything a composition desired as existing: Certificates issued (and
-// their Secrets present), Deployments available, kept objects as they were.
-func (w *World) Settle(set desired.Set) *World {
+// ComposedFrom replaces w's composed resources with a copy of other's, for a world in which
+// something required went away while everything composed stays.
+func (w *World) ComposedFrom(other *World) *World {
+	w.composed = maps.Clone(other.composed)
+	return w
+}
+
+// Cert is the status cert-manager reports for a Certificate.
+type Cert struct {
+	// Ready is the Ready condition: the Secret holds the certificate the spec asks for.
+	Ready bool
+	// Revision counts issuances; 0 leaves status.revision out, as before the first one.
+	Revision int64
+	// NotAfter is when the issued certificate expires (RFC 3339); "" leaves it out.
+	NotAfter string
+}
+
+// Certificate observes the Certificate name under key with the status st.
+func (w *World) Certificate(key resource.Name, name string, st Cert) *World {
+	ready := "False"
+	if st.Ready {
+		ready = "True"
+	}
+	status := map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": ready}}}
+	if st.Revision != 0 {
+		status["revision"] = st.Revision
+	}
+	if st.NotAfter != "" {
+		status["notAfter"] = st.NotAfter
+	}
+	return w.Put(key, map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+		"metadata": map[string]any{"name": name, "namespace": Namespace}, "status": status})
+}
+
+// Issued observes every Certificate set desires as issued at revision, and adds the Secret
+// cert-manager writes for it (see Secret). A test renews certificates by issuing a converged
+// set again at a higher revision.
+func (w *World) Issued(set desired.Set, revision int64) *World {
+	for _, o := range set.Objects() {
+		if c, ok := o.Resource.(*cmv1.Certificate); ok {
+			w.Certificate(o.Name, c.Name, Cert{Ready: true, Revision: revision})
+			w.Secret(c.Spec.SecretName)
+		}
+	}
+	return w
+}
+
+// Exists observes everything else set desires as Crossplane created it: kept objects as they
+// were, Deployments rolled out and available, Issuers Ready, and the rest as desired. A
+// Certificate already observed keeps its status (see Issued); one not yet observed has none:
+// cert-manager has not issued it.
+func (w *World) Exists(set desired.Set) *World {
 	ready := []any{map[string]any{"type": "Ready", "status": "True"}}
 	for _, o := range set.Objects() {
 		if o.Kept != nil {
@@ -100,27 +226,41 @@ func (w *World) Settle(set desired.Set) *World {
 		}
 		switch obj := o.Resource.(type) {
 		case *cmv1.Certificate:
-			w.Put(o.Name, map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-				"metadata": map[string]any{"name": obj.Name}, "status": map[string]any{"revision": int64(1), "conditions": ready}})
-			w.Secret(obj.Spec.SecretName)
+			if w.composed[o.Name] != nil {
+				continue
+			}
+			w.put(o.Name, obj)
 		case *appsv1.Deployment:
 			n := int64(*obj.Spec.Replicas)
 			w.Put(o.Name, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
-				"metadata": map[string]any{"name": obj.Name, "generation": int64(1)}, "spec": map[string]any{"replicas": n},
+				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace, "generation": int64(1)}, "spec": map[string]any{"replicas": n},
 				"status": map[string]any{"observedGeneration": int64(1), "replicas": n, "updatedReplicas": n, "availableReplicas": n,
 					"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}})
+		case *cmv1.Issuer:
+			w.Put(o.Name, map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Issuer",
+				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace}, "status": map[string]any{"conditions": ready}})
 		default:
 			if o.Resource != nil {
-				cd, err := desired.ToComposed(o.Resource)
-				if err != nil {
-					panic(err)
-				}
-				w.composed[o.Name] = cd
+				w.put(o.Name, obj)
 			}
 		}
 	}
 	return w
 }
+
+// put observes a desired object as the composed resource Crossplane applied, without status.
+func (w *World) put(key resource.Name, obj runtime.Object) {
+	cd, err := desired.ToComposed(obj)
+	if err != nil {
+		panic(err)
+	}
+	w.composed[key] = cd
+}
+
+// Settle observes everything a composition desired as existing: Certificates issued at
+// revision 1 (and their Secrets present), Deployments available, Issuers Ready, kept objects
+// as they were.
+func (w *World) Settle(set desired.Set) *World { return w.Issued(set, 1).Exists(set) }
 
 // State is the World as a composer reads it.
 func (w *World) State() *observed.State {

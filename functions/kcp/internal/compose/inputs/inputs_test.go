@@ -13,6 +13,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 // inputs registers the mounts of a small root shard: two certificates, a composed Secret,
@@ -41,48 +42,16 @@ func mounts() workload.Mounts {
 	return m
 }
 
-func issuedCertificate(revision float64, ready string) map[string]any {
-	return map[string]any{
-		"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-		"status": map[string]any{
-			"revision":   revision,
-			"conditions": []any{map[string]any{"type": "Ready", "status": ready}},
-		},
-	}
-}
-
-type world struct {
-	certs    map[resource.Name]map[string]any
-	external []map[string]any
-}
-
-func (w world) state() *observed.State {
-	oc := map[resource.Name]*resource.Unstructured{}
-	for k, o := range w.certs {
-		u := resource.NewUnstructured()
-		u.Object = o
-		oc[k] = u
-	}
-	st := observed.New(oc)
-	for _, o := range w.external {
-		st.WithObject(o)
-	}
-	return st
-}
-
-func everything() world {
-	return world{
-		certs: map[resource.Name]map[string]any{
-			"certificate-server":      issuedCertificate(2, "True"),
-			"certificate-root-ca":     issuedCertificate(1, "True"),
-			"secret-merged-client-ca": {"apiVersion": "v1", "kind": "Secret"},
-			"configmap-proxy-config":  {"apiVersion": "v1", "kind": "ConfigMap"},
-		},
-		external: []map[string]any{
-			{"kind": "Secret", "metadata": map[string]any{"name": "etcd-client", "resourceVersion": "100"}, "data": map[string]any{"tls.crt": "Y2VydA=="}},
-			{"kind": "ConfigMap", "metadata": map[string]any{"name": "audit", "resourceVersion": "200"}},
-		},
-	}
+// everything is the world in which every input of inputs() is there: both certificates
+// issued, the composed Secret and ConfigMap created, the external Secret and ConfigMap found.
+func everything() *testworld.World {
+	return testworld.New().
+		Certificate("certificate-server", "root-server", testworld.Cert{Ready: true, Revision: 2}).
+		Certificate("certificate-root-ca", "root-ca", testworld.Cert{Ready: true, Revision: 1}).
+		Put("secret-merged-client-ca", map[string]any{"apiVersion": "v1", "kind": "Secret"}).
+		Put("configmap-proxy-config", map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}).
+		SecretData("etcd-client", map[string]string{"tls.crt": "cert"}).ResourceVersion("Secret", "etcd-client", "100").
+		ConfigMap("audit", nil).ResourceVersion("ConfigMap", "audit", "200")
 }
 
 func desiredSet(withSecret, withConfigMap bool, proxyConfig string) *desired.Set {
@@ -112,7 +81,7 @@ func TestCheck(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason  string
-		world   world
+		world   *testworld.World
 		desired *desired.Set
 		want    want
 	}{
@@ -123,12 +92,8 @@ func TestCheck(t *testing.T) {
 			want:    want{open: true},
 		},
 		"CertificateNotIssued": {
-			reason: "A certificate that is not Ready keeps the gate closed.",
-			world: func() world {
-				w := everything()
-				w.certs["certificate-server"] = issuedCertificate(0, "False")
-				return w
-			}(),
+			reason:  "A certificate that is not Ready keeps the gate closed.",
+			world:   everything().Certificate("certificate-server", "root-server", testworld.Cert{}),
 			desired: desiredSet(true, true, "a"),
 			want: want{
 				certificates: []string{"root-server"},
@@ -136,13 +101,8 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		"CertificateMissing": {
-			reason: "A certificate not observed at all keeps the gate closed.",
-			world: func() world {
-				w := everything()
-				delete(w.certs, "certificate-root-ca")
-				delete(w.certs, "certificate-server")
-				return w
-			}(),
+			reason:  "A certificate not observed at all keeps the gate closed.",
+			world:   everything().DropComposed("certificate-root-ca").DropComposed("certificate-server"),
 			desired: desiredSet(true, true, "a"),
 			want: want{
 				certificates: []string{"root-ca", "root-server"},
@@ -159,12 +119,8 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		"ComposedNotObserved": {
-			reason: "A composed object that does not exist yet keeps the gate closed: pods never start before what they mount.",
-			world: func() world {
-				w := everything()
-				delete(w.certs, "configmap-proxy-config")
-				return w
-			}(),
+			reason:  "A composed object that does not exist yet keeps the gate closed: pods never start before what they mount.",
+			world:   everything().DropComposed("configmap-proxy-config"),
 			desired: desiredSet(true, true, "a"),
 			want: want{
 				composed: []string{"ConfigMap root-proxy-config"},
@@ -172,12 +128,8 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		"ExternalNotFound": {
-			reason: "A missing external object is named with the spec field referencing it.",
-			world: func() world {
-				w := everything()
-				w.external = nil
-				return w
-			}(),
+			reason:  "A missing external object is named with the spec field referencing it.",
+			world:   everything().Drop("Secret", "etcd-client").Drop("ConfigMap", "audit"),
 			desired: desiredSet(true, true, "a"),
 			want: want{
 				objects: []string{"ConfigMap audit (spec.audit.policy.configMap)", "Secret etcd-client (spec.etcd.tlsConfig.secretRef)"},
@@ -185,10 +137,8 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		"Everything": {
-			reason: "Certificates and objects are reported together, certificates first.",
-			world: world{certs: map[resource.Name]map[string]any{
-				"certificate-root-ca": issuedCertificate(1, "True"),
-			}},
+			reason:  "Certificates and objects are reported together, certificates first.",
+			world:   testworld.New().Certificate("certificate-root-ca", "root-ca", testworld.Cert{Ready: true, Revision: 1}),
 			desired: desiredSet(true, false, ""),
 			want: want{
 				certificates: []string{"root-server"},
@@ -203,7 +153,7 @@ func TestCheck(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			v := inputs().Check(mounts(), tc.world.state(), tc.desired)
+			v := inputs().Check(mounts(), tc.world.State(), tc.desired)
 			if v.Open() != tc.want.open {
 				t.Errorf("%s\nCheck(...).Open() = %v, want %v", tc.reason, v.Open(), tc.want.open)
 			}
@@ -239,8 +189,8 @@ func TestCheckDuplicateMounts(t *testing.T) {
 }
 
 func TestCheckRollout(t *testing.T) {
-	annotations := func(w world, d *desired.Set) map[string]string {
-		return inputs().Check(mounts(), w.state(), d).Rollout.Annotations()
+	annotations := func(w *testworld.World, d *desired.Set) map[string]string {
+		return inputs().Check(mounts(), w.State(), d).Rollout.Annotations()
 	}
 	ref := annotations(everything(), desiredSet(true, true, "a"))
 	if diff := cmp.Diff("root-ca=1,root-server=2", ref[names.AnnotationCertificateRevisions]); diff != "" {
@@ -255,19 +205,15 @@ func TestCheckRollout(t *testing.T) {
 
 	cases := map[string]struct {
 		reason string
-		world  world
+		world  *testworld.World
 		set    *desired.Set
 		key    string
 	}{
 		"Renewed": {
 			reason: "A renewed certificate changes the certificate revisions annotation.",
-			world: func() world {
-				w := everything()
-				w.certs["certificate-server"] = issuedCertificate(3, "True")
-				return w
-			}(),
-			set: desiredSet(true, true, "a"),
-			key: names.AnnotationCertificateRevisions,
+			world:  everything().Certificate("certificate-server", "root-server", testworld.Cert{Ready: true, Revision: 3}),
+			set:    desiredSet(true, true, "a"),
+			key:    names.AnnotationCertificateRevisions,
 		},
 		"ComposedContent": {
 			reason: "Changed content of a composed ConfigMap changes the config hash.",
@@ -277,11 +223,8 @@ func TestCheckRollout(t *testing.T) {
 		},
 		"ExternalContent": {
 			reason: "Changed content of an external Secret changes the config hash.",
-			world: func() world {
-				w := everything()
-				w.external[0] = map[string]any{"kind": "Secret", "metadata": map[string]any{"name": "etcd-client", "resourceVersion": "101"}, "data": map[string]any{"tls.crt": "bmV3"}}
-				return w
-			}(),
+			world: everything().
+				SecretData("etcd-client", map[string]string{"tls.crt": "new"}).ResourceVersion("Secret", "etcd-client", "101"),
 			set: desiredSet(true, true, "a"),
 			key: names.AnnotationConfigHash,
 		},
@@ -298,8 +241,8 @@ func TestCheckRollout(t *testing.T) {
 	// The same content under a new resourceVersion: the Secret was deleted and created again
 	// (a CacheServer re-created) or only its metadata changed. Restarting kcp for it would
 	// take every shard down for nothing.
-	recreated := everything()
-	recreated.external[0] = map[string]any{"kind": "Secret", "metadata": map[string]any{"name": "etcd-client", "resourceVersion": "900"}, "data": map[string]any{"tls.crt": "Y2VydA=="}}
+	recreated := everything().
+		SecretData("etcd-client", map[string]string{"tls.crt": "cert"}).ResourceVersion("Secret", "etcd-client", "900")
 	if diff := cmp.Diff(ref, annotations(recreated, desiredSet(true, true, "a"))); diff != "" {
 		t.Errorf("An external Secret re-created with the same data must not roll the pods.\nCheck(...).Rollout: -want, +got:\n%s", diff)
 	}
@@ -362,7 +305,7 @@ func TestCheckSameNameDifferentKind(t *testing.T) {
 	in.External(KindConfigMap, "root-ca", "spec.audit.policy.configMap")
 	var m workload.Mounts
 	m.ConfigMap("audit-policy", "root-ca", "/etc/kcp/audit/policy")
-	st := world{certs: map[resource.Name]map[string]any{"certificate-root-ca": issuedCertificate(1, "True")}}.state()
+	st := testworld.New().Certificate("certificate-root-ca", "root-ca", testworld.Cert{Ready: true, Revision: 1}).State()
 	v := in.Check(m, st, &desired.Set{})
 	if diff := cmp.Diff([]string{"ConfigMap root-ca (spec.audit.policy.configMap)"}, v.WaitingObjects); diff != "" {
 		t.Errorf("A missing ConfigMap is missing even when a Secret of the same name is an issued certificate.\nCheck(...).WaitingObjects: -want, +got:\n%s", diff)

@@ -1,19 +1,15 @@
 package cacheserver
 
 import (
-	"encoding/base64"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -22,9 +18,10 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 // basic is the smallest CacheServer: embedded etcd, CA from a ClusterIssuer.
@@ -57,121 +54,21 @@ var (
 	}
 )
 
-// world builds observed state in which some composed resources exist.
-type world struct {
-	oc   map[resource.Name]*resource.Unstructured
-	reqs []map[string]any
-}
-
-func newWorld() *world { return &world{oc: map[resource.Name]*resource.Unstructured{}} }
-
-func (w *world) put(key resource.Name, obj map[string]any) *world {
-	u := resource.NewUnstructured()
-	u.Object = obj
-	w.oc[key] = u
-	return w
-}
-
-func (w *world) certificate(key resource.Name, name string, ready bool, revision int64) *world {
-	status := "False"
-	if ready {
-		status = "True"
-	}
-	return w.put(key, map[string]any{
-		"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-		"metadata": map[string]any{"name": name, "namespace": "kcp"},
-		"status": map[string]any{
-			"revision":   revision,
-			"conditions": []any{map[string]any{"type": "Ready", "status": status}},
-		},
-	})
-}
-
-// issued marks every Certificate of a previous composition issued at the given revision, and
-// adds the Secrets cert-manager would write, as required resources.
-func (w *world) issued(r Result, revision int64) *world {
-	for _, o := range r.Desired.Objects() {
-		if c, ok := o.Resource.(*cmv1.Certificate); ok {
-			w.certificate(o.Name, c.Name, true, revision)
-			w.secret(c.Spec.SecretName, "1", map[string]string{"tls.crt": "PEM(" + c.Spec.SecretName + ")"})
-		}
-	}
-	return w
-}
-
-// exists marks every non-Certificate object of a previous composition as existing, and
-// Deployments as available.
-func (w *world) exists(r Result) *world {
-	for _, o := range r.Desired.Objects() {
-		if o.Kept != nil {
-			w.oc[o.Name] = o.Kept
-			continue
-		}
-		switch obj := o.Resource.(type) {
-		case *appsv1.Deployment:
-			n := int64(*obj.Spec.Replicas)
-			w.put(o.Name, map[string]any{
-				"apiVersion": "apps/v1", "kind": "Deployment",
-				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace, "generation": int64(1)},
-				"spec":     map[string]any{"replicas": n},
-				"status": map[string]any{
-					"observedGeneration": int64(1), "replicas": n, "updatedReplicas": n, "availableReplicas": n,
-					"conditions": []any{map[string]any{"type": "Available", "status": "True"}},
-				},
-			})
-		case *cmv1.Issuer:
-			w.put(o.Name, map[string]any{
-				"apiVersion": "cert-manager.io/v1", "kind": "Issuer",
-				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace},
-				"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
-			})
-		case *corev1.Secret, *corev1.Service, *policyv1.PodDisruptionBudget:
-			cd, err := desired.ToComposed(obj)
-			if err != nil {
-				panic(err)
-			}
-			w.oc[o.Name] = cd
-		}
-	}
-	return w
-}
-
-func (w *world) secret(name, resourceVersion string, data map[string]string) *world {
-	enc := map[string]any{}
-	for k, v := range data {
-		enc[k] = base64.StdEncoding.EncodeToString([]byte(v))
-	}
-	w.reqs = append(w.reqs, map[string]any{
-		"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]any{"name": name, "namespace": "kcp", "resourceVersion": resourceVersion},
-		"data":     enc,
-	})
-	return w
-}
-
-func (w *world) state() *observed.State {
-	st := observed.New(w.oc)
-	for _, r := range w.reqs {
-		st.WithObject(r)
-	}
-	return st
-}
-
 // converge composes repeatedly, issuing certificates and creating objects, as the world
 // would. extra adds the user's objects to every round.
-func converge(cs *v1alpha1.CacheServer, extra func(*world)) (Result, *world) {
-	w := newWorld()
+func converge(cs *v1alpha1.CacheServer, extra func(*testworld.World)) (Result, *testworld.World) {
+	w := testworld.New()
 	if extra != nil {
 		extra(w)
 	}
-	r := composeOK(cs, w.state())
+	r := composeOK(cs, w.State())
 	for range 4 {
-		w = newWorld()
+		w = testworld.New()
 		if extra != nil {
 			extra(w)
 		}
-		w.issued(r, 1).exists(r)
-		r = composeOK(cs, w.state())
+		w.Issued(r.Desired, 1).Exists(r.Desired)
+		r = composeOK(cs, w.State())
 	}
 	return r, w
 }
@@ -214,7 +111,7 @@ var labels = map[string]string{
 }
 
 func TestComposeFresh(t *testing.T) {
-	r := composeOK(basic(), newWorld().state())
+	r := composeOK(basic(), testworld.New().State())
 
 	want := []string{"certificate-ca", "certificate-client-certificate", "certificate-server", "issuer-ca", "secret-kubeconfig"}
 	if diff := cmp.Diff(want, keys(&r.Desired)); diff != "" {
@@ -249,7 +146,7 @@ func TestComposeConverged(t *testing.T) {
 	cases := map[string]struct {
 		reason      string
 		cs          *v1alpha1.CacheServer
-		extra       func(*world)
+		extra       func(*testworld.World)
 		wantStatus  v1alpha1.CacheServerStatus
 		wantMessage string
 	}{
@@ -264,7 +161,9 @@ func TestComposeConverged(t *testing.T) {
 			cs: basic(withEtcd(tlsEtcd), func(cs *v1alpha1.CacheServer) {
 				cs.Spec.ClusterDomain = "corp.internal"
 			}),
-			extra:       func(w *world) { w.secret("etcd-client", "5", map[string]string{"tls.crt": "x"}) },
+			extra: func(w *testworld.World) {
+				w.SecretData("etcd-client", map[string]string{"tls.crt": "x"}).ResourceVersion("Secret", "etcd-client", "5")
+			},
 			wantStatus:  v1alpha1.CacheServerStatus{Phase: v1alpha1.PhaseRunning, URL: "https://cache-cache-server.kcp.svc.corp.internal:6443", Storage: v1alpha1.StorageExternal},
 			wantMessage: "Deployment kcp/cache-cache-server is fully up and running.",
 		},
@@ -403,7 +302,7 @@ func TestCertificates(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := composeOK(tc.cs, newWorld().state())
+			r := composeOK(tc.cs, testworld.New().State())
 			got := want{
 				ca:     get[*cmv1.Certificate](t, r, "certificate-ca"),
 				server: get[*cmv1.Certificate](t, r, "certificate-server"),
@@ -481,7 +380,7 @@ users:
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := composeOK(tc.cs, newWorld().state())
+			r := composeOK(tc.cs, testworld.New().State())
 			s := get[*corev1.Secret](t, r, "secret-kubeconfig")
 			wantMeta := metav1.ObjectMeta{Name: "cache-kubeconfig", Namespace: "kcp", Labels: map[string]string{"operator.kcp.io/cache-server": "cache"}}
 			if diff := cmp.Diff(wantMeta, s.ObjectMeta); diff != "" {
@@ -563,7 +462,7 @@ func TestArgs(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, _ := converge(tc.cs, func(w *world) { w.secret("etcd-client", "1", map[string]string{"tls.crt": "x"}) })
+			r, _ := converge(tc.cs, func(w *testworld.World) { w.SecretData("etcd-client", map[string]string{"tls.crt": "x"}) })
 			d := get[*appsv1.Deployment](t, r, "deployment-cache-server")
 			if diff := cmp.Diff(tc.want, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
 				t.Errorf("%s\nflags must match kcp-operator's, in order.\n-want, +got:\n%s", tc.reason, diff)
@@ -619,7 +518,7 @@ func TestMounts(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, _ := converge(tc.cs, func(w *world) { w.secret("etcd-client", "1", map[string]string{"tls.crt": "x"}) })
+			r, _ := converge(tc.cs, func(w *testworld.World) { w.SecretData("etcd-client", map[string]string{"tls.crt": "x"}) })
 			ps := get[*appsv1.Deployment](t, r, "deployment-cache-server").Spec.Template.Spec
 			if len(ps.Volumes) != len(ps.Containers[0].VolumeMounts) {
 				t.Fatalf("%d volumes but %d mounts", len(ps.Volumes), len(ps.Containers[0].VolumeMounts))
@@ -775,9 +674,9 @@ func TestReplicas(t *testing.T) {
 
 	// An embedded-etcd Deployment scaled up by hand is forced back to one replica.
 	first, _ := converge(basic(), nil)
-	w := newWorld().issued(first, 1).exists(first)
-	w.oc["deployment-cache-server"].Object["spec"] = map[string]any{"replicas": int64(3)}
-	r := composeOK(basic(), w.state())
+	w := testworld.New().Issued(first.Desired, 1).Exists(first.Desired)
+	w.Composed("deployment-cache-server").Object["spec"] = map[string]any{"replicas": int64(3)}
+	r := composeOK(basic(), w.State())
 	if got := *get[*appsv1.Deployment](t, r, "deployment-cache-server").Spec.Replicas; got != 1 {
 		t.Errorf("a live embedded-etcd Deployment with 3 replicas must be set back to 1, got %d", got)
 	}
@@ -808,33 +707,29 @@ func TestGating(t *testing.T) {
 	}
 
 	// Once the Secret exists the Deployment is composed, rolled by the Secret's resourceVersion.
-	withSecret := func(rv string) func(*world) {
-		return func(w *world) { w.secret("etcd-client", rv, map[string]string{"tls.crt": "x"}) }
-	}
-	converged, w := converge(etcdTLS, withSecret("1"))
+	withSecret := func(w *testworld.World) { w.SecretData("etcd-client", map[string]string{"tls.crt": "x"}) }
+	converged, w := converge(etcdTLS, withSecret)
 	ann := get[*appsv1.Deployment](t, converged, "deployment-cache-server").Spec.Template.Annotations
 	if ann[names.AnnotationCertificateRevisions] != "cache-ca=1,cache-server=1" || ann[names.AnnotationConfigHash] == "" {
 		t.Errorf("pod annotations = %v; want certificate revisions and a config hash of the etcd Secret", ann)
 	}
-	changed := composeOK(etcdTLS, newWorld().issued(converged, 1).exists(converged).secret("etcd-client", "2", nil).state())
+	changed := composeOK(etcdTLS, testworld.New().Issued(converged.Desired, 1).Exists(converged.Desired).
+		SecretData("etcd-client", nil).ResourceVersion("Secret", "etcd-client", "2").State())
 	if got := get[*appsv1.Deployment](t, changed, "deployment-cache-server").Spec.Template.Annotations[names.AnnotationConfigHash]; got == ann[names.AnnotationConfigHash] {
 		t.Errorf("A changed etcd TLS Secret must roll the pods; config hash stayed %q", got)
 	}
 
 	cases := map[string]struct {
 		reason string
-		world  func() *world
+		world  func() *testworld.World
 		want   condition.Condition
 	}{
 		"EtcdSecretDeleted": {
 			reason: "The etcd TLS Secret vanishes: InputsReady names it and says the running Deployment is kept.",
-			world: func() *world {
-				w2 := newWorld()
-				for k, v := range w.oc {
-					w2.oc[k] = v
-				}
+			world: func() *testworld.World {
+				w2 := testworld.New().ComposedFrom(w)
 				for _, s := range []string{"cache-ca", "cache-server", "cache-client-certificate"} {
-					w2.secret(s, "1", map[string]string{"tls.crt": "x"})
+					w2.SecretData(s, map[string]string{"tls.crt": "x"})
 				}
 				return w2
 			},
@@ -842,20 +737,15 @@ func TestGating(t *testing.T) {
 		},
 		"ServerCertificateReissuing": {
 			reason: "cert-manager is re-issuing the serving certificate: CertificatesReady names it.",
-			world: func() *world {
-				w2 := newWorld()
-				for k, v := range w.oc {
-					w2.oc[k] = v
-				}
-				w2.reqs = w.reqs
-				return w2.certificate("certificate-server", "cache-server", false, 1)
+			world: func() *testworld.World {
+				return w.Clone().Certificate("certificate-server", "cache-server", testworld.Cert{Revision: 1})
 			},
 			want: condition.Condition{Type: "CertificatesReady", Reason: "Issuing", Message: "Waiting for cert-manager to issue 1 of 3 certificates: cache-server."},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := composeOK(etcdTLS, tc.world().state())
+			r := composeOK(etcdTLS, tc.world().State())
 			if diff := cmp.Diff(keys(&converged.Desired), keys(&r.Desired)); diff != "" {
 				t.Errorf("%s\nNothing that exists may disappear when inputs go missing.\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -880,7 +770,7 @@ func TestGating(t *testing.T) {
 
 func TestCertificateRenewalRollsPods(t *testing.T) {
 	first, _ := converge(basic(), nil)
-	r := composeOK(basic(), newWorld().issued(first, 2).exists(first).state())
+	r := composeOK(basic(), testworld.New().Issued(first.Desired, 2).Exists(first.Desired).State())
 	got := get[*appsv1.Deployment](t, r, "deployment-cache-server").Spec.Template.Annotations[names.AnnotationCertificateRevisions]
 	if got != "cache-ca=2,cache-server=2" {
 		t.Errorf("A renewal of a mounted certificate must change the pod template; annotation = %q", got)
@@ -891,8 +781,8 @@ func TestOldKcpDoesNotWaitForCA(t *testing.T) {
 	// kcp v0.30.1 does not mount <cs>-ca, so the Deployment waits only for its serving
 	// certificate (which cert-manager cannot issue before the CA anyway).
 	cs := basic(withTag("v0.30.1"))
-	w := newWorld().certificate("certificate-server", "cache-server", true, 1)
-	r := composeOK(cs, w.state())
+	w := testworld.New().Certificate("certificate-server", "cache-server", testworld.Cert{Ready: true, Revision: 1})
+	r := composeOK(cs, w.State())
 	if !r.Desired.Has("deployment-cache-server") {
 		t.Errorf("the Deployment mounts only cache-server, which is issued; desired: %v", keys(&r.Desired))
 	}
@@ -904,7 +794,7 @@ func TestDeterministic(t *testing.T) {
 			"server": {Metadata: &v1alpha1.CertificateMetadataTemplate{Labels: map[string]string{"a": "1", "b": "2", "c": "3"}}},
 		}
 	})
-	extra := func(w *world) { w.secret("etcd-client", "1", map[string]string{"tls.crt": "x"}) }
+	extra := func(w *testworld.World) { w.SecretData("etcd-client", map[string]string{"tls.crt": "x"}) }
 	render := func() map[resource.Name]*resource.DesiredComposed {
 		r, _ := converge(cs, extra)
 		out, err := r.Desired.Composed()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 const adoptKey resource.Name = "secret-kubeconfig-cert-admin"
@@ -26,15 +27,15 @@ var adopted = map[string]any{
 }
 
 // controlledBy sets the controller owner reference of required object kind/name.
-func controlledBy(w *world, kind, name string, ref map[string]any) {
-	md := w.reqs[kind+"/"+name]["metadata"].(map[string]any)
+func controlledBy(w *testworld.World, kind, name string, ref map[string]any) {
+	md := w.Required(kind, name)["metadata"].(map[string]any)
 	md["ownerReferences"] = []any{ref}
 }
 
 // observeAdopted records the adopted Secret as the API server returns it: cert-manager's type
 // and data, and the metadata the XR applied.
-func observeAdopted(w *world) {
-	w.put(adoptKey, map[string]any{
+func observeAdopted(w *testworld.World) {
+	w.Put(adoptKey, map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
 		"metadata": map[string]any{"name": "kubeconfig-cert-admin", "namespace": ns, "resourceVersion": "2",
 			"labels":      map[string]any{"operator.kcp.io/kubeconfig": "admin", "crossplane.io/composite": "admin"},
@@ -46,27 +47,27 @@ func observeAdopted(w *world) {
 }
 
 func TestAdoptCertificateSecret(t *testing.T) {
-	issue := func(w *world) { w.issued(kubeconfigXR(), 1, notAfter, clientCrt, clientKey) }
+	issue := func(w *testworld.World) { issued(w, kubeconfigXR(), 1, notAfter, clientCrt, clientKey) }
 	cases := map[string]struct {
 		reason string
-		world  func(*world)
+		world  func(*testworld.World)
 		// want is whether the adopted Secret is desired (always exactly adopted, ready).
 		want bool
 	}{
 		"NotIssued": {
 			reason: "Before cert-manager issues the certificate its Secret does not exist: composing it would create an Opaque Secret cert-manager could never turn into a TLS one.",
-			world:  func(w *world) {},
+			world:  func(w *testworld.World) {},
 		},
 		"NotIssuedSecretExists": {
 			reason: "A Secret left from an earlier issuance is not adopted while the Certificate is not Ready.",
-			world: func(w *world) {
+			world: func(w *testworld.World) {
 				issue(w)
-				w.oc["certificate-kubeconfig-cert-admin"].Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
+				w.Certificate("certificate-kubeconfig-cert-admin", "kubeconfig-cert-admin", testworld.Cert{})
 			},
 		},
 		"IssuedSecretNotRead": {
 			reason: "An issued Certificate whose Secret has not been read yet: it may not exist, so it is not composed.",
-			world:  func(w *world) { issue(w); w.without("Secret", "kubeconfig-cert-admin") },
+			world:  func(w *testworld.World) { issue(w); w.Drop("Secret", "kubeconfig-cert-admin") },
 		},
 		"IssuedNoController": {
 			reason: "An issued Secret without a controller is adopted, metadata only.",
@@ -75,7 +76,7 @@ func TestAdoptCertificateSecret(t *testing.T) {
 		},
 		"IssuedControlledByCertificate": {
 			reason: "With cert-manager's --enable-certificate-owner-ref the Certificate controls the Secret; the XR owns the Certificate, so the Secret is deleted with it already and is not composed.",
-			world: func(w *world) {
+			world: func(w *testworld.World) {
 				issue(w)
 				controlledBy(w, "Secret", "kubeconfig-cert-admin", map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
 					"name": "kubeconfig-cert-admin", "uid": "cert-uid", "controller": true, "blockOwnerDeletion": true})
@@ -83,7 +84,7 @@ func TestAdoptCertificateSecret(t *testing.T) {
 		},
 		"IssuedControlledByThisXR": {
 			reason: "A Secret this XR controls that is no longer among its composed resources is composed again.",
-			world: func(w *world) {
+			world: func(w *testworld.World) {
 				issue(w)
 				controlledBy(w, "Secret", "kubeconfig-cert-admin", map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Kubeconfig",
 					"name": "admin", "uid": "kc-uid", "controller": true})
@@ -92,28 +93,28 @@ func TestAdoptCertificateSecret(t *testing.T) {
 		},
 		"AdoptedLookupMissing": {
 			reason: "Once adopted it stays composed, even when it cannot be read: Crossplane would delete it otherwise.",
-			world:  func(w *world) { issue(w); observeAdopted(w); w.without("Secret", "kubeconfig-cert-admin") },
+			world:  func(w *testworld.World) { issue(w); observeAdopted(w); w.Drop("Secret", "kubeconfig-cert-admin") },
 			want:   true,
 		},
 		"AdoptedCertificateReissuing": {
 			reason: "Once adopted it stays composed while the Certificate is re-issued.",
-			world: func(w *world) {
+			world: func(w *testworld.World) {
 				issue(w)
 				observeAdopted(w)
-				w.oc["certificate-kubeconfig-cert-admin"].Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
+				w.Certificate("certificate-kubeconfig-cert-admin", "kubeconfig-cert-admin", testworld.Cert{})
 			},
 			want: true,
 		},
 		"AdoptedTargetGone": {
 			reason: "While the target cannot be read everything else is kept as observed, but the adopted Secret is composed metadata-only, never with cert-manager's type and key.",
-			world:  func(w *world) { issue(w); observeAdopted(w); w.without("RootShard", "root") },
+			world:  func(w *testworld.World) { issue(w); observeAdopted(w); w.Drop("RootShard", "root") },
 			want:   true,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			kc := kubeconfigXR()
-			w := newWorld().installation(t, rootShard())
+			w := installation(t, testworld.New(), rootShard())
 			tc.world(w)
 			r := run(t, kc, w)
 			o, ok := r.Desired.Get(adoptKey)
@@ -169,10 +170,10 @@ func noKeyMaterial(t *testing.T, r Result) {
 // is observed, and adoption changes nothing else the XR composes or reports.
 func TestAdoptionConverges(t *testing.T) {
 	kc := kubeconfigXR()
-	w := newWorld().installation(t, rootShard())
-	w.issued(kc, 1, notAfter, clientCrt, clientKey)
+	w := installation(t, testworld.New(), rootShard())
+	issued(w, kc, 1, notAfter, clientCrt, clientKey)
 	first := run(t, kc, w)
-	w.settle(first)
+	w.Exists(first.Desired)
 	observeAdopted(w)
 	second := run(t, kc, w)
 	a, _ := first.Desired.Composed()

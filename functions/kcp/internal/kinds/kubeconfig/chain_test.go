@@ -20,6 +20,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 // installationPKI is a RootShard's CA chain as cert-manager builds it: the root CA <rs>-ca
@@ -36,8 +37,8 @@ func newInstallationPKI(t *testing.T) installationPKI {
 }
 
 // secretData is the data of the Secret cert-manager writes for kp.
-func (kp *keyPair) secretData(t *testing.T) map[string][]byte {
-	return map[string][]byte{"tls.crt": kp.chain, "tls.key": kp.keyPEM(t), "ca.crt": kp.root}
+func (kp *keyPair) secretData(t *testing.T) map[string]string {
+	return map[string]string{"tls.crt": string(kp.chain), "tls.key": string(kp.keyPEM(t)), "ca.crt": string(kp.root)}
 }
 
 // issueFrom issues the certificate a composed cert-manager Certificate describes: subject,
@@ -175,13 +176,13 @@ func TestCertificateChain(t *testing.T) {
 			}
 			// The installation's world: the RootShard, its Shard, the FrontProxy, and every
 			// CA Secret cert-manager wrote.
-			w := newWorld().object(rs).object(shardXR()).
-				secret("root-ca", pk.root.secretData(t)).
-				secret("root-client-ca", pk.clientCA.secretData(t)).
-				secret("root-server-ca", pk.serverCA.secretData(t)).
-				secret("corporate-ca", map[string][]byte{"tls.crt": corporate.chain})
+			w := testworld.New().Object(rs).Object(shardXR()).
+				SecretData("root-ca", pk.root.secretData(t)).
+				SecretData("root-client-ca", pk.clientCA.secretData(t)).
+				SecretData("root-server-ca", pk.serverCA.secretData(t)).
+				SecretData("corporate-ca", map[string]string{"tls.crt": string(corporate.chain)})
 			if tc.fp != nil {
-				w.object(tc.fp)
+				w.Object(tc.fp)
 			}
 
 			// The first render composes the client Certificate; cert-manager issues it.
@@ -195,10 +196,8 @@ func TestCertificateChain(t *testing.T) {
 				t.Fatalf("the client certificate is issued by %s", cert.Spec.IssuerRef.Name)
 			}
 			client := issueFrom(t, cert, pk.clientCA)
-			w.put("certificate-kubeconfig-cert-admin", map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-				"metadata": map[string]any{"name": cert.Name, "namespace": ns},
-				"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}})
-			w.secret(cert.Spec.SecretName, client.secretData(t))
+			w.Certificate("certificate-kubeconfig-cert-admin", cert.Name, testworld.Cert{Ready: true})
+			w.SecretData(cert.Spec.SecretName, client.secretData(t))
 
 			// The second render writes the kubeconfig.
 			r = run(t, tc.kc, w)
@@ -212,7 +211,7 @@ func TestCertificateChain(t *testing.T) {
 			user := cfg.Users[0].User
 
 			// The target's server certificate, issued from the SANs composed for it.
-			serverCert, trustedClientCAs := tc.server(t, w.state(), rs, tc.fp)
+			serverCert, trustedClientCAs := tc.server(t, w.State(), rs, tc.fp)
 			server := issueFrom(t, serverCert, pk.serverCA)
 
 			// (a) The server accepts the client certificate: it chains to the client CA the

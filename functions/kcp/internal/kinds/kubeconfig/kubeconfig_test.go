@@ -19,16 +19,17 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 const notAfter = "2026-01-01T00:00:00Z"
 
 // converged is the world of kc once its certificate is issued and its Secret exists.
-func converged(t *testing.T, kc *v1alpha1.Kubeconfig, w *world) (Result, *world) {
+func converged(t *testing.T, kc *v1alpha1.Kubeconfig, w *testworld.World) (Result, *testworld.World) {
 	t.Helper()
-	w.issued(kc, 1, notAfter, clientCrt, clientKey)
+	issued(w, kc, 1, notAfter, clientCrt, clientKey)
 	r := run(t, kc, w)
-	w.settle(r)
+	w.Exists(r.Desired)
 	return run(t, kc, w), w
 }
 
@@ -43,7 +44,7 @@ func TestKubeconfigContent(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		kc     *v1alpha1.Kubeconfig
-		world  func(*world)
+		world  func(*testworld.World)
 		ca     []byte
 		want   string
 	}{
@@ -86,7 +87,7 @@ users:
 		"Shard": {
 			reason: "A Shard target: the shard's base URL, its RootShard's server CA, the same clusters and contexts as a RootShard.",
 			kc:     kubeconfigXR(toShard("alpha"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.TargetWorkspace = "root:team-a" }),
-			world:  func(w *world) { w.object(shardXR()) },
+			world:  func(w *testworld.World) { w.Object(shardXR()) },
 			ca:     fixtureServerCA.chain,
 			want: `apiVersion: v1
 clusters:
@@ -123,10 +124,10 @@ users:
 		"FrontProxy": {
 			reason: "A FrontProxy target: its external address, no shard-base context; its caBundleSecretRef is appended to the server CA with a newline.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world: func(w *world) {
-				w.object(frontProxy(func(fp *v1alpha1.FrontProxy) {
+			world: func(w *testworld.World) {
+				w.Object(frontProxy(func(fp *v1alpha1.FrontProxy) {
 					fp.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "corporate-ca"}
-				})).secret("corporate-ca", map[string][]byte{"tls.crt": bundle})
+				})).SecretData("corporate-ca", map[string]string{"tls.crt": string(bundle)})
 			},
 			ca: append(append(append([]byte{}, fixtureServerCA.chain...), '\n'), bundle...),
 			want: `apiVersion: v1
@@ -160,7 +161,7 @@ users:
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			w := newWorld().installation(t, rootShard())
+			w := installation(t, testworld.New(), rootShard())
 			if tc.world != nil {
 				tc.world(w)
 			}
@@ -196,7 +197,7 @@ func TestServerURLs(t *testing.T) {
 		reason   string
 		kc       *v1alpha1.Kubeconfig
 		rs       func(*v1alpha1.RootShard)
-		world    func(*world)
+		world    func(*testworld.World)
 		base     string
 		def      string
 		contexts map[string]string
@@ -236,8 +237,8 @@ func TestServerURLs(t *testing.T) {
 		"ShardBaseURLTrailingSlash": {
 			reason: "url.JoinPath does not double a trailing slash.",
 			kc:     kubeconfigXR(toShard("alpha")),
-			world: func(w *world) {
-				w.object(shardXR(func(sh *v1alpha1.Shard) { sh.Spec.ShardBaseURL = "https://alpha.example.com/" }))
+			world: func(w *testworld.World) {
+				w.Object(shardXR(func(sh *v1alpha1.Shard) { sh.Spec.ShardBaseURL = "https://alpha.example.com/" }))
 			},
 			base:     "https://alpha.example.com/",
 			def:      "https://alpha.example.com/clusters/root",
@@ -246,7 +247,7 @@ func TestServerURLs(t *testing.T) {
 		"FrontProxyExternal": {
 			reason:   "A FrontProxy's external hostname and port.",
 			kc:       kubeconfigXR(toFrontProxy("edge")),
-			world:    func(w *world) { w.object(frontProxy()) },
+			world:    func(w *testworld.World) { w.Object(frontProxy()) },
 			base:     "https://kcp.example.com:443",
 			def:      "https://kcp.example.com:443/clusters/root",
 			contexts: fpContexts,
@@ -254,8 +255,8 @@ func TestServerURLs(t *testing.T) {
 		"FrontProxyDeprecatedHostnameWithPort": {
 			reason: "The deprecated externalHostname keeps its own port.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world: func(w *world) {
-				w.object(frontProxy(func(fp *v1alpha1.FrontProxy) {
+			world: func(w *testworld.World) {
+				w.Object(frontProxy(func(fp *v1alpha1.FrontProxy) {
 					fp.Spec.External = v1alpha1.ExternalConfig{}
 					fp.Spec.ExternalHostname = "old.example.com:7443"
 				}))
@@ -267,8 +268,8 @@ func TestServerURLs(t *testing.T) {
 		"FrontProxyDeprecatedHostnameWithoutPort": {
 			reason: "The deprecated externalHostname without a port gets :6443.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world: func(w *world) {
-				w.object(frontProxy(func(fp *v1alpha1.FrontProxy) {
+			world: func(w *testworld.World) {
+				w.Object(frontProxy(func(fp *v1alpha1.FrontProxy) {
 					fp.Spec.External = v1alpha1.ExternalConfig{}
 					fp.Spec.ExternalHostname = "old.example.com"
 				}))
@@ -280,8 +281,8 @@ func TestServerURLs(t *testing.T) {
 		"FrontProxyFallsBackToRootShard": {
 			reason: "Without either, the RootShard's external hostname and port, never its private hostname.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world: func(w *world) {
-				w.object(frontProxy(func(fp *v1alpha1.FrontProxy) { fp.Spec.External = v1alpha1.ExternalConfig{} }))
+			world: func(w *testworld.World) {
+				w.Object(frontProxy(func(fp *v1alpha1.FrontProxy) { fp.Spec.External = v1alpha1.ExternalConfig{} }))
 			},
 			base:     "https://api.example.com:6443",
 			def:      "https://api.example.com:6443/clusters/root",
@@ -294,7 +295,7 @@ func TestServerURLs(t *testing.T) {
 			if tc.rs != nil {
 				tc.rs(rs)
 			}
-			w := newWorld().installation(t, rs)
+			w := installation(t, testworld.New(), rs)
 			if tc.world != nil {
 				tc.world(w)
 			}
@@ -334,7 +335,7 @@ func TestCertificate(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		kc     *v1alpha1.Kubeconfig
-		world  func(*world)
+		world  func(*testworld.World)
 		want   func() *cmv1.Certificate
 	}{
 		"RootShard": {
@@ -345,7 +346,7 @@ func TestCertificate(t *testing.T) {
 		"FrontProxyUsesRootShardClientCA": {
 			reason: "Whatever the target, the issuer is the RootShard's client CA.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world:  func(w *world) { w.object(frontProxy()) },
+			world:  func(w *testworld.World) { w.Object(frontProxy()) },
 			want:   base,
 		},
 		"Template": {
@@ -370,7 +371,7 @@ func TestCertificate(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			w := newWorld().installation(t, rootShard())
+			w := installation(t, testworld.New(), rootShard())
 			if tc.world != nil {
 				tc.world(w)
 			}
@@ -390,7 +391,7 @@ func TestCertificate(t *testing.T) {
 }
 
 func TestSecret(t *testing.T) {
-	r, _ := converged(t, kubeconfigXR(), newWorld().installation(t, rootShard()))
+	r, _ := converged(t, kubeconfigXR(), installation(t, testworld.New(), rootShard()))
 	o, _ := r.Desired.Get("secret-admin-kubeconfig")
 	s := o.Resource.(*corev1.Secret)
 	want := metav1.ObjectMeta{Name: "admin-kubeconfig", Namespace: ns, Labels: map[string]string{"operator.kcp.io/kubeconfig": "admin"}}
@@ -425,7 +426,7 @@ func TestSecret(t *testing.T) {
 func TestConvergedStatus(t *testing.T) {
 	cases := map[string]struct {
 		kc    *v1alpha1.Kubeconfig
-		world func(*world)
+		world func(*testworld.World)
 		want  v1alpha1.KubeconfigStatus
 		url   string
 	}{
@@ -436,20 +437,20 @@ func TestConvergedStatus(t *testing.T) {
 		},
 		"Shard": {
 			kc:    kubeconfigXR(toShard("alpha")),
-			world: func(w *world) { w.object(shardXR()) },
+			world: func(w *testworld.World) { w.Object(shardXR()) },
 			want:  v1alpha1.KubeconfigStatus{Phase: v1alpha1.KubeconfigPhaseReady, TargetName: "Shard/alpha", SecretName: "admin-kubeconfig", Expiry: notAfter},
 			url:   "https://alpha-shard-kcp.kcp.svc.cluster.local:6443/clusters/root",
 		},
 		"FrontProxy": {
 			kc:    kubeconfigXR(toFrontProxy("edge")),
-			world: func(w *world) { w.object(frontProxy()) },
+			world: func(w *testworld.World) { w.Object(frontProxy()) },
 			want:  v1alpha1.KubeconfigStatus{Phase: v1alpha1.KubeconfigPhaseReady, TargetName: "FrontProxy/edge", SecretName: "admin-kubeconfig", Expiry: notAfter},
 			url:   "https://kcp.example.com:443/clusters/root",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			w := newWorld().installation(t, rootShard())
+			w := installation(t, testworld.New(), rootShard())
 			if tc.world != nil {
 				tc.world(w)
 			}
@@ -484,8 +485,8 @@ func TestWaiting(t *testing.T) {
 		return condition.Condition{Type: "InputsReady", Reason: "Invalid", Message: "Cannot use " + msg + "."}
 	}
 	noSecret := condition.Condition{Type: "KubeconfigReady", Reason: "WaitingForInputs", Message: "Secret kcp/admin-kubeconfig is not written yet: its inputs are not available (see InputsReady)."}
-	issue := func(kc *v1alpha1.Kubeconfig) func(*world) {
-		return func(w *world) { w.issued(kc, 1, notAfter, clientCrt, clientKey) }
+	issue := func(kc *v1alpha1.Kubeconfig) func(*testworld.World) {
+		return func(w *testworld.World) { issued(w, kc, 1, notAfter, clientCrt, clientKey) }
 	}
 	fpWithBundle := frontProxy(func(fp *v1alpha1.FrontProxy) {
 		fp.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "corporate-ca"}
@@ -493,7 +494,7 @@ func TestWaiting(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		kc     *v1alpha1.Kubeconfig
-		world  func(*world)
+		world  func(*testworld.World)
 		keys   []resource.Name
 		conds  []condition.Condition
 		status v1alpha1.KubeconfigStatus
@@ -501,7 +502,7 @@ func TestWaiting(t *testing.T) {
 		"Fresh": {
 			reason: "Before cert-manager issues the certificate only the Certificate is composed.",
 			kc:     kubeconfigXR(),
-			world:  func(w *world) { w.installation(t, rootShard()) },
+			world:  func(w *testworld.World) { installation(t, w, rootShard()) },
 			keys:   []resource.Name{"certificate-kubeconfig-cert-admin"},
 			conds: []condition.Condition{certPending, inputsOK,
 				{Type: "KubeconfigReady", Reason: "WaitingForCertificate", Message: "Secret kcp/admin-kubeconfig is written once cert-manager issues Certificate kubeconfig-cert-admin."}},
@@ -509,8 +510,8 @@ func TestWaiting(t *testing.T) {
 		"Composed": {
 			reason: "Once issued the kubeconfig Secret is composed and cert-manager's Secret adopted; the phase waits until the kubeconfig exists (quirk 15 fixed).",
 			kc:     kubeconfigXR(),
-			world: func(w *world) {
-				w.installation(t, rootShard()).issued(kubeconfigXR(), 1, notAfter, clientCrt, clientKey)
+			world: func(w *testworld.World) {
+				issued(installation(t, w, rootShard()), kubeconfigXR(), 1, notAfter, clientCrt, clientKey)
 			},
 			keys: []resource.Name{"certificate-kubeconfig-cert-admin", "secret-admin-kubeconfig", "secret-kubeconfig-cert-admin"},
 			conds: []condition.Condition{certIssued, inputsOK,
@@ -526,7 +527,7 @@ func TestWaiting(t *testing.T) {
 		"MissingShard": {
 			reason: "A missing target Shard is named with its field.",
 			kc:     kubeconfigXR(toShard("alpha")),
-			world:  func(w *world) { w.installation(t, rootShard()) },
+			world:  func(w *testworld.World) { installation(t, w, rootShard()) },
 			conds: []condition.Condition{certPending,
 				missing("Shard alpha (spec.target.shardRef.name) does not exist in namespace kcp; create it or fix the reference"), noSecret},
 			status: v1alpha1.KubeconfigStatus{TargetName: "Shard/alpha"},
@@ -534,7 +535,7 @@ func TestWaiting(t *testing.T) {
 		"MissingRootShardOfShard": {
 			reason: "A missing RootShard of the target Shard names the path to it.",
 			kc:     kubeconfigXR(toShard("alpha")),
-			world:  func(w *world) { w.object(shardXR()) },
+			world:  func(w *testworld.World) { w.Object(shardXR()) },
 			conds: []condition.Condition{certPending,
 				missing("RootShard root (spec.rootShard.ref.name of Shard alpha, named by spec.target.shardRef.name) does not exist in namespace kcp; create it or fix the reference"), noSecret},
 			status: v1alpha1.KubeconfigStatus{TargetName: "Shard/alpha"},
@@ -542,7 +543,7 @@ func TestWaiting(t *testing.T) {
 		"MissingFrontProxy": {
 			reason: "A missing target FrontProxy is named with its field.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world:  func(w *world) { w.installation(t, rootShard()) },
+			world:  func(w *testworld.World) { installation(t, w, rootShard()) },
 			conds: []condition.Condition{certPending,
 				missing("FrontProxy edge (spec.target.frontProxyRef.name) does not exist in namespace kcp; create it or fix the reference"), noSecret},
 			status: v1alpha1.KubeconfigStatus{TargetName: "FrontProxy/edge"},
@@ -550,7 +551,7 @@ func TestWaiting(t *testing.T) {
 		"MissingServerCA": {
 			reason: "An issued certificate without the server CA Secret waits, naming the Secret.",
 			kc:     kubeconfigXR(),
-			world:  func(w *world) { w.object(rootShard()); issue(kubeconfigXR())(w) },
+			world:  func(w *testworld.World) { w.Object(rootShard()); issue(kubeconfigXR())(w) },
 			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
 			conds:  []condition.Condition{certIssued, missing("Secret root-server-ca (the server CA of RootShard root)"), noSecret},
 			status: v1alpha1.KubeconfigStatus{Expiry: notAfter},
@@ -558,10 +559,10 @@ func TestWaiting(t *testing.T) {
 		"MissingCertificateSecret": {
 			reason: "A Ready Certificate whose Secret cannot be read waits for it.",
 			kc:     kubeconfigXR(),
-			world: func(w *world) {
-				w.installation(t, rootShard())
+			world: func(w *testworld.World) {
+				installation(t, w, rootShard())
 				issue(kubeconfigXR())(w)
-				w.without("Secret", "kubeconfig-cert-admin")
+				w.Drop("Secret", "kubeconfig-cert-admin")
 			},
 			keys:   []resource.Name{"certificate-kubeconfig-cert-admin"},
 			conds:  []condition.Condition{certIssued, missing("tls.crt and tls.key of Secret kubeconfig-cert-admin (issued for Certificate kubeconfig-cert-admin)"), noSecret},
@@ -570,7 +571,10 @@ func TestWaiting(t *testing.T) {
 		"MissingBundle": {
 			reason: "A FrontProxy's caBundleSecretRef Secret must exist.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world:  func(w *world) { w.installation(t, rootShard()).object(fpWithBundle); issue(kubeconfigXR())(w) },
+			world: func(w *testworld.World) {
+				installation(t, w, rootShard()).Object(fpWithBundle)
+				issue(kubeconfigXR())(w)
+			},
 			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
 			conds:  []condition.Condition{certIssued, missing("Secret corporate-ca (spec.caBundleSecretRef.name of FrontProxy edge)"), noSecret},
 			status: v1alpha1.KubeconfigStatus{TargetName: "FrontProxy/edge", Expiry: notAfter},
@@ -578,8 +582,8 @@ func TestWaiting(t *testing.T) {
 		"BundleWithoutTLSCrt": {
 			reason: "A CA bundle Secret without tls.crt is an error naming the Secret, as in kcp-operator.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world: func(w *world) {
-				w.installation(t, rootShard()).object(fpWithBundle).secret("corporate-ca", map[string][]byte{"ca.crt": fixtureBundleCA.chain})
+			world: func(w *testworld.World) {
+				installation(t, w, rootShard()).Object(fpWithBundle).SecretData("corporate-ca", map[string]string{"ca.crt": string(fixtureBundleCA.chain)})
 				issue(kubeconfigXR())(w)
 			},
 			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
@@ -589,8 +593,8 @@ func TestWaiting(t *testing.T) {
 		"BundleWithPrivateKey": {
 			reason: "Only CERTIFICATE blocks may be trusted; the block type is named, never its content.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),
-			world: func(w *world) {
-				w.installation(t, rootShard()).object(fpWithBundle).secret("corporate-ca", map[string][]byte{"tls.crt": append(append([]byte{}, fixtureBundleCA.chain...), fixtureBundleCA.keyPEM(t)...)})
+			world: func(w *testworld.World) {
+				installation(t, w, rootShard()).Object(fpWithBundle).SecretData("corporate-ca", map[string]string{"tls.crt": string(fixtureBundleCA.chain) + string(fixtureBundleCA.keyPEM(t))})
 				issue(kubeconfigXR())(w)
 			},
 			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
@@ -600,8 +604,8 @@ func TestWaiting(t *testing.T) {
 		"ServerCANotPEM": {
 			reason: "The server CA is validated too.",
 			kc:     kubeconfigXR(),
-			world: func(w *world) {
-				w.object(rootShard()).secret("root-server-ca", map[string][]byte{"tls.crt": []byte("not a certificate")})
+			world: func(w *testworld.World) {
+				w.Object(rootShard()).SecretData("root-server-ca", map[string]string{"tls.crt": "not a certificate"})
 				issue(kubeconfigXR())(w)
 			},
 			keys:   []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
@@ -611,8 +615,8 @@ func TestWaiting(t *testing.T) {
 		"ForeignSecret": {
 			reason: "An existing Secret with the output name that this XR did not create is never taken over.",
 			kc:     kubeconfigXR(),
-			world: func(w *world) {
-				w.installation(t, rootShard()).secret("admin-kubeconfig", map[string][]byte{"kubeconfig": []byte("old")})
+			world: func(w *testworld.World) {
+				installation(t, w, rootShard()).SecretData("admin-kubeconfig", map[string]string{"kubeconfig": "old"})
 				issue(kubeconfigXR())(w)
 			},
 			keys: []resource.Name{"certificate-kubeconfig-cert-admin", "secret-kubeconfig-cert-admin"},
@@ -623,7 +627,7 @@ func TestWaiting(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			w := newWorld()
+			w := testworld.New()
 			if tc.world != nil {
 				tc.world(w)
 			}
@@ -652,20 +656,20 @@ func TestWaiting(t *testing.T) {
 
 func TestOwnSecretIsNotAConflict(t *testing.T) {
 	kc := kubeconfigXR()
-	r, w := converged(t, kc, newWorld().installation(t, rootShard()))
+	r, w := converged(t, kc, installation(t, testworld.New(), rootShard()))
 	// Crossplane created it: it is read back as a required resource too, controlled by kc.
-	w.object(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "admin-kubeconfig", "namespace": ns,
+	w.Object(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "admin-kubeconfig", "namespace": ns,
 		"ownerReferences": []any{map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Kubeconfig", "name": "admin", "uid": "kc-uid", "controller": true}}}})
 	if got := run(t, kc, w); got.Status.Phase != v1alpha1.KubeconfigPhaseReady || !cmp.Equal(r.Desired.Names(), got.Desired.Names()) {
 		t.Errorf("the XR's own Secret is its own: phase %s, desired %v", got.Status.Phase, got.Desired.Names())
 	}
 	// Composed by this XR but no longer in its resource references: the controller says it is ours.
-	delete(w.oc, "secret-admin-kubeconfig")
+	w.DropComposed("secret-admin-kubeconfig")
 	if got := run(t, kc, w); !got.Desired.Has("secret-admin-kubeconfig") {
 		t.Errorf("a Secret this XR controls is composed again: %+v", got.Conditions)
 	}
 	// Controlled by another object.
-	w.object(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "admin-kubeconfig", "namespace": ns,
+	w.Object(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "admin-kubeconfig", "namespace": ns,
 		"ownerReferences": []any{map[string]any{"uid": "other", "controller": true}}}})
 	if got := run(t, kc, w); got.Desired.Has("secret-admin-kubeconfig") {
 		t.Errorf("a Secret another object controls is never composed")
@@ -677,7 +681,7 @@ func TestKeepOnDoubt(t *testing.T) {
 	kept := condition.Condition{Type: "KubeconfigReady", Status: true, Reason: "SecretKept", Message: "Secret kcp/admin-kubeconfig is kept unchanged until its inputs are available (see InputsReady)."}
 	cases := map[string]struct {
 		reason string
-		change func(*world)
+		change func(*testworld.World)
 		// allKept is set when the target is gone and everything is kept.
 		allKept bool
 		inputs  string
@@ -685,27 +689,27 @@ func TestKeepOnDoubt(t *testing.T) {
 	}{
 		"TargetGone": {
 			reason:  "The RootShard cannot be read: everything is kept exactly as observed.",
-			change:  func(w *world) { w.without("RootShard", "root") },
+			change:  func(w *testworld.World) { w.Drop("RootShard", "root") },
 			allKept: true,
 			inputs:  "Waiting for RootShard root (spec.target.rootShardRef.name) does not exist in namespace kcp; create it or fix the reference. Everything composed so far is kept unchanged meanwhile.",
 			ready:   kept,
 		},
 		"ServerCAGone": {
 			reason: "The server CA Secret cannot be read.",
-			change: func(w *world) { w.without("Secret", "root-server-ca") },
+			change: func(w *testworld.World) { w.Drop("Secret", "root-server-ca") },
 			inputs: "Waiting for Secret root-server-ca (the server CA of RootShard root).",
 			ready:  kept,
 		},
 		"CertificateSecretGone": {
 			reason: "The client certificate Secret cannot be read.",
-			change: func(w *world) { w.without("Secret", "kubeconfig-cert-admin") },
+			change: func(w *testworld.World) { w.Drop("Secret", "kubeconfig-cert-admin") },
 			inputs: "Waiting for tls.crt and tls.key of Secret kubeconfig-cert-admin (issued for Certificate kubeconfig-cert-admin).",
 			ready:  kept,
 		},
 		"CertificateNotReady": {
 			reason: "The certificate is being re-issued (say after a spec change): the old kubeconfig stays until it is Ready.",
-			change: func(w *world) {
-				w.oc["certificate-kubeconfig-cert-admin"].Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
+			change: func(w *testworld.World) {
+				w.Certificate("certificate-kubeconfig-cert-admin", "kubeconfig-cert-admin", testworld.Cert{})
 			},
 			inputs: "The target, its server CA and every Secret the spec references exist.",
 			ready:  condition.Condition{Type: "KubeconfigReady", Status: true, Reason: "SecretKept", Message: "Secret kcp/admin-kubeconfig is kept unchanged until cert-manager issues Certificate kubeconfig-cert-admin."},
@@ -714,8 +718,8 @@ func TestKeepOnDoubt(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			kc := kubeconfigXR()
-			before, w := converged(t, kc, newWorld().installation(t, rootShard()))
-			observedSecret := w.oc["secret-admin-kubeconfig"]
+			before, w := converged(t, kc, installation(t, testworld.New(), rootShard()))
+			observedSecret := w.Composed("secret-admin-kubeconfig")
 			tc.change(w)
 			r := run(t, kc, w)
 			if diff := cmp.Diff(before.Desired.Names(), r.Desired.Names()); diff != "" {
@@ -747,9 +751,9 @@ func TestKeepOnDoubt(t *testing.T) {
 // TestRenewal: a renewed certificate rewrites the kubeconfig from the new Secret data.
 func TestRenewal(t *testing.T) {
 	kc := kubeconfigXR()
-	before, w := converged(t, kc, newWorld().installation(t, rootShard()))
+	before, w := converged(t, kc, installation(t, testworld.New(), rootShard()))
 	renewedCrt := []byte("-----BEGIN CERTIFICATE-----\nRENEWED\n-----END CERTIFICATE-----\n")
-	w.issued(kc, 2, "2027-01-01T00:00:00Z", renewedCrt, clientKey)
+	issued(w, kc, 2, "2027-01-01T00:00:00Z", renewedCrt, clientKey)
 	after := run(t, kc, w)
 	old, renewed := kubeconfigData(t, before), kubeconfigData(t, after)
 	if !strings.Contains(renewed, b64(renewedCrt)) || strings.Contains(renewed, b64(clientCrt)) {
@@ -765,7 +769,7 @@ func TestRenewal(t *testing.T) {
 
 func TestRenameSecret(t *testing.T) {
 	kc := kubeconfigXR()
-	_, w := converged(t, kc, newWorld().installation(t, rootShard()))
+	_, w := converged(t, kc, installation(t, testworld.New(), rootShard()))
 	// admin-kubeconfig and kubeconfig would share a key if the XR's name were trimmed.
 	kc.Spec.SecretRef.Name = "kubeconfig"
 	r := run(t, kc, w)
@@ -779,7 +783,7 @@ func TestRenameSecret(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	kc := kubeconfigXR(toFrontProxy("edge"))
-	w := newWorld().installation(t, rootShard()).object(frontProxy())
+	w := installation(t, testworld.New(), rootShard()).Object(frontProxy())
 	first, _ := converged(t, kc, w)
 	for range 10 {
 		again := run(t, kc, w)

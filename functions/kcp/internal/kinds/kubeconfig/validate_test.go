@@ -8,7 +8,6 @@ import (
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 func TestValidate(t *testing.T) {
@@ -137,22 +137,22 @@ func TestValidate(t *testing.T) {
 func TestReservedOnceResolved(t *testing.T) {
 	cases := map[string]struct {
 		kc    *v1alpha1.Kubeconfig
-		world func(*world)
+		world func(*testworld.World)
 		want  string
 	}{
 		"RootShardOfShard": {
 			kc:    kubeconfigXR(toShard("alpha"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "root-client-ca" }),
-			world: func(w *world) { w.object(shardXR()) },
+			world: func(w *testworld.World) { w.Object(shardXR()) },
 			want:  `spec.secretRef.name: Invalid value: "root-client-ca": is a Secret of RootShard root; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`,
 		},
 		"FrontProxy": {
 			kc:    kubeconfigXR(toFrontProxy("edge"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "root-edge-server" }),
-			world: func(w *world) { w.object(frontProxy()) },
+			world: func(w *testworld.World) { w.Object(frontProxy()) },
 			want:  `spec.secretRef.name: Invalid value: "root-edge-server": is a Secret of FrontProxy edge; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`,
 		},
 		"RootShardOfFrontProxy": {
 			kc:    kubeconfigXR(toFrontProxy("edge"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "root-proxy-dynamic-kubeconfig" }),
-			world: func(w *world) { w.object(frontProxy()) },
+			world: func(w *testworld.World) { w.Object(frontProxy()) },
 			want:  `spec.secretRef.name: Invalid value: "root-proxy-dynamic-kubeconfig": is a Secret of RootShard root; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`,
 		},
 	}
@@ -161,9 +161,9 @@ func TestReservedOnceResolved(t *testing.T) {
 			if errs := Validate(tc.kc); len(errs) > 0 {
 				t.Fatalf("statically valid: %v", errs)
 			}
-			w := newWorld().installation(t, rootShard())
+			w := installation(t, testworld.New(), rootShard())
 			tc.world(w)
-			_, errs := Compose(tc.kc, w.state())
+			_, errs := Compose(tc.kc, w.State())
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -191,10 +191,10 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 		fp.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
 		fp.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
 	})
-	base := func() *world {
-		w := newWorld().object(rs).object(sh).object(fp)
+	base := func() *testworld.World {
+		w := testworld.New().Object(rs).Object(sh).Object(fp)
 		for _, s := range append([]string{"user-bundle", "user-clients"}, names.RootShard("root").Secrets()...) {
-			w.secret(s, map[string][]byte{"tls.crt": []byte("PEM")})
+			w.SecretData(s, map[string]string{"tls.crt": "PEM"})
 		}
 		return w
 	}
@@ -210,37 +210,18 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 		}
 		return out
 	}
-	settle := func(w *world, d desired.Set) *world {
-		for _, o := range d.Objects() {
-			if o.Resource == nil {
-				continue
-			}
-			if _, ok := o.Resource.(*appsv1.Deployment); ok {
-				continue
-			}
-			cd, err := desired.ToComposed(o.Resource)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := o.Resource.(*cmv1.Certificate); ok {
-				cd.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-			}
-			w.oc[o.Name] = cd
-		}
-		return w
-	}
-	var rsState, shState, fpState *observed.State = base().state(), base().state(), base().state()
+	var rsState, shState, fpState *observed.State = base().State(), base().State(), base().State()
 	var rsSecrets, shSecrets, fpSecrets []string
 	for range 3 {
 		f := must(frontproxy.Compose(fp, fpState))
 		fpSecrets = secrets(f.Desired)
-		fpState = settle(base(), f.Desired).state()
+		fpState = base().Settle(f.Desired).State()
 		r := must(rootshard.Compose(rs, rsState))
 		rsSecrets = secrets(r.Desired)
-		rsState = settle(base(), r.Desired).state()
+		rsState = base().Settle(r.Desired).State()
 		s := must(shard.Compose(sh, shState))
 		shSecrets = secrets(s.Desired)
-		shState = settle(base(), s.Desired).state()
+		shState = base().Settle(s.Desired).State()
 	}
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 	if diff := cmp.Diff(sorted(names.RootShard("root").Secrets()), sorted(rsSecrets)); diff != "" {
@@ -265,7 +246,7 @@ func TestWarnings(t *testing.T) {
 	if diff := cmp.Diff(want, Warnings(kc)); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
-	r, _ := converged(t, kc, newWorld().installation(t, rootShard()))
+	r, _ := converged(t, kc, installation(t, testworld.New(), rootShard()))
 	if r.Status.Authorization != nil {
 		t.Errorf("status.authorization is never written")
 	}

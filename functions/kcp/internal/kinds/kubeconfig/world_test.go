@@ -2,37 +2,25 @@ package kubeconfig
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
-const ns = "kcp"
+// ns is the namespace of every object in these tests.
+const ns = testworld.Namespace
 
+// rootShard is testworld.RootShard with a private hostname.
 func rootShard(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
-	rs := &v1alpha1.RootShard{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard"},
-		ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: ns},
-		Spec: v1alpha1.RootShardSpec{
-			CommonShardSpec: v1alpha1.CommonShardSpec{Etcd: v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd-root:2379"}}},
-			External:        v1alpha1.ExternalConfig{Hostname: "api.example.com", Port: 6443, PrivateHostname: "api.internal"},
-			Certificates:    v1alpha1.Certificates{IssuerRef: &v1alpha1.ObjectReference{Name: "selfsigned", Kind: "ClusterIssuer"}},
-		},
-	}
-	for _, m := range mods {
-		m(rs)
-	}
-	return rs
+	private := func(rs *v1alpha1.RootShard) { rs.Spec.External.PrivateHostname = "api.internal" }
+	return testworld.RootShard(append([]func(*v1alpha1.RootShard){private}, mods...)...)
 }
 
 func shardXR(mods ...func(*v1alpha1.Shard)) *v1alpha1.Shard {
@@ -101,97 +89,24 @@ var (
 	clientKey = []byte("-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n")
 )
 
-// world is the observed state of one Kubeconfig: composed resources and required objects.
-type world struct {
-	oc   map[resource.Name]*resource.Unstructured
-	reqs map[string]map[string]any
-}
-
-func newWorld() *world {
-	return &world{oc: map[resource.Name]*resource.Unstructured{}, reqs: map[string]map[string]any{}}
-}
-
-func (w *world) object(o any) *world {
-	b, _ := json.Marshal(o)
-	m := map[string]any{}
-	_ = json.Unmarshal(b, &m)
-	md := m["metadata"].(map[string]any)
-	w.reqs[m["kind"].(string)+"/"+md["name"].(string)] = m
-	return w
-}
-
-func (w *world) without(kind, name string) *world {
-	delete(w.reqs, kind+"/"+name)
-	return w
-}
-
-func (w *world) secret(name string, data map[string][]byte) *world {
-	enc := map[string]any{}
-	for k, v := range data {
-		enc[k] = base64.StdEncoding.EncodeToString(v)
-	}
-	return w.object(map[string]any{
-		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": ns, "resourceVersion": "1"},
-		"data": enc,
-	})
-}
-
-// installation adds a RootShard with its server CA Secret.
-func (w *world) installation(t testing.TB, rs *v1alpha1.RootShard) *world {
+// installation adds to w a RootShard with its server CA Secret.
+func installation(t testing.TB, w *testworld.World, rs *v1alpha1.RootShard) *testworld.World {
 	fixtures(t)
-	return w.object(rs).secret(rs.Name+"-server-ca", map[string][]byte{"tls.crt": fixtureServerCA.chain, "ca.crt": fixtureRoot.root})
+	return w.Object(rs).SecretData(rs.Name+"-server-ca", map[string]string{"tls.crt": string(fixtureServerCA.chain), "ca.crt": string(fixtureRoot.root)})
 }
 
-// issued marks the client Certificate issued and writes its Secret.
-func (w *world) issued(kc *v1alpha1.Kubeconfig, revision int64, notAfter string, crt, key []byte) *world {
+// issued observes kc's client Certificate issued at revision, valid until notAfter, and the
+// Secret cert-manager wrote for it.
+func issued(w *testworld.World, kc *v1alpha1.Kubeconfig, revision int64, notAfter string, crt, key []byte) *testworld.World {
 	name := "kubeconfig-cert-" + kc.Name
-	w.put(resource.Name("certificate-"+strings.TrimPrefix(name, kc.Name+"-")), map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-		"metadata": map[string]any{"name": name, "namespace": ns},
-		"status": map[string]any{"revision": revision, "notAfter": notAfter,
-			"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}})
-	return w.secret(name, map[string][]byte{"tls.crt": crt, "tls.key": key, "ca.crt": []byte("ROOT")})
-}
-
-func (w *world) put(key resource.Name, obj map[string]any) {
-	u := resource.NewUnstructured()
-	u.Object = obj
-	w.oc[key] = u
-}
-
-// settle records everything a composition desired as observed, as Crossplane would after
-// applying it; Certificates keep their observed status.
-func (w *world) settle(r Result) *world {
-	for _, o := range r.Desired.Objects() {
-		if _, ok := o.Resource.(*cmv1.Certificate); ok && w.oc[o.Name] != nil {
-			continue
-		}
-		var u *resource.Unstructured
-		if o.Kept != nil {
-			u = o.Kept
-		} else {
-			cd, err := desired.ToComposed(o.Resource)
-			if err != nil {
-				panic(err)
-			}
-			u = cd
-		}
-		w.oc[o.Name] = u
-	}
-	return w
-}
-
-func (w *world) state() *observed.State {
-	st := observed.New(w.oc)
-	for _, r := range w.reqs {
-		st.WithObject(r)
-	}
-	return st
+	w.Certificate(resource.Name("certificate-"+strings.TrimPrefix(name, kc.Name+"-")), name, testworld.Cert{Ready: true, Revision: revision, NotAfter: notAfter})
+	return w.SecretData(name, map[string]string{"tls.crt": string(crt), "tls.key": string(key), "ca.crt": "ROOT"})
 }
 
 // compose composes kc, failing the test on validation errors.
-func run(t *testing.T, kc *v1alpha1.Kubeconfig, w *world) Result {
+func run(t *testing.T, kc *v1alpha1.Kubeconfig, w *testworld.World) Result {
 	t.Helper()
-	r, errs := Compose(kc, w.state())
+	r, errs := Compose(kc, w.State())
 	if len(errs) > 0 {
 		t.Fatalf("Compose: unexpected errors: %v", errs)
 	}

@@ -1,17 +1,13 @@
 package rootshard
 
 import (
-	"encoding/base64"
 	"strings"
 	"testing"
-
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -19,9 +15,10 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 // basic is examples/basic: the smallest RootShard.
@@ -42,111 +39,21 @@ func basic(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
 	return rs
 }
 
-// world builds observed state in which some composed resources exist.
-type world struct {
-	oc   map[resource.Name]*resource.Unstructured
-	reqs []map[string]any
-}
-
-func newWorld() *world { return &world{oc: map[resource.Name]*resource.Unstructured{}} }
-
-func (w *world) put(key resource.Name, obj map[string]any) *world {
-	u := resource.NewUnstructured()
-	u.Object = obj
-	w.oc[key] = u
-	return w
-}
-
-// issued marks every Certificate of a previous composition issued at the given revision, and
-// adds the Secrets cert-manager would write, as required resources.
-func (w *world) issued(r Result, revision int64) *world {
-	for _, o := range r.Desired.Objects() {
-		c, ok := o.Resource.(*cmv1.Certificate)
-		if !ok {
-			continue
-		}
-		w.put(o.Name, map[string]any{
-			"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-			"metadata": map[string]any{"name": c.Name, "namespace": c.Namespace},
-			"status": map[string]any{
-				"revision":   revision,
-				"conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
-			},
-		})
-		w.secret(c.Spec.SecretName, map[string]string{"tls.crt": "PEM(" + c.Spec.SecretName + ")"})
-	}
-	return w
-}
-
-// exists marks every non-Certificate object of a previous composition as existing, and
-// Deployments as available.
-func (w *world) exists(r Result) *world {
-	for _, o := range r.Desired.Objects() {
-		switch obj := o.Resource.(type) {
-		case *appsv1.Deployment:
-			w.put(o.Name, map[string]any{
-				"apiVersion": "apps/v1", "kind": "Deployment",
-				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace, "generation": int64(1)},
-				"spec":     map[string]any{"replicas": int64(*obj.Spec.Replicas)},
-				"status": map[string]any{
-					"observedGeneration": int64(1), "replicas": int64(*obj.Spec.Replicas),
-					"updatedReplicas": int64(*obj.Spec.Replicas), "availableReplicas": int64(*obj.Spec.Replicas),
-					"conditions": []any{map[string]any{"type": "Available", "status": "True"}},
-				},
-			})
-		case *cmv1.Issuer:
-			w.put(o.Name, map[string]any{
-				"apiVersion": "cert-manager.io/v1", "kind": "Issuer",
-				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace},
-				"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
-			})
-		case *corev1.Secret, *corev1.ConfigMap, *corev1.Service, *policyv1.PodDisruptionBudget:
-			cd, err := desired.ToComposed(obj)
-			if err != nil {
-				panic(err)
-			}
-			w.oc[o.Name] = cd
-		}
-	}
-	return w
-}
-
-func (w *world) secret(name string, data map[string]string) *world {
-	enc := map[string]any{}
-	for k, v := range data {
-		enc[k] = b64(v)
-	}
-	w.reqs = append(w.reqs, map[string]any{
-		"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]any{"name": name, "namespace": "kcp", "resourceVersion": "7"},
-		"data":     enc,
-	})
-	return w
-}
-
-func (w *world) state() *observed.State {
-	st := observed.New(w.oc)
-	for _, r := range w.reqs {
-		st.WithObject(r)
-	}
-	return st
-}
-
 // converge composes repeatedly, issuing certificates and creating objects, until the desired
 // set stops growing, as the world would.
-func converge(rs *v1alpha1.RootShard, extra func(*world)) (Result, *world) {
-	w := newWorld()
+func converge(rs *v1alpha1.RootShard, extra func(*testworld.World)) (Result, *testworld.World) {
+	w := testworld.New()
 	if extra != nil {
 		extra(w)
 	}
-	r := composeOK(rs, w.state())
+	r := composeOK(rs, w.State())
 	for range 5 {
-		w = newWorld()
+		w = testworld.New()
 		if extra != nil {
 			extra(w)
 		}
-		w.issued(r, 1).exists(r)
-		r = composeOK(rs, w.state())
+		w.Issued(r.Desired, 1).Exists(r.Desired)
+		r = composeOK(rs, w.State())
 	}
 	return r, w
 }
@@ -173,7 +80,7 @@ func deployment(t *testing.T, r Result, key resource.Name) *appsv1.Deployment {
 }
 
 func TestComposeFresh(t *testing.T) {
-	r := composeOK(basic(), newWorld().state())
+	r := composeOK(basic(), testworld.New().State())
 
 	wantKeys := []string{
 		"certificate-ca", "certificate-client", "certificate-client-ca", "certificate-external-logical-cluster-admin",
@@ -312,16 +219,8 @@ func TestNeverDestroyOnDoubt(t *testing.T) {
 	converged, w := converge(basic(), nil)
 
 	// The client CA Secret vanishes (say, deleted by hand) and a certificate is being reissued.
-	w2 := newWorld()
-	for k, v := range w.oc {
-		w2.oc[k] = v
-	}
-	w2.put("certificate-server", map[string]any{
-		"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-		"metadata": map[string]any{"name": "root-server", "namespace": "kcp"},
-		"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}},
-	})
-	r := composeOK(basic(), w2.state())
+	w2 := testworld.New().ComposedFrom(w).Certificate("certificate-server", "root-server", testworld.Cert{})
+	r := composeOK(basic(), w2.State())
 
 	if diff := cmp.Diff(keys(&converged.Desired), keys(&r.Desired)); diff != "" {
 		t.Errorf("Nothing that exists may disappear from the desired set when inputs go missing.\n-want, +got:\n%s", diff)
@@ -347,8 +246,8 @@ func TestCertificateRenewalRollsPods(t *testing.T) {
 	first, _ := converge(basic(), nil)
 	before := deployment(t, first, "deployment-kcp").Spec.Template.Annotations[names.AnnotationCertificateRevisions]
 
-	w2 := newWorld().issued(first, 2).exists(first)
-	r := composeOK(basic(), w2.state())
+	w2 := testworld.New().Issued(first.Desired, 2).Exists(first.Desired)
+	r := composeOK(basic(), w2.State())
 	after := deployment(t, r, "deployment-kcp").Spec.Template.Annotations[names.AnnotationCertificateRevisions]
 
 	if before == after {
@@ -363,7 +262,7 @@ func TestCASecretRef(t *testing.T) {
 	byo := func(rs *v1alpha1.RootShard) {
 		rs.Spec.Certificates = v1alpha1.Certificates{CASecretRef: &corev1.LocalObjectReference{Name: "my-ca"}}
 	}
-	fresh := composeOK(basic(byo), newWorld().state())
+	fresh := composeOK(basic(byo), testworld.New().State())
 	if fresh.Desired.Has("certificate-ca") {
 		t.Errorf("With caSecretRef no root CA Certificate is composed")
 	}
@@ -376,7 +275,7 @@ func TestCASecretRef(t *testing.T) {
 	if withoutSecret.Desired.Has("deployment-kcp") {
 		t.Errorf("The root shard must wait for the caSecretRef Secret it mounts")
 	}
-	r, _ := converge(basic(byo), func(w *world) { w.secret("my-ca", map[string]string{"tls.crt": "CA"}) })
+	r, _ := converge(basic(byo), func(w *testworld.World) { w.SecretData("my-ca", map[string]string{"tls.crt": "CA"}) })
 	d := deployment(t, r, "deployment-kcp")
 	if got := d.Spec.Template.Spec.Volumes[0]; got.Name != "kcp-ca" || got.Secret.SecretName != "my-ca" {
 		t.Errorf("quirk 5: the root CA mount must use the caSecretRef Secret, got %+v", got)
@@ -387,7 +286,7 @@ func TestSpecOptions(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		mod    func(*v1alpha1.RootShard)
-		extra  func(*world)
+		extra  func(*testworld.World)
 		check  func(t *testing.T, d *appsv1.Deployment)
 	}{
 		"ExtraArgsLast": {
@@ -437,7 +336,7 @@ func TestSpecOptions(t *testing.T) {
 					IssuerURL: "https://idp.example.com", ClientID: "kcp", CAFileRef: &v1alpha1.SecretKeyRef{Name: "idp-ca"},
 				}}
 			},
-			extra: func(w *world) { w.secret("idp-ca", map[string]string{"ca.crt": "CA"}) },
+			extra: func(w *testworld.World) { w.SecretData("idp-ca", map[string]string{"ca.crt": "CA"}) },
 			check: func(t *testing.T, d *appsv1.Deployment) {
 				args := d.Spec.Template.Spec.Containers[0].Args
 				want := []string{"--oidc-issuer-url=https://idp.example.com", "--oidc-client-id=kcp", "--oidc-ca-file=/etc/kcp/tls/oidc/ca.crt"}
@@ -461,9 +360,9 @@ func TestSpecOptions(t *testing.T) {
 		"CacheServer": {
 			reason: "a referenced CacheServer adds the cache kubeconfig flag and its three Secrets",
 			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: "cache"} },
-			extra: func(w *world) {
+			extra: func(w *testworld.World) {
 				for _, s := range []string{"cache-kubeconfig", "cache-ca", "cache-client-certificate"} {
-					w.secret(s, map[string]string{"x": "y"})
+					w.SecretData(s, map[string]string{"x": "y"})
 				}
 			},
 			check: func(t *testing.T, d *appsv1.Deployment) {
@@ -490,7 +389,7 @@ func TestSpecOptions(t *testing.T) {
 }
 
 func TestClusterDomainInProxySANs(t *testing.T) {
-	r := composeOK(basic(func(rs *v1alpha1.RootShard) { rs.Spec.ClusterDomain = "corp.internal" }), newWorld().state())
+	r := composeOK(basic(func(rs *v1alpha1.RootShard) { rs.Spec.ClusterDomain = "corp.internal" }), testworld.New().State())
 	o, _ := r.Desired.Get("certificate-proxy-server")
 	want := []string{"root-proxy", "root-proxy.kcp", "root-proxy.kcp.svc.corp.internal"}
 	if diff := cmp.Diff(want, o.Resource.(*cmv1.Certificate).Spec.DNSNames); diff != "" {
@@ -502,5 +401,3 @@ func TestClusterDomainInProxySANs(t *testing.T) {
 		t.Errorf("server SANs: -want, +got:\n%s", diff)
 	}
 }
-
-func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
