@@ -93,7 +93,8 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 // observe reads the observed composed resources and the required resources of a request.
 func observe(req *fnv1.RunFunctionRequest) *observed.State {
 	st := observed.FromRequest(req.GetObserved().GetResources())
-	for _, list := range req.GetRequiredResources() {
+	for key, list := range req.GetRequiredResources() {
+		st.Answer(key)
 		for _, r := range list.GetItems() {
 			st.WithObject(r.GetResource().AsMap())
 		}
@@ -132,6 +133,9 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 		ns := xr.GetNamespace()
 		for _, r := range out.Requirements {
 			sel := &fnv1.ResourceSelector{ApiVersion: r.APIVersion, Kind: r.Kind, Namespace: &ns}
+			if r.ClusterScoped {
+				sel.Namespace = nil
+			}
 			if sel.ApiVersion == "" {
 				sel.ApiVersion = "v1"
 			}

@@ -29,6 +29,7 @@ var RootCASecrets = []string{"root-ca", "root-server-ca", "root-client-ca", "roo
 type World struct {
 	composed map[resource.Name]*resource.Unstructured
 	required []map[string]any
+	answered []string
 }
 
 // New is an empty World.
@@ -43,7 +44,15 @@ func (w *World) Clone() *World {
 	for _, r := range w.required {
 		c.required = append(c.required, runtime.DeepCopyJSON(r))
 	}
+	c.answered = append(c.answered, w.answered...)
 	return c
+}
+
+// Answer records that Crossplane answered the requirements with these keys, as it does on
+// its second call, whether or not it found anything.
+func (w *World) Answer(keys ...string) *World {
+	w.answered = append(w.answered, keys...)
+	return w
 }
 
 // Object adds a required object (any JSON-serialisable value, such as a typed XR). It
@@ -267,6 +276,9 @@ func (w *World) State() *observed.State {
 	st := observed.New(w.composed)
 	for _, r := range w.required {
 		st.WithObject(r)
+	}
+	for _, k := range w.answered {
+		st.Answer(k)
 	}
 	return st
 }

@@ -27,6 +27,9 @@ type State struct {
 	objects map[string]Lookup
 	// kinds indexes the names of required objects by kind.
 	kinds map[string][]string
+	// answered holds the keys of the requirements Crossplane answered in this request,
+	// found or not.
+	answered map[string]bool
 }
 
 // Lookup is the outcome of requiring a Secret or ConfigMap by name.
@@ -41,6 +44,8 @@ type Lookup struct {
 	// Controller is the UID of the object's controller (its owner reference with
 	// controller: true), "" when it has none.
 	Controller string
+	// ControllerKind and ControllerName name that controller, for messages.
+	ControllerKind, ControllerName string
 }
 
 // FromRequest returns the state for a request's observed composed resources, keyed by
@@ -78,8 +83,21 @@ func empty() *State {
 		whole:    map[resource.Name]*resource.Unstructured{},
 		objects:  map[string]Lookup{},
 		kinds:    map[string][]string{},
+		answered: map[string]bool{},
 	}
 }
+
+// Answer records that Crossplane answered the requirement with this key, whether or not it
+// found anything.
+func (s *State) Answer(key string) *State {
+	s.answered[key] = true
+	return s
+}
+
+// Answered reports whether Crossplane answered the requirement with this key. Before it has,
+// "not found" means "not read yet": Crossplane calls the function again with the answer
+// before it applies anything, so a composer must not refuse on a requirement it has not seen.
+func (s *State) Answered(key string) bool { return s.answered[key] }
 
 // WithObject records a required Secret or ConfigMap that was found.
 func (s *State) WithObject(u map[string]any) *State {
@@ -87,7 +105,8 @@ func (s *State) WithObject(u map[string]any) *State {
 	meta, _ := u["metadata"].(map[string]any)
 	name, _ := meta["name"].(string)
 	rv, _ := meta["resourceVersion"].(string)
-	l := Lookup{Found: true, ResourceVersion: rv, Controller: controllerUID(meta)}
+	l := Lookup{Found: true, ResourceVersion: rv}
+	l.Controller, l.ControllerKind, l.ControllerName = controllerOf(meta)
 	switch kind {
 	case "Secret":
 		l.Data = DecodeSecretData(u)
@@ -107,17 +126,20 @@ func (s *State) WithObject(u map[string]any) *State {
 	return s
 }
 
-// controllerUID returns the UID of the controller owner reference in metadata.
-func controllerUID(meta map[string]any) string {
+// controllerOf returns the UID, kind and name of the controller owner reference in
+// metadata.
+func controllerOf(meta map[string]any) (uid, kind, name string) {
 	refs, _ := meta["ownerReferences"].([]any)
 	for _, r := range refs {
 		ref, _ := r.(map[string]any)
 		if c, _ := ref["controller"].(bool); c {
-			uid, _ := ref["uid"].(string)
-			return uid
+			uid, _ = ref["uid"].(string)
+			kind, _ = ref["kind"].(string)
+			name, _ = ref["name"].(string)
+			return uid, kind, name
 		}
 	}
-	return ""
+	return "", "", ""
 }
 
 // Names lists the names of the required objects of a kind other than Secret and ConfigMap,

@@ -46,6 +46,8 @@ type Requirement struct {
 	APIVersion string
 	Kind       string
 	Name       string
+	// ClusterScoped objects are read without a namespace, e.g. the platform's policy.
+	ClusterScoped bool
 }
 
 // Key is the name of the requirement in the RunFunction response.

@@ -68,6 +68,11 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	if len(errs) > 0 {
 		return r, errs
 	}
+	if errs := checkSafe(inst, children, etcd, st); len(errs) > 0 {
+		return r, errs
+	}
+	// What the checks read; Crossplane answers before it applies anything composed below.
+	r.Requirements = append([]result.Requirement{PolicyRequirement}, takeoverRequirements(etcd)...)
 	var waiting []string
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
 	if etcd != nil {
@@ -107,6 +112,21 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	}
 	r.Conditions = append(r.Conditions, ready)
 	return r, nil
+}
+
+// checkSafe holds what a tenant, who may write only KcpInstallations, must not do through
+// one: use issuers the platform did not allow, or compose over objects this installation does
+// not control.
+func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcd *managedetcd.Cluster, st *observed.State) field.ErrorList {
+	errs := checkNames(inst.Spec)
+	policy, known, err := readPolicy(st)
+	switch {
+	case err != nil:
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "certificates", "issuerRef"), err.Error()))
+	case known:
+		errs = append(errs, checkIssuers(inst, policy)...)
+	}
+	return append(errs, checkTakeover(inst, children, etcd, st)...)
 }
 
 // build derives every child XR's spec from the installation and validates it, and returns

@@ -1,0 +1,238 @@
+package kcpinstallation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
+)
+
+const installationUID = types.UID("uid-of-team-a")
+
+// tenant is smallest with the UID Crossplane gives it and an Issuer of its own namespace.
+func tenant(mods ...func(*v1alpha1.KcpInstallation)) *v1alpha1.KcpInstallation {
+	i := smallest()
+	i.UID = installationUID
+	i.Spec.Certificates.IssuerRef = &v1alpha1.ObjectReference{Name: "team-ca", Kind: "Issuer", Group: "cert-manager.io"}
+	for _, m := range mods {
+		m(i)
+	}
+	return i
+}
+
+func clusterIssuer(name string) func(*v1alpha1.KcpInstallation) {
+	return func(i *v1alpha1.KcpInstallation) {
+		i.Spec.Certificates.IssuerRef = &v1alpha1.ObjectReference{Name: name, Kind: "ClusterIssuer", Group: "cert-manager.io"}
+	}
+}
+
+// policy is the platform's EnvironmentConfig with these allowed issuers.
+func policy(issuers ...map[string]any) map[string]any {
+	list := make([]any, 0, len(issuers))
+	for _, i := range issuers {
+		list = append(list, i)
+	}
+	return map[string]any{
+		"apiVersion": PolicyAPIVersion, "kind": PolicyKind,
+		"metadata": map[string]any{"name": PolicyName},
+		"data":     map[string]any{"issuers": list},
+	}
+}
+
+// xr is an XR of one of the function's kinds in the tenant's namespace, controlled by the
+// object named by controller ("" for none).
+func xr(kind, name string, controller metav1.OwnerReference) map[string]any {
+	meta := map[string]any{"name": name, "namespace": "tenant"}
+	if controller.UID != "" {
+		meta["ownerReferences"] = []any{map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": controller.Kind, "name": controller.Name, "uid": string(controller.UID), "controller": true}}
+	}
+	return map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": kind, "metadata": meta}
+}
+
+var (
+	none           = metav1.OwnerReference{}
+	thisOne        = metav1.OwnerReference{Kind: "KcpInstallation", Name: "team-a", UID: installationUID}
+	neighbourA     = metav1.OwnerReference{Kind: "KcpInstallation", Name: "team", UID: "uid-of-team"}
+	policyAnswered = PolicyRequirement.Key()
+)
+
+func TestSafety(t *testing.T) {
+	type want struct {
+		errs []string // substrings, one per error, in order
+	}
+	cases := map[string]struct {
+		reason string
+		inst   *v1alpha1.KcpInstallation
+		world  *testworld.World
+		want   want
+	}{
+		"OwnIssuerWithoutPolicy": {
+			reason: "An Issuer of the installation's own namespace is the tenant's own: allowed without a policy.",
+			inst:   tenant(),
+			world:  testworld.New().Answer(policyAnswered),
+		},
+		"ClusterIssuerWithoutPolicy": {
+			reason: "A ClusterIssuer signs for every namespace: refused unless the platform allows it, naming the field and the policy.",
+			inst:   tenant(clusterIssuer("corp-root-ca")),
+			world:  testworld.New().Answer(policyAnswered),
+			want:   want{errs: []string{`spec.certificates.issuerRef: Forbidden: ClusterIssuer corp-root-ca (group cert-manager.io) is not allowed for installations in namespace tenant by the platform's policy (EnvironmentConfig kcp-self-service, data.issuers)`}},
+		},
+		"ClusterIssuerBeforeThePolicyIsRead": {
+			reason: "Crossplane answers the policy requirement before it applies anything: refusing before would stop it from ever asking.",
+			inst:   tenant(clusterIssuer("corp-root-ca")),
+			world:  testworld.New(),
+		},
+		"ClusterIssuerAllowedInThisNamespace": {
+			reason: "The platform allows a ClusterIssuer per namespace.",
+			inst:   tenant(clusterIssuer("corp-root-ca")),
+			world:  testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "corp-root-ca", "namespaces": []any{"tenant"}})),
+		},
+		"ClusterIssuerAllowedElsewhere": {
+			reason: "A rule for other namespaces does not allow this one.",
+			inst:   tenant(clusterIssuer("corp-root-ca")),
+			world:  testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "corp-root-ca", "namespaces": []any{"platform"}})),
+			want:   want{errs: []string{"spec.certificates.issuerRef: Forbidden: ClusterIssuer corp-root-ca"}},
+		},
+		"ClusterIssuerAllowedEverywhere": {
+			reason: `"*" allows every namespace.`,
+			inst:   tenant(clusterIssuer("kcp-selfsigned")),
+			world:  testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "kcp-selfsigned", "namespaces": []any{"*"}})),
+		},
+		"OtherGroupIssuer": {
+			reason: "An issuer of another group acts with its controller's rights: refused unless allowed, even namespaced.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Certificates.IssuerRef = &v1alpha1.ObjectReference{Name: "pca", Kind: "AWSPCAIssuer", Group: "awspca.cert-manager.io"}
+			}),
+			world: testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "*", "namespaces": []any{"*"}})),
+			want:  want{errs: []string{"spec.certificates.issuerRef: Forbidden: AWSPCAIssuer pca (group awspca.cert-manager.io)"}},
+		},
+		"PublicIssuerForAFrontProxy": {
+			reason: "A front-proxy's serving certificate from a public ACME ClusterIssuer is refused like the root CA's issuer.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", ServerCertificate: &v1alpha1.InstallationServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt-prod", Kind: "ClusterIssuer"}, DNSNames: []string{"*.corp.example.com"}}}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want:  want{errs: []string{"spec.frontProxies[0].serverCertificate.issuerRef: Forbidden: ClusterIssuer letsencrypt-prod"}},
+		},
+		"PolicyUnreadable": {
+			reason: "A policy the function cannot read allows nothing beyond the default, and says the platform must fix it.",
+			inst:   tenant(clusterIssuer("corp-root-ca")),
+			world: testworld.New().Answer(policyAnswered).Object(map[string]any{
+				"apiVersion": PolicyAPIVersion, "kind": PolicyKind, "metadata": map[string]any{"name": PolicyName}, "data": map[string]any{"issuers": "all"},
+			}),
+			want: want{errs: []string{"the platform's policy (EnvironmentConfig kcp-self-service, data) cannot be read"}},
+		},
+		"PlatformRootShardOfTheSameName": {
+			reason: "A RootShard without a controller (the platform's) named like the installation is not taken over.",
+			inst:   tenant(),
+			world:  testworld.New().Answer(policyAnswered).Object(xr("RootShard", "team-a", none)),
+			want:   want{errs: []string{"spec: Forbidden: the RootShard tenant/team-a this would compose is taken: RootShard tenant/team-a exists and is controlled by no controller, not by this KcpInstallation; it is left untouched; rename this KcpInstallation"}},
+		},
+		"NeighbourOwnsTheName": {
+			reason: "Installation team-a next to team with shard a: both would compose XRs named team-a; the later one is refused with a message naming the holder.",
+			inst:   tenant(),
+			world:  testworld.New().Answer(policyAnswered).Object(xr("Shard", "team-a", neighbourA)),
+			want:   want{errs: []string{"RootShard tenant/team-a this would compose is taken: Shard tenant/team-a exists and is controlled by KcpInstallation team"}},
+		},
+		"ShardNamedLikeANeighbour": {
+			reason: "A shard whose XR name another installation's XR holds names the shard's field.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "b"}}
+			}),
+			world: testworld.New().Answer(policyAnswered).Object(xr("RootShard", "team-a-b", metav1.OwnerReference{Kind: "KcpInstallation", Name: "team-a-b", UID: "uid-of-team-a-b"})),
+			want:  want{errs: []string{"spec.shards[0]: Forbidden: the Shard tenant/team-a-b this would compose is taken: RootShard tenant/team-a-b exists and is controlled by KcpInstallation team-a-b, not by this KcpInstallation; it is left untouched; choose another spec.shards[0].name or rename this KcpInstallation"}},
+		},
+		"OwnChildren": {
+			reason: "XRs this installation controls are its own, observed or not.",
+			inst:   tenant(),
+			world:  testworld.New().Answer(policyAnswered).Object(xr("RootShard", "team-a", thisOne)).Object(xr("FrontProxy", "team-a-public", thisOne)),
+		},
+		"PlatformEtcd": {
+			reason: "A StatefulSet of the managed etcd's name that this installation does not control is not taken over.",
+			inst:   tenant(),
+			world: testworld.New().Answer(policyAnswered).Object(map[string]any{
+				"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": map[string]any{"name": "team-a-etcd", "namespace": "tenant"},
+			}),
+			want: want{errs: []string{"metadata.name: Forbidden: the StatefulSet tenant/team-a-etcd this would compose is taken"}},
+		},
+		"ReservedShardNames": {
+			reason: "Shards named proxy, etcd or cache would compose objects named like the root shard's proxy, etcd and the cache server.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "proxy"}, {Name: "etcd"}, {Name: "cache"}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want: want{errs: []string{
+				`spec.shards[0].name: Invalid value: "proxy": "proxy" is reserved`,
+				`spec.shards[1].name: Invalid value: "etcd": "etcd" is reserved`,
+				`spec.shards[2].name: Invalid value: "cache": "cache" is reserved`,
+			}},
+		},
+		"ShardNamedLikeTheDefaultFrontProxy": {
+			reason: "Shard public and the default front-proxy public would both be XRs team-a-public.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "public"}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want:  want{errs: []string{`spec.shards[0].name: Invalid value: "public": spec.frontProxies[default] already names public`}},
+		},
+		"ShardAndFrontProxyOfOneName": {
+			reason: "A shard and a front-proxy of one name compose the same merged CA Secrets.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "edge"}}
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "edge"}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want:  want{errs: []string{`spec.frontProxies[0].name: Invalid value: "edge": spec.shards[0].name already names edge`}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, errs := Compose(tc.inst, tc.world.State(), noValidation)
+			got := make([]string, 0, len(errs))
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if len(got) != len(tc.want.errs) {
+				t.Fatalf("%s\nCompose(...): got errors %q, want %d matching %q", tc.reason, got, len(tc.want.errs), tc.want.errs)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tc.want.errs[i]) {
+					t.Errorf("%s\nCompose(...): error %d\n got: %s\nwant: ...%s...", tc.reason, i, got[i], tc.want.errs[i])
+				}
+			}
+			if len(errs) > 0 && len(r.Desired.Objects()) > 0 {
+				t.Errorf("%s\nCompose(...): refused but desired %d objects", tc.reason, len(r.Desired.Objects()))
+			}
+		})
+	}
+}
+
+// TestSafetyRequirements checks that the installation asks Crossplane for what its checks
+// read: the policy, every XR that could hold a child's name, and the etcd StatefulSet.
+func TestSafetyRequirements(t *testing.T) {
+	r, errs := Compose(tenant(), testworld.New().State(), noValidation)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := make([]string, 0, len(r.Requirements))
+	for _, q := range r.Requirements {
+		got = append(got, q.Key())
+	}
+	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "statefulset/team-a-etcd"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Compose(...).Requirements: -want, +got:\n%s", diff)
+	}
+	if !r.Requirements[0].ClusterScoped {
+		t.Errorf("the policy requirement must be cluster-scoped: %+v", r.Requirements[0])
+	}
+}
+
+// noValidation stands in for fn.go's table of kinds: these cases are about the installation's
+// own checks.
+func noValidation(string, any) field.ErrorList { return nil }

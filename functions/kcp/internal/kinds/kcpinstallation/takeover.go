@@ -1,0 +1,115 @@
+package kcpinstallation
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
+)
+
+// xrKinds are the kinds of XR an installation composes, and VirtualWorkspace. Each derives
+// the names of what it composes from its own name the same way (a Shard a-b and a RootShard
+// a-b would both compose Certificate a-b-server), so a child's name is taken when an XR of
+// any of these kinds has it.
+var xrKinds = []string{refs.KindRootShard, refs.KindShard, refs.KindCacheServer, refs.KindFrontProxy, refs.KindVirtualWorkspace, "Kubeconfig"}
+
+// reservedNames cannot name a shard or front-proxy: the XR <installation>-<name> would compose
+// objects of the same names as the installation's other parts. The root shard composes
+// <installation>-proxy-server (its internal proxy's certificate), as a Shard named
+// <installation>-proxy would; likewise its other certificates and CAs, the cache server
+// (<installation>-cache), the admin Kubeconfig (-admin) and managed etcd (-etcd, -etcd-server).
+var reservedNames = []string{
+	"admin", "ca", "cache", "client", "etcd", "external-logical-cluster-admin", "kcp", "kcp-operator",
+	"logical-cluster-admin", "merged-ca-bundle", "merged-client-ca", "proxy", "requestheader-client-ca",
+	"server", "server-ca", "service-account", "service-account-ca", "virtual-workspaces",
+}
+
+// takeoverRequirements reads every XR of the kinds a child could collide with in the
+// namespace, and the managed etcd StatefulSet.
+func takeoverRequirements(etcd *managedetcd.Cluster) []result.Requirement {
+	reqs := make([]result.Requirement, 0, len(xrKinds)+1)
+	for _, k := range xrKinds {
+		reqs = append(reqs, refs.All(k))
+	}
+	if etcd != nil {
+		reqs = append(reqs, result.Requirement{APIVersion: "apps/v1", Kind: "StatefulSet", Name: etcd.Name()})
+	}
+	return reqs
+}
+
+// checkTakeover refuses to compose a child XR, or the etcd StatefulSet, whose name is taken
+// by an object this installation does not control. Crossplane would otherwise adopt an
+// object without a controller (the platform's own RootShard, say, which a tenant cannot
+// write) and fail, without a message the tenant sees, on one another XR controls.
+func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcd *managedetcd.Cluster, st *observed.State) field.ErrorList {
+	uid := string(inst.GetUID())
+	ours := func(l observed.Lookup) bool { return uid != "" && l.Controller == uid }
+	var errs field.ErrorList
+	for _, c := range children {
+		for _, k := range xrKinds {
+			if l := st.Object(k, c.name); l.Found && !ours(l) {
+				errs = append(errs, field.Forbidden(c.field, taken(inst, c.kind, c.name, k, l)+"; "+rename(c)))
+			}
+		}
+	}
+	if etcd != nil {
+		if l := st.Object("StatefulSet", etcd.Name()); l.Found && !ours(l) {
+			errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"), taken(inst, "StatefulSet", etcd.Name(), "StatefulSet", l)+"; rename this KcpInstallation"))
+		}
+	}
+	return errs
+}
+
+// taken says which object holds a name and who controls it.
+func taken(inst *v1alpha1.KcpInstallation, kind, name, holderKind string, l observed.Lookup) string {
+	by := "no controller"
+	if l.ControllerKind != "" {
+		by = fmt.Sprintf("%s %s", l.ControllerKind, l.ControllerName)
+	}
+	return fmt.Sprintf("the %s %s/%s this would compose is taken: %s %s/%s exists and is controlled by %s, not by this KcpInstallation; it is left untouched",
+		kind, inst.GetNamespace(), name, holderKind, inst.GetNamespace(), name, by)
+}
+
+// rename says which field changes a child's name.
+func rename(c child) string {
+	switch c.kind {
+	case refs.KindShard, refs.KindFrontProxy:
+		return "choose another " + c.field.Child("name").String() + " or rename this KcpInstallation"
+	default:
+		return "rename this KcpInstallation"
+	}
+}
+
+// checkNames refuses shard and front-proxy names whose XRs would compose objects named like
+// the installation's other parts, or like each other's.
+func checkNames(s v1alpha1.KcpInstallationSpec) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]*field.Path{}
+	claim := func(p *field.Path, name string) {
+		if slices.Contains(reservedNames, name) {
+			errs = append(errs, field.Invalid(p, name, fmt.Sprintf("%q is reserved: the installation's own parts use names derived from it (reserved: %v); choose another name", name, reservedNames)))
+			return
+		}
+		if prev, ok := seen[name]; ok {
+			errs = append(errs, field.Invalid(p, name, fmt.Sprintf("%s already names %s: two parts of one name would compose the same objects; choose another name", prev, name)))
+			return
+		}
+		seen[name] = p
+	}
+	if len(s.FrontProxies) == 0 {
+		seen[DefaultFrontProxyName] = field.NewPath("spec", "frontProxies").Key("default")
+	}
+	for i, sh := range s.Shards {
+		claim(field.NewPath("spec", "shards").Index(i).Child("name"), sh.Name)
+	}
+	for i, fp := range s.FrontProxies {
+		claim(field.NewPath("spec", "frontProxies").Index(i).Child("name"), fp.Name)
+	}
+	return errs
+}
