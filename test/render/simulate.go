@@ -260,7 +260,8 @@ func (s Simulator) observe(composed []*Object, xrs map[objectKey]*Object) (obser
 	return observed, issued, nil
 }
 
-// pool returns a required-resource pool holding the user's Secrets and ConfigMaps.
+// pool returns a required-resource pool holding the user's Secrets and ConfigMaps and the
+// platform's policy.
 func (s Simulator) pool() *pool {
 	p := &pool{index: map[objectKey]int{}}
 	for _, e := range s.environment() {
@@ -357,7 +358,7 @@ func namespacedName(o *Object) string {
 func (s Simulator) environment() []*Object {
 	var out []*Object
 	for _, e := range s.Environment {
-		if e.GetAPIVersion() != "v1" || (e.GetKind() != "Secret" && e.GetKind() != "ConfigMap") {
+		if !offered(e) {
 			continue
 		}
 		o := e.DeepCopy()
@@ -372,6 +373,16 @@ func (s Simulator) environment() []*Object {
 		out = append(out, o)
 	}
 	return out
+}
+
+// offered reports whether an example's object is one the function may read: the user's
+// Secrets and ConfigMaps, and the platform's self-service policy (an EnvironmentConfig).
+func offered(o *Object) bool {
+	switch o.GroupVersionKind().GroupKind().String() {
+	case "Secret", "ConfigMap", "EnvironmentConfig.apiextensions.crossplane.io":
+		return true
+	}
+	return false
 }
 
 // foldStringData moves a Secret's stringData into data, as the API server does on write:

@@ -92,6 +92,7 @@ func TestKCP(t *testing.T) {
 		t.Run("KeepsWhatRuns", func(t *testing.T) { testKeepsWhatRuns(t, e) })
 	}
 	t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
+	t.Run("HostileTenant", func(t *testing.T) { testHostileTenant(t, e) })
 	t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
 	t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
 	t.Run("Scale", func(t *testing.T) { testScale(t, e) })
