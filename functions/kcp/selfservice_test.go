@@ -82,7 +82,7 @@ func TestSelfServiceThroughTheRequirementLoop(t *testing.T) {
 			reason: "The platform's RootShard dev, which has no controller, is not adopted by the tenant's installation dev.",
 			xr:     tenantXR("kcp-selfsigned"),
 			world:  []map[string]any{selfServicePolicy, platformRootShard},
-			fatal:  "the RootShard team-a/dev this would compose is taken: RootShard team-a/dev exists and is controlled by no controller",
+			fatal:  "the RootShard team-a/dev this would compose is taken: RootShard team-a/dev exists and is not controlled by this KcpInstallation (it has no controller)",
 		},
 	}
 	for name, tc := range cases {

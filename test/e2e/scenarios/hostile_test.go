@@ -88,7 +88,7 @@ spec:
 
 	t.Run("TakeOverThePlatformsFrontProxy", func(t *testing.T) {
 		apply("victim", "{kind: Issuer, name: team-ca}")
-		refused(t, "victim", "FrontProxy "+ns+"/victim-public this would compose is taken", "controlled by no controller")
+		refused(t, "victim", "FrontProxy "+ns+"/victim-public this would compose is taken", "(it has no controller)")
 		after, err := getXR(ctx, e, "FrontProxy", ns, "victim-public")
 		if err != nil {
 			t.Fatal(err)

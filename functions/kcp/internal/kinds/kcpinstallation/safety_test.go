@@ -132,13 +132,13 @@ func TestSafety(t *testing.T) {
 			reason: "A RootShard without a controller (the platform's) named like the installation is not taken over.",
 			inst:   tenant(),
 			world:  testworld.New().Answer(policyAnswered).Object(xr("RootShard", "team-a", none)),
-			want:   want{errs: []string{"spec: Forbidden: the RootShard tenant/team-a this would compose is taken: RootShard tenant/team-a exists and is controlled by no controller, not by this KcpInstallation; it is left untouched; rename this KcpInstallation"}},
+			want:   want{errs: []string{"spec: Forbidden: the RootShard tenant/team-a this would compose is taken: RootShard tenant/team-a exists and is not controlled by this KcpInstallation (it has no controller); it is left untouched; rename this KcpInstallation"}},
 		},
 		"NeighbourOwnsTheName": {
 			reason: "Installation team-a next to team with shard a: both would compose XRs named team-a; the later one is refused with a message naming the holder.",
 			inst:   tenant(),
 			world:  testworld.New().Answer(policyAnswered).Object(xr("Shard", "team-a", neighbourA)),
-			want:   want{errs: []string{"RootShard tenant/team-a this would compose is taken: Shard tenant/team-a exists and is controlled by KcpInstallation team"}},
+			want:   want{errs: []string{"RootShard tenant/team-a this would compose is taken: Shard tenant/team-a exists and is not controlled by this KcpInstallation (its controller is KcpInstallation team)"}},
 		},
 		"ShardNamedLikeANeighbour": {
 			reason: "A shard whose XR name another installation's XR holds names the shard's field.",
@@ -146,7 +146,7 @@ func TestSafety(t *testing.T) {
 				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "b"}}
 			}),
 			world: testworld.New().Answer(policyAnswered).Object(xr("RootShard", "team-a-b", metav1.OwnerReference{Kind: "KcpInstallation", Name: "team-a-b", UID: "uid-of-team-a-b"})),
-			want:  want{errs: []string{"spec.shards[0]: Forbidden: the Shard tenant/team-a-b this would compose is taken: RootShard tenant/team-a-b exists and is controlled by KcpInstallation team-a-b, not by this KcpInstallation; it is left untouched; choose another spec.shards[0].name or rename this KcpInstallation"}},
+			want:  want{errs: []string{"spec.shards[0]: Forbidden: the Shard tenant/team-a-b this would compose is taken: RootShard tenant/team-a-b exists and is not controlled by this KcpInstallation (its controller is KcpInstallation team-a-b); it is left untouched; choose another spec.shards[0].name or rename this KcpInstallation"}},
 		},
 		"OwnChildren": {
 			reason: "XRs this installation controls are its own, observed or not.",

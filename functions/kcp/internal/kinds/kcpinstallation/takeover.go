@@ -68,11 +68,11 @@ func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcd *manag
 
 // taken says which object holds a name and who controls it.
 func taken(inst *v1alpha1.KcpInstallation, kind, name, holderKind string, l observed.Lookup) string {
-	by := "no controller"
+	by := "it has no controller"
 	if l.ControllerKind != "" {
-		by = fmt.Sprintf("%s %s", l.ControllerKind, l.ControllerName)
+		by = fmt.Sprintf("its controller is %s %s", l.ControllerKind, l.ControllerName)
 	}
-	return fmt.Sprintf("the %s %s/%s this would compose is taken: %s %s/%s exists and is controlled by %s, not by this KcpInstallation; it is left untouched",
+	return fmt.Sprintf("the %s %s/%s this would compose is taken: %s %s/%s exists and is not controlled by this KcpInstallation (%s); it is left untouched",
 		kind, inst.GetNamespace(), name, holderKind, inst.GetNamespace(), name, by)
 }
 
