@@ -95,6 +95,12 @@ func TestCallsPerReconcile(t *testing.T) {
 			xr:     basicXR,
 			want:   2,
 		},
+		"KcpInstallation": {
+			reason: "An installation asks at once for the platform's policy and for every XR and the StatefulSet that could hold its children's names: two calls.",
+			xr:     tenantXR("kcp-selfsigned"),
+			world:  []map[string]any{selfServicePolicy},
+			want:   2,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
