@@ -57,6 +57,11 @@ func serve(ctx context.Context, fn fnv1.FunctionRunnerServiceServer, o serveOpti
 func newServer(fn fnv1.FunctionRunnerServiceServer, o serveOptions) (*grpc.Server, error) {
 	// The SDK's options load the mTLS credentials: server key pair, and client certificates
 	// required and verified against ca.crt.
+	if o.insecure && o.tlsCertsDir != "" {
+		// The SDK would let --insecure win and serve plaintext beside certificates someone
+		// meant to be used.
+		return nil, fmt.Errorf("--insecure and --tls-certs-dir (or TLS_SERVER_CERTS_DIR) %q are both set: the server would serve plaintext and ignore the certificates; drop --insecure to serve mutual TLS, or unset the directory for local development", o.tlsCertsDir)
+	}
 	sdk := &function.ServeOptions{}
 	for _, apply := range []function.ServeOption{function.MTLSCertificates(o.tlsCertsDir), function.Insecure(o.insecure)} {
 		if err := apply(sdk); err != nil {

@@ -111,6 +111,11 @@ func TestNewServerRefusesBadSettings(t *testing.T) {
 			o:      serveOptions{tlsCertsDir: "/nonexistent", maxConcurrentCalls: 1},
 			want:   `--tls-certs-dir "/nonexistent"`,
 		},
+		"InsecureWithCertificates": {
+			reason: "--insecure beside a certificates directory would silently serve plaintext: refuse, naming both.",
+			o:      serveOptions{insecure: true, tlsCertsDir: "/etc/tls", maxConcurrentCalls: 1},
+			want:   `--insecure and --tls-certs-dir (or TLS_SERVER_CERTS_DIR) "/etc/tls" are both set`,
+		},
 		"NoCalls": {
 			reason: "A bound of zero calls would serve nothing.",
 			o:      serveOptions{insecure: true},
