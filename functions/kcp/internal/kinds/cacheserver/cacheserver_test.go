@@ -611,9 +611,10 @@ func TestDeploymentAndService(t *testing.T) {
 						{Name: "serving-cert", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "cache-server"}}},
 						{Name: "client-ca", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "cache-ca"}}},
 					},
-					ImagePullSecrets: []corev1.LocalObjectReference{{Name: "pull"}},
-					NodeSelector:     map[string]string{"zone": "a"},
-					SecurityContext:  &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+					ImagePullSecrets:             []corev1.LocalObjectReference{{Name: "pull"}},
+					NodeSelector:                 map[string]string{"zone": "a"},
+					SecurityContext:              &corev1.PodSecurityContext{RunAsNonRoot: &restricted, SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+					AutomountServiceAccountToken: &noToken,
 				},
 			},
 		},
@@ -810,3 +811,6 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Pod Security "restricted": pods run as non-root and carry no service account token.
+var restricted, noToken = true, false

@@ -266,7 +266,8 @@ func TestComposeConverged(t *testing.T) {
 						secretVolume("logical-cluster-admin-kubeconfig", "root-logical-cluster-admin-kubeconfig"),
 						secretVolume("client-cert", "vw-client"),
 					},
-					SecurityContext: &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+					SecurityContext:              &corev1.PodSecurityContext{RunAsNonRoot: &restricted, SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+					AutomountServiceAccountToken: &noToken,
 				},
 			},
 		},
@@ -1110,3 +1111,6 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Pod Security "restricted": pods run as non-root and carry no service account token.
+var restricted, noToken = true, false

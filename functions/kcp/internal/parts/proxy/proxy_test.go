@@ -700,8 +700,10 @@ func TestDeployment(t *testing.T) {
 					Volumes:          vols,
 					ImagePullSecrets: []corev1.LocalObjectReference{{Name: "pull"}},
 					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   &restricted,
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
+					AutomountServiceAccountToken: &noToken,
 				},
 			},
 		},
@@ -739,3 +741,6 @@ func TestPathMappingYAMLMatchesJSONToYAML(t *testing.T) {
 		}
 	}
 }
+
+// Pod Security "restricted": pods run as non-root and carry no service account token.
+var restricted, noToken = true, false

@@ -87,6 +87,26 @@ func ContainerSecurityContext() *corev1.SecurityContext {
 	}
 }
 
+// PodSecurityContext is the pod-level part of Pod Security "restricted" for every pod the
+// package composes: the containers run as a non-root user, which the kubelet checks against
+// the image (kcp's images run as 65532:65532, numerically, so it can), with the runtime's
+// default seccomp profile. ContainerSecurityContext holds the container-level part.
+func PodSecurityContext() *corev1.PodSecurityContext {
+	t := true
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot:   &t,
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// NoServiceAccountToken is the pods' automountServiceAccountToken: no container the package
+// composes talks to the API server of the cluster it runs in (kcp, its proxies, the cache
+// server and etcd use their own certificates and kubeconfigs), so none carries a token of it.
+func NoServiceAccountToken() *bool {
+	f := false
+	return &f
+}
+
 // HTTPSProbe is a GET probe on the named https port.
 func HTTPSProbe(path string, initialDelay, period, timeout, failure int32) *corev1.Probe {
 	return &corev1.Probe{
@@ -139,12 +159,11 @@ func (d Deployment) Build() *appsv1.Deployment {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(d.Labels), Annotations: maps.Clone(d.PodAnnotations)},
 				Spec: corev1.PodSpec{
-					Containers:       []corev1.Container{d.Container},
-					Volumes:          d.Volumes,
-					ImagePullSecrets: d.PullSecrets,
-					SecurityContext: &corev1.PodSecurityContext{
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					Containers:                   []corev1.Container{d.Container},
+					Volumes:                      d.Volumes,
+					ImagePullSecrets:             d.PullSecrets,
+					SecurityContext:              PodSecurityContext(),
+					AutomountServiceAccountToken: NoServiceAccountToken(),
 				},
 			},
 		},

@@ -193,8 +193,10 @@ func built() *appsv1.Deployment {
 					}}},
 					ImagePullSecrets: []corev1.LocalObjectReference{{Name: "pull"}},
 					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   &restricted,
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
+					AutomountServiceAccountToken: &noToken,
 				},
 			},
 		},
@@ -366,3 +368,6 @@ func TestDisruptionBudget(t *testing.T) {
 		})
 	}
 }
+
+// Pod Security "restricted": pods run as non-root and carry no service account token.
+var restricted, noToken = true, false

@@ -271,8 +271,6 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 	if c.VolumeDeletionPolicy() == PolicyDelete {
 		policy = appsv1.DeletePersistentVolumeClaimRetentionPolicyType
 	}
-	uid := int64(runAsUser)
-	nonRoot := true
 	var resources corev1.ResourceRequirements
 	if c.Spec.Resources != nil {
 		resources = *c.Spec.Resources
@@ -306,10 +304,8 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
 				Spec: corev1.PodSpec{
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsUser: &uid, RunAsGroup: &uid, FSGroup: &uid, RunAsNonRoot: &nonRoot,
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					SecurityContext:              c.podSecurityContext(),
+					AutomountServiceAccountToken: workload.NoServiceAccountToken(),
 					Containers: []corev1.Container{{
 						Name:  "etcd",
 						Image: image,
@@ -346,4 +342,13 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 			}},
 		},
 	}
+}
+
+// podSecurityContext is the shared restricted pod context, with etcd's user: etcd's images run
+// as root unless told, and its data volume must be writable by that user (fsGroup).
+func (c *Cluster) podSecurityContext() *corev1.PodSecurityContext {
+	sc := workload.PodSecurityContext()
+	uid := int64(runAsUser)
+	sc.RunAsUser, sc.RunAsGroup, sc.FSGroup = &uid, &uid, &uid
+	return sc
 }
