@@ -519,13 +519,14 @@ func leaf(b []byte) (*x509.Certificate, error) {
 }
 
 // offerSelfService does the platform team's part of self-service for user in namespace ns:
-// the namespace, install/tenant-clusterrole.yaml, examples/installation's ClusterIssuer and
+// the namespace (enforcing Pod Security restricted), install/tenant-clusterrole.yaml, examples/installation's ClusterIssuer and
 // issuer policy, and Kubernetes' edit role for user. It returns a function that prefixes kubectl arguments with
 // --as=user, once the aggregated rules let user create KcpInstallations.
 func offerSelfService(ctx context.Context, t *testing.T, e *env, ns, user string) func(args ...string) []string {
 	t.Helper()
 	for _, args := range [][]string{
 		{"create", "namespace", ns},
+		append([]string{"label", "namespace", ns}, restrictedLabels...),
 		{"apply", "-f", filepath.Join(e.root, "install", "tenant-clusterrole.yaml")},
 		{"apply", "-f", filepath.Join(e.root, "examples", "installation", "clusterissuer.yaml")},
 		{"apply", "-f", filepath.Join(e.root, "examples", "installation", "policy.yaml")},

@@ -111,6 +111,7 @@ func testTenant(t *testing.T, e *env) {
 			t.Errorf("kubeconfig server %s, want host kcp.team-a.example.com:6443", u)
 		}
 	})
+	t.Run("PodSecurityRestricted", func(t *testing.T) { checkPodSecurity(ctx, t, e, ns) })
 	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tenantInstallation, 1) })
 	t.Run("EtcdStartsWithComposedArgs", func(t *testing.T) { checkEtcdStarts(ctx, t, e, ns, tenantInstallation) })
 	t.Run("DeletedAndCreatedAgainKeepsCAsAndEtcdVolumes", func(t *testing.T) {

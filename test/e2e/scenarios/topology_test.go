@@ -32,6 +32,14 @@ func testTopology(t *testing.T, e *env) {
 	}
 	e.Step("topology-self-signed: KcpInstallation and its %d composed XRs Ready %.1fs after apply (FakeKubelet)", len(wantRefs)-1, time.Since(start).Seconds())
 
+	t.Run("PodSecurityRestricted", func(t *testing.T) {
+		// The namespace comes from the example; enforce restricted now: admission judges
+		// new pods, which is what the dry runs create.
+		if _, err := e.Kubectl(ctx, nil, append([]string{"label", "namespace", ns}, restrictedLabels...)...); err != nil {
+			t.Fatal(err)
+		}
+		checkPodSecurity(ctx, t, e, ns)
+	})
 	t.Run("ComposedAsRendered", func(t *testing.T) {
 		for key, want := range wantRefs {
 			kind, xrName, _ := strings.Cut(key, "/")
