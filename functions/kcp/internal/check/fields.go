@@ -15,6 +15,10 @@ var (
 	repositoryPattern = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$`)
 )
 
+// MaxRepository is the longest image repository the distribution spec allows a registry to
+// accept: 255 characters.
+const MaxRepository = 255
+
 // NameLength rejects an XR name longer than max, the longest that keeps every object name
 // derived from it a valid DNS label.
 func NameLength(name string, max int) field.ErrorList {
@@ -45,7 +49,9 @@ func Image(p *field.Path, img *v1alpha1.ImageSpec) field.ErrorList {
 	if img.Tag != "" && !tagPattern.MatchString(img.Tag) {
 		errs = append(errs, field.Invalid(p.Child("tag"), img.Tag, "must be a valid image tag (letters, digits, '_', '.', '-'; at most 128 characters), for example v0.32.3"))
 	}
-	if img.Repository != "" && !repositoryPattern.MatchString(img.Repository) {
+	if len(img.Repository) > MaxRepository {
+		errs = append(errs, field.TooLong(p.Child("repository"), "", MaxRepository))
+	} else if img.Repository != "" && !repositoryPattern.MatchString(img.Repository) {
 		errs = append(errs, field.Invalid(p.Child("repository"), img.Repository, "must be an image repository without tag, for example ghcr.io/kcp-dev/kcp"))
 	}
 	return errs
@@ -69,7 +75,9 @@ func Etcd(p *field.Path, e v1alpha1.EtcdConfig) field.ErrorList {
 		u, err := url.Parse(ep)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, field.Invalid(p.Child("endpoints").Index(i), ep, "must be an etcd client URL such as https://etcd:2379"))
+			continue
 		}
+		errs = append(errs, NoUserInfo(p.Child("endpoints").Index(i), ep)...)
 	}
 	if t := e.TLSConfig; t != nil && t.SecretRef.Name == "" {
 		errs = append(errs, field.Required(p.Child("tlsConfig", "secretRef", "name"), "name the Secret with tls.crt, tls.key and ca.crt for etcd"))
@@ -100,7 +108,7 @@ func BaseURL(p *field.Path, raw string) field.ErrorList {
 	if err != nil || u.Scheme != "https" || u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 		return field.ErrorList{field.Invalid(p, raw, "must be an https URL with host and optional port and no path, for example https://root.kcp.svc.cluster.local:6443")}
 	}
-	return nil
+	return NoUserInfo(p, raw)
 }
 
 // Auth checks a kcp server's authentication settings.
@@ -114,6 +122,8 @@ func Auth(p *field.Path, a *v1alpha1.AuthSpec) field.ErrorList {
 			errs = append(errs, field.Required(p.Child("oidc", "issuerURL"), "set the OIDC issuer URL"))
 		} else if u, err := url.Parse(o.IssuerURL); err != nil || u.Scheme != "https" || u.Host == "" {
 			errs = append(errs, field.Invalid(p.Child("oidc", "issuerURL"), o.IssuerURL, "must be an https URL"))
+		} else {
+			errs = append(errs, NoUserInfo(p.Child("oidc", "issuerURL"), o.IssuerURL)...)
 		}
 		if o.ClientID == "" {
 			errs = append(errs, field.Required(p.Child("oidc", "clientID"), "set the OIDC client ID"))

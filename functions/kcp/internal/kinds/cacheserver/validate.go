@@ -24,6 +24,7 @@ func Validate(cs *v1alpha1.CacheServer) field.ErrorList {
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	errs = append(errs, validateCertificates(spec.Child("certificates"), s.Certificates)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
+	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	if s.Etcd != nil {
 		errs = append(errs, check.Etcd(spec.Child("etcd"), *s.Etcd)...)
 	}

@@ -34,6 +34,8 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	errs = append(errs, validateExternal(spec, s)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
+	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
+	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	errs = append(errs, validateAuth(spec.Child("auth"), s.Auth)...)
 	if r := s.CABundleSecretRef; r != nil && r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("caBundleSecretRef", "name"), "name the Secret whose tls.crt holds the CA bundle, or remove caBundleSecretRef"))

@@ -36,6 +36,7 @@ func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	if strings.TrimSpace(s.Username) == "" {
 		errs = append(errs, field.Required(spec.Child("username"), "set the user name, the common name of the client certificate"))
 	}
+	errs = append(errs, check.CommonName(spec.Child("username"), s.Username)...)
 	for i, g := range s.Groups {
 		if strings.TrimSpace(g) == "" {
 			errs = append(errs, field.Required(spec.Child("groups").Index(i), "remove the empty group or name one"))

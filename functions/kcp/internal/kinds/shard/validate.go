@@ -31,6 +31,8 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
+	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
+	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	if c := s.Cache; c != nil && c.Ref != nil && c.Ref.Name == "" {
 		errs = append(errs, field.Required(spec.Child("cache", "ref", "name"), "name the CacheServer, or remove spec.cache to use the RootShard's cache"))
 	}

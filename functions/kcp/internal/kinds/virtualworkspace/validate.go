@@ -28,6 +28,8 @@ func Validate(vw *v1alpha1.VirtualWorkspace) field.ErrorList {
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
+	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
+	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	if r := s.KubeconfigSecretRef; r != nil && r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("kubeconfigSecretRef", "name"), "name the Secret whose kubeconfig key the server uses, or remove kubeconfigSecretRef to use the target's logical-cluster-admin kubeconfig"))
 	}
