@@ -1,12 +1,22 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
+)
+
+// The XRD's bounds on a KcpInstallation (apis/v1alpha1): the most shards and image pull
+// secrets it admits.
+const (
+	maxShards      = 100
+	maxPullSecrets = 16
 )
 
 // TestRefusedBeforeComposed drives, through RunFunction, the input a tenant could write that
@@ -73,6 +83,82 @@ func TestRefusedBeforeComposed(t *testing.T) {
 			}
 			if strings.Contains(fatal, "s3cret") {
 				t.Errorf("%s\nthe message repeats the credentials: %q", tc.reason, fatal)
+			}
+			if n := len(rsp.GetDesired().GetResources()); n > 0 {
+				t.Errorf("%s\nrefused, yet %d resources desired", tc.reason, n)
+			}
+		})
+	}
+}
+
+// hostileInstallation is the installation of the finding that exhausted the function: shards
+// shards, each a child XR, and pullSecrets image pull secrets copied into every child.
+func hostileInstallation(shards, pullSecrets int, repository string) string {
+	var b strings.Builder
+	b.WriteString(`{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "KcpInstallation", "metadata": {"name": "dev", "namespace": "team-a", "uid": "dev-uid"},
+		"spec": {"external": {"hostname": "kcp.team-a.example.com"}, "certificates": {"issuerRef": {"name": "team-ca", "kind": "Issuer"}},
+		"image": {"repository": "` + repository + `", "imagePullSecrets": [`)
+	for i := range pullSecrets {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"name": "pull-secret-` + strings.Repeat("p", 200) + `"}`)
+	}
+	b.WriteString(`]}, "shards": [`)
+	for i := range shards {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(fmt.Sprintf(`{"name": "s%d"}`, i))
+	}
+	b.WriteString(`]}}`)
+	return b.String()
+}
+
+// TestOversizedRefused holds the function's response budget: the inputs of the finding that
+// made responses of 100 MB and more are refused before anything is composed, naming the
+// field, and the largest input the XRD's bounds admit is composed under the limit.
+func TestOversizedRefused(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		xr     string
+		want   string // a substring of the Fatal result; "" when it must compose
+	}{
+		"PullSecretsTimesShards": {
+			reason: "5,000 pull secrets copied into 100 shards and the other children: refused, naming the list.",
+			xr:     hostileInstallation(100, 5000, "ghcr.io/kcp-dev/kcp"),
+			want:   "spec.image.imagePullSecrets: Forbidden: ",
+		},
+		"MegabyteRepository": {
+			reason: "A 1 MB repository string copied into every child: refused, naming the string.",
+			xr:     hostileInstallation(1, 0, strings.Repeat("a", 1<<20)),
+			want:   "spec.image.repository: Forbidden: ",
+		},
+		"LargestAdmitted": {
+			reason: "The most shards and pull secrets the XRD admits compose, under the limit.",
+			xr:     hostileInstallation(maxShards, maxPullSecrets, "ghcr.io/kcp-dev/kcp"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, fnrequest.New(tc.xr))
+			var fatal string
+			for _, r := range rsp.GetResults() {
+				if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+					fatal = r.GetMessage()
+				}
+			}
+			if tc.want == "" {
+				if fatal != "" {
+					t.Fatalf("%s\nfatal result: %s", tc.reason, fatal)
+				}
+				if n := proto.Size(rsp); n > check.ResponseLimit {
+					t.Errorf("%s\nresponse of %d bytes, over the limit of %d", tc.reason, n, check.ResponseLimit)
+				}
+				return
+			}
+			if !strings.Contains(fatal, tc.want) {
+				t.Errorf("%s\nfatal result:\n got: %.300q\nwant: ...%q...", tc.reason, fatal, tc.want)
 			}
 			if n := len(rsp.GetDesired().GetResources()); n > 0 {
 				t.Errorf("%s\nrefused, yet %d resources desired", tc.reason, n)

@@ -52,7 +52,7 @@ func init() {
 		"FrontProxy":             kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose),
 		"VirtualWorkspace":       kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose),
 		"Kubeconfig":             kindOf(kubeconfig.Validate, kubeconfig.Warnings, kubeconfig.Compose),
-		"KcpInstallation":        kindOf(nil, nil, kcpinstallation.Composer(validateXR)),
+		"KcpInstallation":        kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(validateXR)),
 		"ClaimedKcpInstallation": kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
 	}
 }

@@ -17,6 +17,7 @@ const MaxNameLength = 63 - len("-cache-server")
 // A CacheServer that fails validation composes nothing new and deletes nothing.
 func Validate(cs *v1alpha1.CacheServer) field.ErrorList {
 	var errs field.ErrorList
+	errs = append(errs, check.Budget(cs.Spec, check.Everywhere(check.PerKindCopies))...)
 	spec := field.NewPath("spec")
 	s := cs.Spec
 

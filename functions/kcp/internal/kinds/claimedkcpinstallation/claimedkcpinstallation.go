@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
@@ -63,7 +64,8 @@ func (xr *XR) Claim() (Claim, bool) {
 // Validate rejects an XR created without a claim: it has nowhere to compose into.
 func Validate(xr *XR) field.ErrorList {
 	if _, ok := xr.Claim(); ok {
-		return nil
+		// The claim's spec is copied once, into the KcpInstallation.
+		return check.Budget(xr.Spec, check.Everywhere(1))
 	}
 	return field.ErrorList{field.Required(field.NewPath("spec", "claimRef"),
 		fmt.Sprintf("ClaimedKcpInstallation %s has no claim: create a KcpInstallationClaim in your namespace (or a KcpInstallation directly), not a ClaimedKcpInstallation", xr.GetName()))}

@@ -22,6 +22,7 @@ const MaxNameLength = 63 - len("-front-proxy")
 // A FrontProxy that fails validation composes nothing new and deletes nothing.
 func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	var errs field.ErrorList
+	errs = append(errs, check.Budget(fp.Spec, check.Everywhere(check.PerKindCopies))...)
 	spec := field.NewPath("spec")
 	s := fp.Spec
 	errs = append(errs, check.NameLength(fp.GetName(), MaxNameLength)...)

@@ -139,7 +139,6 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	if s.External.Hostname == "" {
 		errs = append(errs, field.Required(spec.Child("external", "hostname"), "the public hostname of the installation"))
 	}
-	errs = append(errs, validateManagedEtcd(s.Etcd)...)
 	external := externalConfig(s.External)
 	store, etcd := etcdStore(inst)
 

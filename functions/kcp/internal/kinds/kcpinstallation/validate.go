@@ -7,6 +7,30 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 )
 
+// Validate checks what no child's own validation can: the size of what the installation
+// copies into its children, and its managed etcd.
+func Validate(inst *v1alpha1.KcpInstallation) field.ErrorList {
+	errs := check.Budget(inst.Spec, copies(inst.Spec))
+	return append(errs, validateManagedEtcd(inst.Spec.Etcd)...)
+}
+
+// copies is how many composed objects each field of an installation's spec is copied into:
+// a shard's or front-proxy's own entry, and the admin settings, into one child; everything
+// else (the image and its pull secrets, the certificates, the etcd) into every child.
+func copies(s v1alpha1.KcpInstallationSpec) check.Copies {
+	children := 2 + len(s.Shards) + max(len(s.FrontProxies), 1) // root shard, admin Kubeconfig
+	if s.CacheServer != nil {
+		children++
+	}
+	return func(field string) int {
+		switch field {
+		case "shards", "frontProxies", "admin":
+			return 1
+		}
+		return children
+	}
+}
+
 // validateManagedEtcd refuses what the API server would refuse in the etcd StatefulSet the
 // installation composes; its children check the rest with their own kinds' validation.
 func validateManagedEtcd(e *v1alpha1.InstallationEtcd) field.ErrorList {

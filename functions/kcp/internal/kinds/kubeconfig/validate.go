@@ -26,6 +26,7 @@ var workspacePath = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[a-
 // A Kubeconfig that fails validation composes nothing new and deletes nothing.
 func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	var errs field.ErrorList
+	errs = append(errs, check.Budget(kc.Spec, check.Everywhere(check.PerKindCopies))...)
 	spec := field.NewPath("spec")
 	s := kc.Spec
 	errs = append(errs, check.NameLength(kc.GetName(), MaxNameLength)...)

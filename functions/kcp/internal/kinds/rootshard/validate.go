@@ -20,6 +20,7 @@ const MaxNameLength = 47
 // A RootShard that fails validation composes nothing new and deletes nothing.
 func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	var errs field.ErrorList
+	errs = append(errs, check.Budget(rs.Spec, check.Everywhere(check.PerKindCopies))...)
 	spec := field.NewPath("spec")
 	s := rs.Spec
 

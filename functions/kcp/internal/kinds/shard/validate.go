@@ -17,6 +17,7 @@ const MaxNameLength = 47
 // A Shard that fails validation composes nothing new and deletes nothing.
 func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	var errs field.ErrorList
+	errs = append(errs, check.Budget(sh.Spec, check.Everywhere(check.PerKindCopies))...)
 	spec := field.NewPath("spec")
 	s := sh.Spec
 	errs = append(errs, check.NameLength(sh.GetName(), MaxNameLength)...)

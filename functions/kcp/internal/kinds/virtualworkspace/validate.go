@@ -20,6 +20,7 @@ const MaxNameLength = 45
 // A VirtualWorkspace that fails validation composes nothing new and deletes nothing.
 func Validate(vw *v1alpha1.VirtualWorkspace) field.ErrorList {
 	var errs field.ErrorList
+	errs = append(errs, check.Budget(vw.Spec, check.Everywhere(check.PerKindCopies))...)
 	spec := field.NewPath("spec")
 	s := vw.Spec
 	errs = append(errs, check.NameLength(vw.GetName(), MaxNameLength)...)
