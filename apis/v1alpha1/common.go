@@ -10,6 +10,7 @@ import (
 type ImageSpec struct {
 	// Repository is the image repository. Defaults to ghcr.io/kcp-dev/kcp.
 	// +optional
+	// +kubebuilder:validation:MaxLength=255
 	Repository string `json:"repository,omitempty"`
 
 	// Tag is the image tag. Defaults to the kcp version this package was tested with.
@@ -20,6 +21,7 @@ type ImageSpec struct {
 
 	// ImagePullSecrets are copied to the pod's imagePullSecrets.
 	// +optional
+	// +kubebuilder:validation:MaxItems=16
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 }
 
@@ -283,6 +285,7 @@ type PodSpecTemplate struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 	// +optional
 	// +listType=map

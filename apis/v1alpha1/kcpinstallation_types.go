@@ -254,10 +254,12 @@ type InstallationFrontProxy struct {
 type InstallationAdmin struct {
 	// Username is the client certificate's common name. Defaults to kcp-admin.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	Username string `json:"username,omitempty"`
 
 	// Groups are the client certificate's organizations. Defaults to system:kcp:admin.
 	// +optional
+	// +kubebuilder:validation:MaxItems=32
 	Groups []string `json:"groups,omitempty"`
 
 	// Validity is the certificate's lifetime. Defaults to 8760h.

@@ -34,11 +34,14 @@ type KubeconfigSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`
 	TargetWorkspace string `json:"targetWorkspace,omitempty"`
 
-	// Username is the client certificate's common name.
+	// Username is the client certificate's common name: at most 64 bytes, as cert-manager
+	// accepts.
+	// +kubebuilder:validation:MaxLength=64
 	Username string `json:"username"`
 
 	// Groups are the client certificate's organizations, besides kubeconfig:<name>.
 	// +optional
+	// +kubebuilder:validation:MaxItems=32
 	Groups []string `json:"groups,omitempty"`
 
 	// Validity is the certificate's lifetime, e.g. 8760h.

@@ -355,6 +355,8 @@ func xrdSchema(in apiextensionsv1.JSONSchemaProps) (apiextensionsv1.JSONSchemaPr
 				return out, fmt.Errorf("spec.%s is reserved: Crossplane adds it to every XR", f)
 			}
 		}
+		bound(&spec)
+		out.Properties["spec"] = spec
 	}
 	if status, ok := out.Properties["status"]; ok {
 		if _, has := status.Properties["conditions"]; has {
@@ -368,6 +370,52 @@ func xrdSchema(in apiextensionsv1.JSONSchemaProps) (apiextensionsv1.JSONSchemaPr
 	}
 	return out, nil
 }
+
+// Bounds every spec list, string and map gets unless its Go type's markers set its own. A
+// tenant writes the spec and the composition function copies it into many objects; unbounded,
+// one XR can make every reconcile of the shared function slow and huge (issue 19). The
+// defaults are generous for what the fields hold: names, hostnames, URLs, arguments, label
+// values, references.
+const (
+	DefaultMaxLength     = 1024
+	DefaultMaxItems      = 64
+	DefaultMaxProperties = 64
+)
+
+// bound sets the default bounds on every string, list and map of a schema that has none.
+// Enums are bounded by their values; int-or-string fields (quantities) and fields that keep
+// unknown fields are left to the function's own budget.
+func bound(s *apiextensionsv1.JSONSchemaProps) {
+	if s.XIntOrString || (s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields) {
+		return
+	}
+	switch s.Type {
+	case "string":
+		if s.MaxLength == nil && len(s.Enum) == 0 {
+			s.MaxLength = ptr(int64(DefaultMaxLength))
+		}
+	case "array":
+		if s.MaxItems == nil {
+			s.MaxItems = ptr(int64(DefaultMaxItems))
+		}
+		if s.Items != nil && s.Items.Schema != nil {
+			bound(s.Items.Schema)
+		}
+	case "object":
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+			if s.MaxProperties == nil {
+				s.MaxProperties = ptr(int64(DefaultMaxProperties))
+			}
+			bound(s.AdditionalProperties.Schema)
+		}
+		for k, p := range s.Properties {
+			bound(&p)
+			s.Properties[k] = p
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // Render marshals an XRD document with a generated-code header. The output is
 // deterministic: sigs.k8s.io/yaml round-trips through JSON and sorts map keys.
