@@ -107,6 +107,8 @@ type benchCase struct {
 	// xr and world are set for converged inputs: what convergedRequest built req from.
 	xr    string
 	world []map[string]any
+	// refused inputs compose nothing: the function refuses them.
+	refused bool
 }
 
 // benchCases are realistic inputs per kind and state: fresh (nothing composed yet) and
@@ -116,6 +118,7 @@ func benchCases(b testing.TB) []benchCase {
 	installation, _ := exampleXR(b, "installation", "KcpInstallation")
 	hundred := installationWithShards(b, installation, 100)
 	ten := installationWithShards(b, installation, 10)
+	largest := hostileInstallation(maxShards, maxPullSecrets, "ghcr.io/kcp-dev/kcp")
 	converged := func(name, xr string, world ...map[string]any) benchCase {
 		return benchCase{name: name, req: convergedRequest(b, xr, world...), xr: xr, world: world}
 	}
@@ -135,6 +138,11 @@ func benchCases(b testing.TB) []benchCase {
 		converged("KcpInstallation/10Shards/Converged", ten),
 		{name: "KcpInstallation/100Shards/Fresh", req: newRequest(hundred)},
 		converged("KcpInstallation/100Shards/Converged", hundred),
+		// The largest installation the XRD admits, and the finding of issue 19 that made
+		// 136 MB responses: refused before anything is composed.
+		{name: "KcpInstallation/LargestAdmitted/Fresh", req: newRequest(largest)},
+		converged("KcpInstallation/LargestAdmitted/Converged", largest),
+		{name: "KcpInstallation/Oversized/Refused", req: newRequest(hostileInstallation(100, 5000, "ghcr.io/kcp-dev/kcp")), refused: true},
 	}
 }
 
@@ -271,6 +279,9 @@ func withWorld(b testing.TB, req *fnv1.RunFunctionRequest, world []map[string]an
 // unstructured objects (desired.Set.Composed), for every object every benchmark input composes.
 func TestResponseMatchesComposed(t *testing.T) {
 	for _, c := range benchCases(t) {
+		if c.refused {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			xr := observedXR(c.req)
 			out, err := kinds[xr.GetKind()].compose(xr.GetKind(), xr.Object, observe(c.req))
