@@ -148,6 +148,12 @@ func TestSafety(t *testing.T) {
 			world: testworld.New().Answer(policyAnswered).Object(xr("RootShard", "team-a-b", metav1.OwnerReference{Kind: "KcpInstallation", Name: "team-a-b", UID: "uid-of-team-a-b"})),
 			want:  want{errs: []string{"spec.shards[0]: Forbidden: the Shard tenant/team-a-b this would compose is taken: RootShard tenant/team-a-b exists and is not controlled by this KcpInstallation (its controller is KcpInstallation team-a-b); it is left untouched; choose another spec.shards[0].name or rename this KcpInstallation"}},
 		},
+		"PlatformFrontProxyOfTheDefaultName": {
+			reason: "The default front-proxy's XR name is taken: say how to name it, since the tenant wrote no spec.frontProxies.",
+			inst:   tenant(),
+			world:  testworld.New().Answer(policyAnswered).Object(xr("FrontProxy", "team-a-public", none)),
+			want:   want{errs: []string{"spec.frontProxies[0]: Forbidden: the FrontProxy tenant/team-a-public this would compose is taken: FrontProxy tenant/team-a-public exists and is not controlled by this KcpInstallation (it has no controller); it is left untouched; name the front-proxy yourself in spec.frontProxies (the default is public) or rename this KcpInstallation"}},
+		},
 		"OwnChildren": {
 			reason: "XRs this installation controls are its own, observed or not.",
 			inst:   tenant(),

@@ -54,7 +54,7 @@ func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcd *manag
 	for _, c := range children {
 		for _, k := range xrKinds {
 			if l := st.Object(k, c.name); l.Found && !ours(l) {
-				errs = append(errs, field.Forbidden(c.field, taken(inst, c.kind, c.name, k, l)+"; "+rename(c)))
+				errs = append(errs, field.Forbidden(c.field, taken(inst, c.kind, c.name, k, l)+"; "+rename(inst, c)))
 			}
 		}
 	}
@@ -77,9 +77,11 @@ func taken(inst *v1alpha1.KcpInstallation, kind, name, holderKind string, l obse
 }
 
 // rename says which field changes a child's name.
-func rename(c child) string {
-	switch c.kind {
-	case refs.KindShard, refs.KindFrontProxy:
+func rename(inst *v1alpha1.KcpInstallation, c child) string {
+	switch {
+	case c.kind == refs.KindFrontProxy && len(inst.Spec.FrontProxies) == 0:
+		return "name the front-proxy yourself in spec.frontProxies (the default is " + DefaultFrontProxyName + ") or rename this KcpInstallation"
+	case c.kind == refs.KindShard, c.kind == refs.KindFrontProxy:
 		return "choose another " + c.field.Child("name").String() + " or rename this KcpInstallation"
 	default:
 		return "rename this KcpInstallation"
