@@ -22,6 +22,7 @@ const (
 	KindCacheServer      = "CacheServer"
 	KindVirtualWorkspace = "VirtualWorkspace"
 	KindFrontProxy       = "FrontProxy"
+	KindKubeconfig       = "Kubeconfig"
 )
 
 // Named is the requirement for the XR of a kind with a name.

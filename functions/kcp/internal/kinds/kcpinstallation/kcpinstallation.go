@@ -126,7 +126,15 @@ func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcd *managedet
 	case known:
 		errs = append(errs, checkIssuers(inst, policy)...)
 	}
-	return append(errs, checkTakeover(inst, children, etcd, st)...)
+	errs = append(errs, checkTakeover(inst, children, etcd, st)...)
+	if len(errs) > 0 {
+		return errs // a taken or reserved name also shares derived names: say it once
+	}
+	own := parts(inst)
+	if errs := checkOwnNames(own); len(errs) > 0 {
+		return errs
+	}
+	return checkNeighbours(inst, own, st)
 }
 
 // build derives every child XR's spec from the installation and validates it, and returns

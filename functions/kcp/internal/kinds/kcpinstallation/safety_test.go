@@ -1,8 +1,10 @@
 package kcpinstallation
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -196,6 +198,54 @@ func TestSafety(t *testing.T) {
 			world: testworld.New().Answer(policyAnswered),
 			want:  want{errs: []string{`spec.frontProxies[0].name: Invalid value: "edge": spec.shards[0].name already names edge`}},
 		},
+		"ShardDerivesARootShardName": {
+			reason: "Shard external composes <installation>-external-logical-cluster-admin, the root shard's certificate of that name; no reserved name says so.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "external"}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want:  want{errs: []string{"spec.shards[0].name: Forbidden: the Shard team-a-external this makes would compose team-a-external-logical-cluster-admin, which this installation's RootShard team-a composes too; choose another name"}},
+		},
+		"AdminSecretNamedLikeTheRootCA": {
+			reason: "The admin kubeconfig written into the root CA's Secret would replace the CA.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Admin = &v1alpha1.InstallationAdmin{SecretName: "team-a-ca"}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want:  want{errs: []string{"spec.admin: Forbidden: the Kubeconfig team-a-admin this makes would compose team-a-ca, which this installation's RootShard team-a composes too"}},
+		},
+		"OlderNeighbourDerivesTheName": {
+			reason: "Installation team-proxy next to an older team: its root shard's serving certificate team-proxy-server is team's internal proxy's; the later one yields, naming the holder.",
+			inst:   tenant(named("team-proxy", "2026-01-02T00:00:00Z")),
+			world:  testworld.New().Answer(policyAnswered).Object(neighbour("team", "2026-01-01T00:00:00Z")),
+			want:   want{errs: []string{"metadata.name: Forbidden: the RootShard team-proxy this makes would compose team-proxy-server, which the RootShard team of KcpInstallation tenant/team (created before this one) composes; nothing of it is changed; rename this KcpInstallation or the part"}},
+		},
+		"YoungerNeighbourYields": {
+			reason: "Of two installations deriving one name, the one created first keeps running: the later one is refused, not this one.",
+			inst:   tenant(named("team", "2026-01-01T00:00:00Z")),
+			world:  testworld.New().Answer(policyAnswered).Object(neighbour("team-proxy", "2026-01-02T00:00:00Z")),
+		},
+		"NeighbourShardDerivesTheName": {
+			reason: "A neighbour's shard counts like its root shard: team with shard a-b composes team-a-b-server, team-a's shard b composes it too.",
+			inst: tenant(named("team-a", "2026-01-02T00:00:00Z"), func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "b"}}
+			}),
+			world: testworld.New().Answer(policyAnswered).Object(neighbour("team", "2026-01-01T00:00:00Z", func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "a-b"}}
+			})),
+			want: want{errs: []string{"spec.shards[0].name: Forbidden: the Shard team-a-b this makes would compose team-a-b-server, which the Shard team-a-b of KcpInstallation tenant/team (created before this one) composes"}},
+		},
+		"PlatformRootShardDerivesTheName": {
+			reason: "The platform's RootShard team composes team-proxy-server: an installation team-proxy would fight it for that Certificate.",
+			inst:   tenant(named("team-proxy", "2026-01-02T00:00:00Z")),
+			world:  testworld.New().Answer(policyAnswered).Object(xr("RootShard", "team", none)),
+			want:   want{errs: []string{"metadata.name: Forbidden: the RootShard team-proxy this makes would compose team-proxy-server, which the tenant/RootShard team, which this installation does not control, composes"}},
+		},
+		"UnrelatedNeighbours": {
+			reason: "Installations whose names only share a prefix (prod, prod-eu) derive no common name.",
+			inst:   tenant(named("prod-eu", "2026-01-02T00:00:00Z")),
+			world:  testworld.New().Answer(policyAnswered).Object(neighbour("prod", "2026-01-01T00:00:00Z")).Object(xr("RootShard", "prod", neighbourA)),
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -230,13 +280,44 @@ func TestSafetyRequirements(t *testing.T) {
 	for _, q := range r.Requirements {
 		got = append(got, q.Key())
 	}
-	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "statefulset/team-a-etcd"}
+	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "kcpinstallation/*", "statefulset/team-a-etcd"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Compose(...).Requirements: -want, +got:\n%s", diff)
 	}
 	if !r.Requirements[0].ClusterScoped {
 		t.Errorf("the policy requirement must be cluster-scoped: %+v", r.Requirements[0])
 	}
+}
+
+// named renames the installation and sets when it was created.
+func named(name, created string) func(*v1alpha1.KcpInstallation) {
+	return func(i *v1alpha1.KcpInstallation) {
+		ts, err := time.Parse(time.RFC3339, created)
+		if err != nil {
+			panic(err)
+		}
+		i.Name, i.CreationTimestamp = name, metav1.NewTime(ts)
+	}
+}
+
+// neighbour is another tenant's installation in the namespace, as Crossplane returns it.
+func neighbour(name, created string, mods ...func(*v1alpha1.KcpInstallation)) map[string]any {
+	i := smallest()
+	i.UID = types.UID("uid-of-" + name)
+	named(name, created)(i)
+	for _, m := range mods {
+		m(i)
+	}
+	i.APIVersion, i.Kind = v1alpha1.Group+"/"+v1alpha1.Version, "KcpInstallation"
+	raw, err := json.Marshal(i)
+	if err != nil {
+		panic(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // noValidation stands in for fn.go's table of kinds: these cases are about the installation's

@@ -17,10 +17,11 @@ import (
 // the names of what it composes from its own name the same way (a Shard a-b and a RootShard
 // a-b would both compose Certificate a-b-server), so a child's name is taken when an XR of
 // any of these kinds has it.
-var xrKinds = []string{refs.KindRootShard, refs.KindShard, refs.KindCacheServer, refs.KindFrontProxy, refs.KindVirtualWorkspace, "Kubeconfig"}
+var xrKinds = []string{refs.KindRootShard, refs.KindShard, refs.KindCacheServer, refs.KindFrontProxy, refs.KindVirtualWorkspace, refs.KindKubeconfig}
 
 // reservedNames cannot name a shard or front-proxy: the XR <installation>-<name> would compose
-// objects of the same names as the installation's other parts. The root shard composes
+// objects of the same names as the installation's other parts. The list gives the common
+// cases a short message; checkOwnNames finds every other name two parts would share. The root shard composes
 // <installation>-proxy-server (its internal proxy's certificate), as a Shard named
 // <installation>-proxy would; likewise its other certificates and CAs, the cache server
 // (<installation>-cache), the admin Kubeconfig (-admin) and managed etcd (-etcd, -etcd-server).
@@ -31,12 +32,13 @@ var reservedNames = []string{
 }
 
 // takeoverRequirements reads every XR of the kinds a child could collide with in the
-// namespace, and the managed etcd StatefulSet.
+// namespace, the neighbouring installations, and the managed etcd StatefulSet.
 func takeoverRequirements(etcd *managedetcd.Cluster) []result.Requirement {
-	reqs := make([]result.Requirement, 0, len(xrKinds)+1)
+	reqs := make([]result.Requirement, 0, len(xrKinds)+2)
 	for _, k := range xrKinds {
 		reqs = append(reqs, refs.All(k))
 	}
+	reqs = append(reqs, refs.All(kindKcpInstallation))
 	if etcd != nil {
 		reqs = append(reqs, result.Requirement{APIVersion: "apps/v1", Kind: "StatefulSet", Name: etcd.Name()})
 	}

@@ -85,6 +85,12 @@ func (c Cluster) MembersService() string { return c.Name() + "-members" }
 // ClientSecret is the Secret with the client certificate kcp connects with.
 func (c Cluster) ClientSecret() string { return c.Name() + "-client" }
 
+// Composed lists every name the cluster's objects take: the StatefulSet, Services and
+// PodDisruptionBudget, the Issuers, and the Certificates with the Secrets cert-manager writes.
+func (c Cluster) Composed() []string {
+	return []string{c.Name(), c.MembersService(), c.selfSigned(), c.clientCA(), c.peerCA(), c.serverCert(), c.peerCert(), c.ClientSecret()}
+}
+
 func (c Cluster) selfSigned() string { return c.Name() + "-selfsigned" }
 func (c Cluster) clientCA() string   { return c.Name() + "-client-ca" }
 func (c Cluster) peerCA() string     { return c.Name() + "-peer-ca" }

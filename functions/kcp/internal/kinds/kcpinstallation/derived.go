@@ -1,0 +1,179 @@
+package kcpinstallation
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+)
+
+// kindKcpInstallation is read to find the neighbours an installation's names could meet.
+const kindKcpInstallation = "KcpInstallation"
+
+// A part is one child XR of an installation, or its managed etcd, with every name it may
+// give an object (names.*.Composed). Names derive from names: installation a with shard
+// b-server composes Certificate a-b-server-server, and installation a-b composes
+// a-b-server for its root shard; the names of the XRs alone do not show it.
+type part struct {
+	what  string      // "Shard team-a-b", for messages
+	field *field.Path // the installation field that makes it
+	names []string
+}
+
+// parts lists what an installation composes, from its spec alone, so a neighbour's parts
+// are known from its spec too.
+func parts(inst *v1alpha1.KcpInstallation) []part {
+	s := inst.Spec
+	n := names.Installation(inst.GetName())
+	root := names.RootShard(n.RootShard())
+	out := []part{{what: "RootShard " + string(root), field: field.NewPath("metadata", "name"), names: root.Composed()}}
+	if s.CacheServer != nil {
+		cs := n.CacheServer()
+		out = append(out, part{what: "CacheServer " + cs, field: field.NewPath("spec", "cacheServer"), names: names.CacheServer(cs).Composed()})
+	}
+	if s.Etcd == nil || s.Etcd.External == nil {
+		etcd := managedetcd.Cluster{Installation: inst.GetName()}
+		out = append(out, part{what: "etcd " + etcd.Name(), field: field.NewPath("spec", "etcd"), names: etcd.Composed()})
+	}
+	for i, sh := range s.Shards {
+		name := n.Shard(sh.Name)
+		out = append(out, part{what: "Shard " + name, field: field.NewPath("spec", "shards").Index(i).Child("name"), names: names.Shard(name).Composed()})
+	}
+	fps := s.FrontProxies
+	if len(fps) == 0 {
+		fps = []v1alpha1.InstallationFrontProxy{{Name: DefaultFrontProxyName}}
+	}
+	for i, fp := range fps {
+		name := n.FrontProxy(fp.Name)
+		out = append(out, part{what: "FrontProxy " + name, field: field.NewPath("spec", "frontProxies").Index(i).Child("name"), names: names.FrontProxy(name).Composed(root)})
+	}
+	kc := n.AdminKubeconfig()
+	return append(out, part{what: "Kubeconfig " + kc, field: field.NewPath("spec", "admin"), names: names.Kubeconfig(kc).Composed(n.AdminKubeconfigSecret(s.Admin))})
+}
+
+// checkOwnNames refuses an installation two of whose parts would compose objects of one name.
+func checkOwnNames(own []part) field.ErrorList {
+	var errs field.ErrorList
+	owner := map[string]int{}
+	for i, p := range own {
+		for _, name := range p.names {
+			j, taken := owner[name]
+			if !taken {
+				owner[name] = i
+				continue
+			}
+			if j != i {
+				errs = append(errs, field.Forbidden(p.field, fmt.Sprintf(
+					"the %s this makes would compose %s, which this installation's %s composes too; choose another name",
+					p.what, name, own[j].what)))
+				break
+			}
+		}
+	}
+	return errs
+}
+
+// checkNeighbours refuses an installation whose parts would compose an object of a name that
+// a neighbour composes: an installation created before this one in the namespace (of two,
+// the later yields, so the one that ran first keeps running), or an XR of the function's
+// kinds that no installation controls (the platform's own, which always wins).
+func checkNeighbours(inst *v1alpha1.KcpInstallation, own []part, st *observed.State) field.ErrorList {
+	var errs field.ErrorList
+	refuse := func(p part, name, holder string) {
+		errs = append(errs, field.Forbidden(p.field, fmt.Sprintf(
+			"the %s this makes would compose %s, which %s composes; nothing of it is changed; rename this KcpInstallation or the part",
+			p.what, name, holder)))
+	}
+	for _, other := range st.Names(kindKcpInstallation) {
+		var n v1alpha1.KcpInstallation
+		if other == inst.GetName() || !refs.Get(st, kindKcpInstallation, other, &n) || !createdBefore(&n, inst) {
+			continue
+		}
+		theirs := map[string]string{}
+		for _, p := range parts(&n) {
+			for _, name := range p.names {
+				theirs[name] = p.what
+			}
+		}
+		holder := func(what string) string {
+			return fmt.Sprintf("the %s of KcpInstallation %s/%s (created before this one)", what, inst.GetNamespace(), other)
+		}
+		for _, p := range own {
+			if name, what, ok := firstShared(p.names, theirs); ok {
+				refuse(p, name, holder(what))
+			}
+		}
+	}
+	uid := string(inst.GetUID())
+	for _, kind := range xrKinds {
+		for _, name := range st.Names(kind) {
+			l := st.Object(kind, name)
+			if (uid != "" && l.Controller == uid) || l.ControllerKind == kindKcpInstallation {
+				continue // ours, or another installation's: compared through its installation above
+			}
+			theirs := map[string]string{}
+			for _, n := range composedBy(kind, name, l.Object) {
+				theirs[n] = kind + " " + name
+			}
+			for _, p := range own {
+				if shared, what, ok := firstShared(p.names, theirs); ok {
+					refuse(p, shared, fmt.Sprintf("the %s/%s, which this installation does not control,", inst.GetNamespace(), what))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// composedBy lists the names an XR of one of the function's kinds may give an object.
+func composedBy(kind, name string, xr map[string]any) []string {
+	spec, _ := xr["spec"].(map[string]any)
+	switch kind {
+	case refs.KindRootShard:
+		return names.RootShard(name).Composed()
+	case refs.KindShard:
+		return names.Shard(name).Composed()
+	case refs.KindCacheServer:
+		return names.CacheServer(name).Composed()
+	case refs.KindVirtualWorkspace:
+		return names.VirtualWorkspace(name).Composed()
+	case refs.KindFrontProxy:
+		return names.FrontProxy(name).Composed(names.RootShard(nestedString(spec, "rootShard", "ref", "name")))
+	case refs.KindKubeconfig:
+		return names.Kubeconfig(name).Composed(nestedString(spec, "secretRef", "name"))
+	}
+	return nil
+}
+
+// firstShared is the first of names that theirs holds, and what holds it there.
+func firstShared(names []string, theirs map[string]string) (string, string, bool) {
+	for _, n := range names {
+		if what, ok := theirs[n]; ok {
+			return n, what, true
+		}
+	}
+	return "", "", false
+}
+
+// createdBefore orders installations by creation, and by name when created in the same
+// second, so that of two neighbours exactly one yields.
+func createdBefore(a, b *v1alpha1.KcpInstallation) bool {
+	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	return a.GetName() < b.GetName()
+}
+
+func nestedString(m map[string]any, path ...string) string {
+	for _, k := range path[:len(path)-1] {
+		m, _ = m[k].(map[string]any)
+	}
+	s, _ := m[path[len(path)-1]].(string)
+	return s
+}

@@ -1,0 +1,40 @@
+package names
+
+// Every name an XR's composition may give an object: what it composes and the Secrets
+// cert-manager writes for its Certificates, whatever its spec switches on. Kinds differ
+// (a Deployment and its Service share a name), so the lists hold names, not objects. Two XRs
+// of one namespace whose lists share a name would compose the same object, and the second
+// would either fail on the first's controller reference or adopt an object that has none;
+// the KcpInstallation kind refuses such names before anything is composed.
+//
+// TestComposedListsEveryGoldenObject holds these lists against every golden render.
+
+// Composed lists the names a RootShard's composition may give an object.
+func (r RootShard) Composed() []string {
+	return append(r.Secrets(), r.Deployment(), r.Proxy(), r.ProxyConfig())
+}
+
+// Composed lists the names a Shard's composition may give an object.
+func (s Shard) Composed() []string { return append(s.Secrets(), s.Deployment()) }
+
+// Composed lists the names a CacheServer's composition may give an object.
+func (c CacheServer) Composed() []string {
+	return []string{c.CA(), c.ServerCertificate(), c.ClientCertificate(), c.Kubeconfig(), c.Deployment()}
+}
+
+// Composed lists the names a FrontProxy of the RootShard root may give an object.
+func (f FrontProxy) Composed(root RootShard) []string {
+	return []string{
+		f.Deployment(), f.Config(), f.MergedClientCA(), f.MergedCABundle(), f.DynamicKubeconfig(root),
+		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"),
+	}
+}
+
+// Composed lists the names a VirtualWorkspace's composition may give an object.
+func (v VirtualWorkspace) Composed() []string {
+	return []string{v.Deployment(), v.Cert("server"), v.Cert("client"), v.MergedClientCA()}
+}
+
+// Composed lists the names a Kubeconfig writing its kubeconfig into Secret secret may give
+// an object.
+func (k Kubeconfig) Composed(secret string) []string { return []string{k.Certificate(), secret} }
