@@ -22,9 +22,12 @@ const (
 //     the FrontProxy keeps its UID, generation and spec and gains no owner;
 //   - a KcpInstallation whose root CA would come from the platform's CA ClusterIssuer, which
 //     the policy (examples/installation/policy.yaml) does not allow, is refused naming the
-//     field and the policy, and no Certificate of the namespace names that issuer.
+//     field and the policy, and no Certificate of the namespace names that issuer;
+//   - a KcpInstallation whose root shard would compose what that older installation's
+//     composes (thief-proxy next to thief: both derive thief-proxy-server) is refused,
+//     naming the older one.
 //
-// Neither composes anything.
+// None composes anything.
 func testHostileTenant(t *testing.T, e *env) {
 	ctx := t.Context()
 	ns := hostileNamespace
@@ -113,8 +116,14 @@ spec:
 		}
 	})
 
+	t.Run("DeriveANeighboursNames", func(t *testing.T) {
+		// thief, refused above, still exists: created first, it keeps its names.
+		apply("thief-proxy", "{kind: Issuer, name: team-ca}")
+		refused(t, "thief-proxy", "metadata.name: Forbidden: the RootShard thief-proxy this makes would compose thief-proxy-server, which the RootShard thief of KcpInstallation "+ns+"/thief (created before this one) composes")
+	})
+
 	for _, args := range [][]string{
-		as("delete", "kcpinstallation.kcp.crossplane.io", "-n", ns, "victim", "thief", "--ignore-not-found"),
+		as("delete", "kcpinstallation.kcp.crossplane.io", "-n", ns, "victim", "thief", "thief-proxy", "--ignore-not-found"),
 		{"delete", "frontproxy.kcp.crossplane.io", "-n", ns, "victim-public"},
 		{"delete", "clusterissuer.cert-manager.io", "corp-root-ca"},
 	} {
