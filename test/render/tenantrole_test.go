@@ -1,8 +1,10 @@
 package render
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,10 +22,12 @@ func TestTenantRoleGrantsWhatTheAggregatedRolesDo(t *testing.T) {
 	aggregated := clusterRoles(t, "tenant-clusterrole.yaml")
 	perNamespace := clusterRoles(t, "tenant-role.yaml")
 
+	// Rules in the aggregated roles' name order (tenant-edit, tenant-view), the order
+	// tenant-role.yaml writes them in; ranging over the map would compare a random order.
 	grantedTo := func(label string) []rbacv1.PolicyRule {
 		var out []rbacv1.PolicyRule
-		for _, r := range aggregated {
-			if r.Labels[label] == "true" {
+		for _, name := range slices.Sorted(maps.Keys(aggregated)) {
+			if r := aggregated[name]; r.Labels[label] == "true" {
 				out = append(out, r.Rules...)
 			}
 		}
