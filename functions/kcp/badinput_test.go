@@ -63,6 +63,21 @@ func TestRefusedBeforeComposed(t *testing.T) {
 			xr:     installation(`, "etcd": {"external": {"endpoints": ["https://root:s3cret@etcd.example.com:2379"]}}`),
 			want:   `must not carry credentials`,
 		},
+		"CertificateLifetimeUnderAnHour": {
+			reason: "cert-manager refuses a Certificate shorter than an hour; a RootShard's template says so on its own field.",
+			xr: `{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "metadata": {"name": "root", "namespace": "kcp"},
+				"spec": {"external": {"hostname": "api.example.com", "port": 6443}, "cache": {}, "etcd": {"endpoints": ["http://etcd:2379"]},
+				"certificates": {"issuerRef": {"name": "ca", "kind": "ClusterIssuer"}},
+				"certificateTemplates": {"server": {"spec": {"duration": "30m"}}}}}`,
+			want: `spec.certificateTemplates[server].spec.duration: Invalid value: "30m0s": must be at least 1h0m0s`,
+		},
+		"ServiceLabelTheAPIServerRefuses": {
+			reason: "A label key with a space would be refused by the API server on the Service.",
+			xr: `{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "FrontProxy", "metadata": {"name": "fp", "namespace": "kcp"},
+				"spec": {"rootShard": {"ref": {"name": "root"}}, "external": {"hostname": "api.example.com", "port": 6443},
+				"serviceTemplate": {"metadata": {"labels": {"bad key": "x"}}}}}`,
+			want: `spec.serviceTemplate.metadata.labels: Invalid value: "bad key"`,
+		},
 		"ShardBaseURLWithCredentials": {
 			reason: "Credentials in a shard URL would be copied into arguments and ConfigMaps.",
 			xr:     installation(`, "rootShard": {"shardBaseURL": "https://u:p@root.example.com:6443"}`),

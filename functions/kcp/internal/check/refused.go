@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
 // The checks here refuse what cert-manager or the API server would refuse later, on an
@@ -110,21 +108,4 @@ func redacted(u *url.URL) string {
 	c := *u
 	c.User = url.User("REDACTED")
 	return c.String()
-}
-
-// CertificateTemplates refuses the names and addresses of certificate templates that
-// cert-manager could not put in a certificate. p is the map's field.
-func CertificateTemplates(p *field.Path, m map[string]v1alpha1.CertificateTemplate) field.ErrorList {
-	var errs field.ErrorList
-	for key, t := range m {
-		if t.Spec == nil {
-			continue
-		}
-		s := p.Key(key).Child("spec")
-		errs = append(errs, DNSNames(s.Child("dnsNames"), t.Spec.DNSNames)...)
-		for i, ip := range t.Spec.IPAddresses {
-			errs = append(errs, validation.IsValidIP(s.Child("ipAddresses").Index(i), ip)...)
-		}
-	}
-	return errs
 }

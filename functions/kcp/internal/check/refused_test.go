@@ -79,16 +79,6 @@ func TestRefused(t *testing.T) {
 				`spec.x[3]: Invalid value: "under_score.example.com": must be a DNS name such as kcp.example.com or *.example.com`,
 			},
 		},
-		"CertificateTemplates": {
-			reason: "A template's DNS names and IP addresses are checked where they are written.",
-			errs: CertificateTemplates(p, map[string]v1alpha1.CertificateTemplate{"server": {Spec: &v1alpha1.CertificateSpecTemplate{
-				DNSNames: []string{"-bad-"}, IPAddresses: []string{"10.0.0.300"},
-			}}}),
-			want: []string{
-				`spec.x[server].spec.dnsNames[0]: Invalid value: "-bad-": must be a DNS name such as kcp.example.com or *.example.com`,
-				`spec.x[server].spec.ipAddresses[0]: Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
-			},
-		},
 		"UserInfo": {
 			reason: "Credentials in a URL would be copied where view reads them; the error does not repeat them.",
 			errs:   NoUserInfo(p, "https://root:s3cret@etcd.example.com:2379"),

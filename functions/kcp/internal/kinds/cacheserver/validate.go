@@ -18,6 +18,7 @@ const MaxNameLength = 63 - len("-cache-server")
 func Validate(cs *v1alpha1.CacheServer) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.Budget(cs.Spec, check.Everywhere(check.PerKindCopies))...)
+	errs = append(errs, check.Templates(cs.Spec)...)
 	spec := field.NewPath("spec")
 	s := cs.Spec
 
@@ -25,7 +26,6 @@ func Validate(cs *v1alpha1.CacheServer) field.ErrorList {
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	errs = append(errs, validateCertificates(spec.Child("certificates"), s.Certificates)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
-	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	if s.Etcd != nil {
 		errs = append(errs, check.Etcd(spec.Child("etcd"), *s.Etcd)...)
 	}

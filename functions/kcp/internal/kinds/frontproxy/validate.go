@@ -23,6 +23,7 @@ const MaxNameLength = 63 - len("-front-proxy")
 func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.Budget(fp.Spec, check.Everywhere(check.PerKindCopies))...)
+	errs = append(errs, check.Templates(fp.Spec)...)
 	spec := field.NewPath("spec")
 	s := fp.Spec
 	errs = append(errs, check.NameLength(fp.GetName(), MaxNameLength)...)
@@ -36,7 +37,6 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
-	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	errs = append(errs, validateAuth(spec.Child("auth"), s.Auth)...)
 	if r := s.CABundleSecretRef; r != nil && r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("caBundleSecretRef", "name"), "name the Secret whose tls.crt holds the CA bundle, or remove caBundleSecretRef"))

@@ -27,6 +27,7 @@ var workspacePath = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[a-
 func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.Budget(kc.Spec, check.Everywhere(check.PerKindCopies))...)
+	errs = append(errs, check.Templates(kc.Spec)...)
 	spec := field.NewPath("spec")
 	s := kc.Spec
 	errs = append(errs, check.NameLength(kc.GetName(), MaxNameLength)...)
@@ -78,10 +79,10 @@ func validateValidity(spec *field.Path, s v1alpha1.KubeconfigSpec) field.ErrorLi
 	if s.Validity.Duration <= 0 {
 		return field.ErrorList{field.Invalid(spec.Child("validity"), s.Validity.Duration.String(), "must be a positive duration such as 8760h")}
 	}
-	p, d := spec.Child("validity"), s.Validity.Duration
 	if t := s.CertificateTemplate; t != nil && t.Spec != nil && t.Spec.Duration != nil {
-		p, d = spec.Child("certificateTemplate", "spec", "duration"), t.Spec.Duration.Duration
+		return nil // the template's duration replaces it; check.Templates checks that one
 	}
+	p, d := spec.Child("validity"), s.Validity.Duration
 	if d < cmv1.MinimumCertificateDuration {
 		return field.ErrorList{field.Invalid(p, d.String(), fmt.Sprintf("must be at least %s: cert-manager rejects shorter certificates", cmv1.MinimumCertificateDuration))}
 	}

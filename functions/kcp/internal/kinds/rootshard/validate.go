@@ -21,6 +21,7 @@ const MaxNameLength = 47
 func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.Budget(rs.Spec, check.Everywhere(check.PerKindCopies))...)
+	errs = append(errs, check.Templates(rs.Spec)...)
 	spec := field.NewPath("spec")
 	s := rs.Spec
 
@@ -36,12 +37,10 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
-	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	if p := s.Proxy; p != nil {
 		errs = append(errs, check.Image(spec.Child("proxy", "image"), p.Image)...)
 		errs = append(errs, check.Replicas(spec.Child("proxy", "replicas"), p.Replicas)...)
 		errs = append(errs, check.Resources(spec.Child("proxy", "resources"), p.Resources)...)
-		errs = append(errs, check.CertificateTemplates(spec.Child("proxy", "certificateTemplates"), p.CertificateTemplates)...)
 	}
 	errs = append(errs, validateExtraVolumes(spec, rs)...)
 	return errs

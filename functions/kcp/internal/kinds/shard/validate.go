@@ -18,6 +18,7 @@ const MaxNameLength = 47
 func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.Budget(sh.Spec, check.Everywhere(check.PerKindCopies))...)
+	errs = append(errs, check.Templates(sh.Spec)...)
 	spec := field.NewPath("spec")
 	s := sh.Spec
 	errs = append(errs, check.NameLength(sh.GetName(), MaxNameLength)...)
@@ -33,7 +34,6 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
-	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	if c := s.Cache; c != nil && c.Ref != nil && c.Ref.Name == "" {
 		errs = append(errs, field.Required(spec.Child("cache", "ref", "name"), "name the CacheServer, or remove spec.cache to use the RootShard's cache"))
 	}

@@ -21,6 +21,7 @@ const MaxNameLength = 45
 func Validate(vw *v1alpha1.VirtualWorkspace) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.Budget(vw.Spec, check.Everywhere(check.PerKindCopies))...)
+	errs = append(errs, check.Templates(vw.Spec)...)
 	spec := field.NewPath("spec")
 	s := vw.Spec
 	errs = append(errs, check.NameLength(vw.GetName(), MaxNameLength)...)
@@ -30,7 +31,6 @@ func Validate(vw *v1alpha1.VirtualWorkspace) field.ErrorList {
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
-	errs = append(errs, check.CertificateTemplates(spec.Child("certificateTemplates"), s.CertificateTemplates)...)
 	if r := s.KubeconfigSecretRef; r != nil && r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("kubeconfigSecretRef", "name"), "name the Secret whose kubeconfig key the server uses, or remove kubeconfigSecretRef to use the target's logical-cluster-admin kubeconfig"))
 	}

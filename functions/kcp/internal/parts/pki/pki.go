@@ -155,6 +155,12 @@ func ApplyTemplate(c *cmv1.Certificate, t *v1alpha1.CertificateTemplate) {
 	}
 	if s.Duration != nil {
 		c.Spec.Duration = s.Duration.DeepCopy()
+		// kcp-operator keeps the default renewBefore (a week, a month for a CA) under any
+		// duration, and cert-manager refuses a Certificate that renews before it is issued.
+		// A duration that short renews a third of its lifetime early, as cert-manager would.
+		if s.RenewBefore == nil && c.Spec.RenewBefore != nil && c.Spec.RenewBefore.Duration >= s.Duration.Duration {
+			c.Spec.RenewBefore = &metav1.Duration{Duration: s.Duration.Duration / 3}
+		}
 	}
 	if s.RenewBefore != nil {
 		c.Spec.RenewBefore = s.RenewBefore.DeepCopy()

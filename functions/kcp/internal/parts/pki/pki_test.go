@@ -463,6 +463,21 @@ func TestApplyTemplate(t *testing.T) {
 				c.Spec.RenewBefore = hours(12)
 			},
 		},
+		"ShortDurationOnly": {
+			reason: "A duration no longer than the default renewBefore (a week for a leaf) would be refused by cert-manager with kcp-operator's defaults: it renews at a third of its lifetime instead.",
+			tpl:    &v1alpha1.CertificateTemplate{Spec: &v1alpha1.CertificateSpecTemplate{Duration: hours(72)}},
+			want: func(c *cmv1.Certificate) {
+				c.Spec.Duration = hours(72)
+				c.Spec.RenewBefore = hours(24)
+			},
+		},
+		"LongDurationOnly": {
+			reason: "A duration longer than the default renewBefore keeps it, as kcp-operator does.",
+			tpl:    &v1alpha1.CertificateTemplate{Spec: &v1alpha1.CertificateSpecTemplate{Duration: hours(720)}},
+			want: func(c *cmv1.Certificate) {
+				c.Spec.Duration = hours(720)
+			},
+		},
 		"PrivateKeyAll": {
 			reason: "Every set private key field replaces the generated one.",
 			tpl: &v1alpha1.CertificateTemplate{Spec: &v1alpha1.CertificateSpecTemplate{

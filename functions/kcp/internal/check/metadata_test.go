@@ -1,0 +1,123 @@
+package check
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+)
+
+func TestTemplates(t *testing.T) {
+	d := func(s string) *metav1.Duration {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &metav1.Duration{Duration: v}
+	}
+	certs := func(key string, s v1alpha1.CertificateSpecTemplate) v1alpha1.FrontProxySpec {
+		return v1alpha1.FrontProxySpec{CertificateTemplates: v1alpha1.CertificateTemplateMap{key: {Spec: &s}}}
+	}
+	cases := map[string]struct {
+		reason string
+		spec   any
+		want   []string
+	}{
+		"Valid": {
+			reason: "Valid labels, annotations, lifetimes and key sizes pass.",
+			spec: v1alpha1.FrontProxySpec{
+				CertificateTemplates: v1alpha1.CertificateTemplateMap{"server": {
+					Metadata: &v1alpha1.CertificateMetadataTemplate{Labels: map[string]string{"team": "a"}},
+					Spec: &v1alpha1.CertificateSpecTemplate{
+						DNSNames: []string{"kcp.example.com"}, Duration: d("24h"), RenewBefore: d("8h"),
+						PrivateKey:     &v1alpha1.CertificatePrivateKeyTemplate{Algorithm: "ECDSA", Size: 384},
+						SecretTemplate: &v1alpha1.CertificateSecretTemplate{Annotations: map[string]string{"cert-manager.io/allow-direct-injection": "true"}},
+					},
+				}},
+				DeploymentTemplate: &v1alpha1.DeploymentTemplate{Metadata: &v1alpha1.DeploymentMetadataTemplate{Annotations: map[string]string{"example.com/owner": "team a"}}},
+			},
+		},
+		"NamesAndAddresses": {
+			reason: "A template's DNS names and IP addresses are checked where they are written.",
+			spec:   certs("server", v1alpha1.CertificateSpecTemplate{DNSNames: []string{"-bad-"}, IPAddresses: []string{"10.0.0.300"}}),
+			want: []string{
+				`spec.certificateTemplates[server].spec.dnsNames[0]: Invalid value: "-bad-": must be a DNS name such as kcp.example.com or *.example.com`,
+				`spec.certificateTemplates[server].spec.ipAddresses[0]: Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+			},
+		},
+		"DurationUnderAnHour": {
+			reason: "cert-manager refuses certificates shorter than an hour.",
+			spec:   certs("server", v1alpha1.CertificateSpecTemplate{Duration: d("30m")}),
+			want:   []string{`spec.certificateTemplates[server].spec.duration: Invalid value: "30m0s": must be at least 1h0m0s: cert-manager rejects shorter certificates`},
+		},
+		"RenewBeforeUnderFiveMinutes": {
+			reason: "cert-manager refuses renewBefore under five minutes.",
+			spec:   certs("root-ca", v1alpha1.CertificateSpecTemplate{RenewBefore: d("1m")}),
+			want:   []string{`spec.certificateTemplates[root-ca].spec.renewBefore: Invalid value: "1m0s": must be at least 5m0s: cert-manager rejects shorter ones`},
+		},
+		"RenewBeforeNotShorterThanDuration": {
+			reason: "A certificate renewed before it was issued: cert-manager refuses it.",
+			spec:   certs("server", v1alpha1.CertificateSpecTemplate{Duration: d("24h"), RenewBefore: d("48h")}),
+			want:   []string{`spec.certificateTemplates[server].spec.renewBefore: Invalid value: "48h0m0s": must be shorter than spec.duration (24h0m0s)`},
+		},
+		"KeySizes": {
+			reason: "An RSA key (the default algorithm) of 1024 bits and an ECDSA key of 512 bits do not exist for cert-manager.",
+			spec: v1alpha1.FrontProxySpec{CertificateTemplates: v1alpha1.CertificateTemplateMap{
+				"kubeconfig": {Spec: &v1alpha1.CertificateSpecTemplate{PrivateKey: &v1alpha1.CertificatePrivateKeyTemplate{Size: 1024}}},
+				"server":     {Spec: &v1alpha1.CertificateSpecTemplate{PrivateKey: &v1alpha1.CertificatePrivateKeyTemplate{Algorithm: "ECDSA", Size: 512}}},
+			}},
+			want: []string{
+				`spec.certificateTemplates[kubeconfig].spec.privateKey.size: Invalid value: 1024: must be between 2048 and 8192 for an RSA key`,
+				`spec.certificateTemplates[server].spec.privateKey.size: Unsupported value: 512: supported values: "256", "384", "521"`,
+			},
+		},
+		"CertManagerAnnotationOnTheSecret": {
+			reason: "cert-manager.io/ annotations on the Secret are cert-manager's own.",
+			spec: certs("server", v1alpha1.CertificateSpecTemplate{SecretTemplate: &v1alpha1.CertificateSecretTemplate{
+				Annotations: map[string]string{"cert-manager.io/issuer-name": "other"},
+			}}),
+			want: []string{`spec.certificateTemplates[server].spec.secretTemplate.annotations[cert-manager.io/issuer-name]: Invalid value: "cert-manager.io/issuer-name": cert-manager.io/ annotations are cert-manager's own`},
+		},
+		"InvalidLabelsEverywhere": {
+			reason: "Label keys and values the API server refuses, in every metadata template and node selector, wherever it sits.",
+			spec: v1alpha1.RootShardSpec{
+				CommonShardSpec: v1alpha1.CommonShardSpec{
+					ServiceTemplate: &v1alpha1.ServiceTemplate{Metadata: &v1alpha1.ServiceMetadataTemplate{Labels: map[string]string{"bad key!": "x"}}},
+					DeploymentTemplate: &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
+						Metadata: &v1alpha1.PodMetadataTemplate{Labels: map[string]string{"tier": "not a value"}},
+						Spec:     &v1alpha1.PodSpecTemplate{NodeSelector: map[string]string{"zone": "eu west"}},
+					}}},
+				},
+				Proxy: &v1alpha1.RootShardProxySpec{CertificateTemplates: v1alpha1.CertificateTemplateMap{"server": {Metadata: &v1alpha1.CertificateMetadataTemplate{Annotations: map[string]string{"bad key": "x"}}}}},
+			},
+			want: []string{
+				`spec.deploymentTemplate.spec.template.metadata.labels: Invalid value: "not a value"`,
+				`spec.deploymentTemplate.spec.template.spec.nodeSelector: Invalid value: "eu west"`,
+				`spec.proxy.certificateTemplates[server].metadata.annotations: Invalid value: "bad key"`,
+				`spec.serviceTemplate.metadata.labels: Invalid value: "bad key!"`,
+			},
+		},
+		"KubeconfigTemplate": {
+			reason: "A Kubeconfig's single certificateTemplate is checked like a map's.",
+			spec:   v1alpha1.KubeconfigSpec{CertificateTemplate: &v1alpha1.CertificateTemplate{Spec: &v1alpha1.CertificateSpecTemplate{RenewBefore: d("1m")}}, SecretRef: corev1.LocalObjectReference{Name: "k"}},
+			want:   []string{`spec.certificateTemplate.spec.renewBefore: Invalid value: "1m0s": must be at least 5m0s`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := messages(Templates(tc.spec))
+			if len(got) != len(tc.want) {
+				t.Fatalf("%s\nTemplates(...): got %d errors, want %d:\n%s", tc.reason, len(got), len(tc.want), cmp.Diff(tc.want, got))
+			}
+			for i := range got {
+				if len(got[i]) < len(tc.want[i]) || got[i][:len(tc.want[i])] != tc.want[i] {
+					t.Errorf("%s\nTemplates(...): error %d\n got: %s\nwant: %s...", tc.reason, i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
