@@ -16,6 +16,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/virtualworkspace"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/workspace"
 
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
@@ -52,6 +53,7 @@ func init() {
 		"FrontProxy":             kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose),
 		"VirtualWorkspace":       kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose),
 		"Kubeconfig":             kindOf(kubeconfig.Validate, kubeconfig.Warnings, kubeconfig.Compose),
+		"Workspace":              kindOf(workspace.Validate, workspace.Warnings, workspace.Compose),
 		"KcpInstallation":        kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(validateXR)),
 		"ClaimedKcpInstallation": kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
 	}
@@ -143,7 +145,11 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 				sel.Match = &fnv1.ResourceSelector_MatchName{MatchName: r.Name}
 			} else {
 				// No labels: every object of the kind in the namespace.
-				sel.Match = &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{}}
+				labels := &fnv1.MatchLabels{}
+				if r.Label != "" {
+					labels.Labels = map[string]string{r.Label: r.LabelValue}
+				}
+				sel.Match = &fnv1.ResourceSelector_MatchLabels{MatchLabels: labels}
 			}
 			rsp.Requirements.Resources[r.Key()] = sel
 		}

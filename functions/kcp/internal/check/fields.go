@@ -3,6 +3,9 @@ package check
 import (
 	"net/url"
 	"regexp"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/validation/path"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -151,4 +154,23 @@ func IssuerRef(p *field.Path, r *v1alpha1.ObjectReference) field.ErrorList {
 		errs = append(errs, field.NotSupported(p.Child("kind"), r.Kind, []string{"Issuer", "ClusterIssuer"}))
 	}
 	return errs
+}
+
+// MaxClusterRoleName keeps <uid>:<role> within the 253 characters of an object name.
+const MaxClusterRoleName = 253 - len("00000000-0000-0000-0000-000000000000:")
+
+// ClusterRoleName refuses a cluster role name kcp cannot bind: the API server accepts any
+// path segment as an RBAC name, but a binding's name is built from it (kcp-operator's
+// <uid>:<role>), which must be one too.
+func ClusterRoleName(p *field.Path, role string) field.ErrorList {
+	if strings.TrimSpace(role) == "" {
+		return field.ErrorList{field.Required(p, "name a cluster role, such as cluster-admin, or remove the empty entry")}
+	}
+	if msgs := path.IsValidPathSegmentName(role); len(msgs) > 0 {
+		return field.ErrorList{field.Invalid(p, role, "is not a cluster role name: "+strings.Join(msgs, "; "))}
+	}
+	if len(role) > MaxClusterRoleName {
+		return field.ErrorList{field.TooLong(p, role, MaxClusterRoleName)}
+	}
+	return nil
 }

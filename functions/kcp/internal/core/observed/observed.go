@@ -199,6 +199,27 @@ func (s *State) ConditionTrue(name resource.Name, t string) bool {
 	return false
 }
 
+// Condition returns a composed resource's condition of type t: whether it is True, and its
+// reason and message; found is false when the resource or the condition is absent.
+func (s *State) Condition(name resource.Name, t string) (ok bool, reason, message string, found bool) {
+	for _, c := range s.value(name, "status", "conditions").GetListValue().GetValues() {
+		f := c.GetStructValue().GetFields()
+		if f["type"].GetStringValue() == t {
+			return f["status"].GetStringValue() == "True", f["reason"].GetStringValue(), f["message"].GetStringValue(), true
+		}
+	}
+	return false, "", "", false
+}
+
+// Strings returns a list of strings of a composed resource, nil when absent.
+func (s *State) Strings(name resource.Name, path ...string) []string {
+	var out []string
+	for _, v := range s.value(name, path...).GetListValue().GetValues() {
+		out = append(out, v.GetStringValue())
+	}
+	return out
+}
+
 // CertificateIssued reports whether a composed cert-manager Certificate is Ready.
 func (s *State) CertificateIssued(name resource.Name) bool {
 	return s.ConditionTrue(name, "Ready")
@@ -305,4 +326,20 @@ func DecodeSecretData(obj map[string]any) map[string][]byte {
 		out[k] = b
 	}
 	return out
+}
+
+// ConditionOf returns condition t of a required object (Lookup.Object), as Condition does for
+// a composed resource.
+func ConditionOf(obj map[string]any, t string) (ok bool, reason, message string, found bool) {
+	status, _ := obj["status"].(map[string]any)
+	conds, _ := status["conditions"].([]any)
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == t {
+			reason, _ = m["reason"].(string)
+			message, _ = m["message"].(string)
+			return m["status"] == "True", reason, message, true
+		}
+	}
+	return false, "", "", false
 }

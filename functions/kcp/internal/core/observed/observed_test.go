@@ -381,3 +381,41 @@ func TestFromRequest(t *testing.T) {
 		t.Errorf("Get converts an object once and returns the same object after")
 	}
 }
+
+func TestConditionAndStrings(t *testing.T) {
+	obj := resource.NewUnstructured()
+	obj.Object = map[string]any{
+		"spec": map[string]any{"managementPolicies": []any{"Observe", "Delete"}},
+		"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "connection refused"},
+			map[string]any{"type": "Ready", "status": "True", "reason": "Available"},
+		}},
+	}
+	s := New(map[resource.Name]*resource.Unstructured{"object": obj})
+	cases := map[string]struct {
+		reason                  string
+		name                    resource.Name
+		condition               string
+		ok, found               bool
+		wantReason, wantMessage string
+	}{
+		"False":      {reason: "A False condition reports its reason and message.", name: "object", condition: "Synced", found: true, wantReason: "ReconcileError", wantMessage: "connection refused"},
+		"True":       {reason: "A True condition reports True.", name: "object", condition: "Ready", ok: true, found: true, wantReason: "Available"},
+		"Absent":     {reason: "A condition the resource lacks is not found.", name: "object", condition: "Healthy"},
+		"NoResource": {reason: "A resource that does not exist has no condition.", name: "other", condition: "Ready"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ok, reason, msg, found := s.Condition(tc.name, tc.condition)
+			if ok != tc.ok || found != tc.found || reason != tc.wantReason || msg != tc.wantMessage {
+				t.Errorf("%s\nCondition(%q, %q) = %v, %q, %q, %v; want %v, %q, %q, %v", tc.reason, tc.name, tc.condition, ok, reason, msg, found, tc.ok, tc.wantReason, tc.wantMessage, tc.found)
+			}
+		})
+	}
+	if diff := cmp.Diff([]string{"Observe", "Delete"}, s.Strings("object", "spec", "managementPolicies")); diff != "" {
+		t.Errorf("Strings(spec.managementPolicies): -want +got:\n%s", diff)
+	}
+	if got := s.Strings("object", "spec", "absent"); got != nil {
+		t.Errorf("Strings of an absent field = %v, want nil", got)
+	}
+}

@@ -40,18 +40,25 @@ func (r *Result[S]) Untyped() Result[any] {
 }
 
 // Requirement is an object Crossplane must read for the next call, as a required resource:
-// one object by name, or every object of the kind in the XR's namespace when Name is empty.
+// one object by name, or every object of the kind in the XR's namespace when Name is empty
+// (only those carrying Labels, when set).
 type Requirement struct {
 	// APIVersion defaults to v1.
 	APIVersion string
 	Kind       string
 	Name       string
+	// Labels select among every object of the kind; ignored with a Name. One label is
+	// enough for what the kinds ask, and keeps the key readable.
+	Label, LabelValue string
 	// ClusterScoped objects are read without a namespace, e.g. the platform's policy.
 	ClusterScoped bool
 }
 
 // Key is the name of the requirement in the RunFunction response.
 func (r Requirement) Key() string {
+	if r.Name == "" && r.Label != "" {
+		return strings.ToLower(r.Kind) + "/" + r.Label + "=" + r.LabelValue
+	}
 	if r.Name == "" {
 		return strings.ToLower(r.Kind) + "/*"
 	}

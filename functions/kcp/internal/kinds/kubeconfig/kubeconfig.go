@@ -89,6 +89,8 @@ type composer struct {
 	conflict string
 	// server is the current context's server URL, for messages.
 	server string
+	// b is what spec.authorization came to inside kcp.
+	b bindings
 }
 
 // Compose composes a Kubeconfig. The XR must have passed Validate. Once the target is read
@@ -119,6 +121,7 @@ func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha
 	c.composeCertificate()
 	c.composeSecret()
 	c.adoptCertificateSecret()
+	c.composeBindings()
 	return c.result(), nil
 }
 
@@ -272,6 +275,8 @@ func (c *composer) result() result.Result[v1alpha1.KubeconfigStatus] {
 		TargetName: TargetName(c.kc),
 		SecretName: c.kc.Spec.SecretRef.Name,
 		Expiry:     c.St.CertificateNotAfter(c.certKey),
+		// kcp-operator's record; it says where bindings are, not where they are wanted.
+		Authorization: c.b.status(),
 	}
 	if exists {
 		status.Phase = v1alpha1.KubeconfigPhaseReady
@@ -317,13 +322,18 @@ func (c *composer) result() result.Result[v1alpha1.KubeconfigStatus] {
 		add(TypeKubeconfigReady, false, ReasonWaitingForCertificate, fmt.Sprintf("Secret %s is written once cert-manager issues Certificate %s.", ref, cert))
 	}
 
+	if bc := c.b.condition(c.name.Group()); bc != nil {
+		conds = append(conds, *bc)
+	}
+
 	return result.Result[v1alpha1.KubeconfigStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       status,
 		Conditions:   conds,
-		// Ready only once the kubeconfig exists and reflects the current inputs.
-		NotReady: !(exists && c.secret == secretBuilt),
+		// Ready only once the kubeconfig exists and reflects the current inputs, and the
+		// roles it asks for are bound: a kubeconfig that gets 403 everywhere is not ready.
+		NotReady: !(exists && c.secret == secretBuilt) || (c.b.workspace != "" && !c.b.bound()),
 	}
 }
 

@@ -2,8 +2,6 @@ package kubeconfig
 
 import (
 	"fmt"
-	"regexp"
-	"sort"
 	"strings"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
@@ -19,9 +17,6 @@ import (
 // operator.kcp.io/kubeconfig label on the certificate Secret.
 const MaxNameLength = validation.LabelValueMaxLength
 
-// workspacePath is the XRD's pattern for spec.targetWorkspace.
-var workspacePath = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
-
 // Validate checks what the XRD schema cannot: every error names the field and how to fix it.
 // A Kubeconfig that fails validation composes nothing new and deletes nothing.
 func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
@@ -32,8 +27,10 @@ func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	s := kc.Spec
 	errs = append(errs, check.NameLength(kc.GetName(), MaxNameLength)...)
 	errs = append(errs, validateTarget(spec.Child("target"), s.Target)...)
-	if w := s.TargetWorkspace; w != "" && !workspacePath.MatchString(w) {
-		errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), w, "must be a kcp workspace path such as root or root:team-a"))
+	if w := s.TargetWorkspace; w != "" {
+		if err := names.ValidateWorkspacePath(w); err != nil {
+			errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), w, err.Error()))
+		}
 	}
 	if strings.TrimSpace(s.Username) == "" {
 		errs = append(errs, field.Required(spec.Child("username"), "set the user name, the common name of the client certificate"))
@@ -44,8 +41,28 @@ func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 			errs = append(errs, field.Required(spec.Child("groups").Index(i), "remove the empty group or name one"))
 		}
 	}
+	errs = append(errs, validateAuthorization(spec.Child("authorization"), s.Authorization)...)
 	errs = append(errs, validateValidity(spec, s)...)
 	errs = append(errs, validateSecretName(spec.Child("secretRef", "name"), kc)...)
+	return errs
+}
+
+// validateAuthorization requires cluster role names kcp can bind and a workspace path in the
+// deprecated cluster field: a binding kcp refuses would leave the Kubeconfig waiting forever.
+func validateAuthorization(p *field.Path, a *v1alpha1.KubeconfigAuthorization) field.ErrorList {
+	if a == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	crb := p.Child("clusterRoleBindings")
+	if w := a.ClusterRoleBindings.Cluster; w != "" {
+		if err := names.ValidateWorkspacePath(w); err != nil {
+			errs = append(errs, field.Invalid(crb.Child("cluster"), w, err.Error()))
+		}
+	}
+	for i, r := range a.ClusterRoleBindings.ClusterRoles {
+		errs = append(errs, check.ClusterRoleName(crb.Child("clusterRoles").Index(i), r)...)
+	}
 	return errs
 }
 
@@ -143,14 +160,11 @@ func validateReserved(kc *v1alpha1.Kubeconfig, reserved map[string]string) field
 	return nil
 }
 
-// Warnings are accepted but not acted on.
+// Warnings are accepted but probably not what the user meant.
 func Warnings(kc *v1alpha1.Kubeconfig) []string {
 	var out []string
-	if a := kc.Spec.Authorization; a != nil {
-		roles := append([]string{}, a.ClusterRoleBindings.ClusterRoles...)
-		sort.Strings(roles)
-		out = append(out, fmt.Sprintf("spec.authorization is ignored: configuration-kcp does not provision cluster role bindings inside kcp yet, and writes no status.authorization. Bind the cluster roles %v to group %s in workspace %s yourself",
-			roles, names.Kubeconfig(kc.GetName()).Group(), rbacWorkspace(kc)))
+	if a := kc.Spec.Authorization; a != nil && a.ClusterRoleBindings.Cluster != "" && kc.Spec.TargetWorkspace != "" && a.ClusterRoleBindings.Cluster != kc.Spec.TargetWorkspace {
+		out = append(out, fmt.Sprintf("spec.authorization.clusterRoleBindings.cluster (%s) is deprecated and ignored while spec.targetWorkspace (%s) is set: the roles are bound in %s", a.ClusterRoleBindings.Cluster, kc.Spec.TargetWorkspace, kc.Spec.TargetWorkspace))
 	}
 	return out
 }

@@ -46,6 +46,8 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	c.composeMergedBundles()
 	shard := c.composeRootShardWorkload()
 	proxy := c.composeProxy()
+	c.composeAccess()
+	c.composeRegistrations()
 	available := c.Report(shard, proxy)
 	return result.Result[v1alpha1.RootShardStatus]{
 		Desired:      c.Set,

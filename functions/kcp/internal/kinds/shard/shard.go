@@ -47,6 +47,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	}
 	rootName := sh.Spec.RootShard.Ref.Name
 	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
+	c.Inputs.Require(registration(names.RootShard(rootName), sh.GetName()))
 	c.requireAhead(names.RootShard(rootName))
 	rs, ok := refs.RootShard(st, rootName)
 	if !ok {
@@ -65,7 +66,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), BaseURL: names.ShardURL(sh)},
-		Conditions:   c.Conditions(),
+		Conditions:   append(c.Conditions(), registered(st, c.root, sh.GetName())),
 		NotReady:     c.NotReady(),
 	}, nil
 }

@@ -1,0 +1,53 @@
+package shard
+
+import (
+	"fmt"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/inkcp"
+)
+
+// TypeRegistered says whether kcp has this shard's Shard object in its root workspace: the
+// shard writes it when it first starts, and the front-proxy and workspace scheduling use it.
+const TypeRegistered = "Registered"
+
+// Reasons of Registered.
+const (
+	ReasonRegistered    = "Registered"
+	ReasonNotRegistered = "NotRegistered"
+	ReasonNotObserved   = "NotObserved"
+)
+
+// registration is the requirement for the Object through which the RootShard observes this
+// shard's kcp Shard object (and deletes it once this XR is gone).
+func registration(root names.RootShard, shard string) result.Requirement {
+	return result.Requirement{APIVersion: inkcp.APIVersion, Kind: inkcp.KindObject, Name: root.Registration(shard)}
+}
+
+// registered reports Registered from that Object. It never gates readiness: a shard is
+// registered by kcp once it runs, and what runs is what Available reports.
+func registered(st *observed.State, root names.RootShard, shard string) condition.Condition {
+	c := condition.Condition{Type: TypeRegistered}
+	name := root.Registration(shard)
+	l := st.Object(inkcp.KindObject, name)
+	if !l.Found {
+		c.Reason = ReasonNotObserved
+		c.Message = fmt.Sprintf("RootShard %s has not composed Object %s, which observes kcp's Shard %s in workspace root, yet.", root, name, shard)
+		return c
+	}
+	if ok, _, _, _ := observed.ConditionOf(l.Object, "Ready"); ok {
+		c.Status, c.Reason = true, ReasonRegistered
+		c.Message = fmt.Sprintf("kcp's Shard %s exists in workspace root (observed by Object %s).", shard, name)
+		return c
+	}
+	c.Reason = ReasonNotRegistered
+	c.Message = fmt.Sprintf("kcp's Shard %s is not observed in workspace root yet (Object %s)", shard, name)
+	if ok, _, msg, found := observed.ConditionOf(l.Object, "Synced"); found && !ok && msg != "" {
+		c.Message += ": " + msg
+	}
+	c.Message += "."
+	return c
+}

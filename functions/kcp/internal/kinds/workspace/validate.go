@@ -1,0 +1,84 @@
+package workspace
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+)
+
+// MaxNameLength keeps the label values that carry the Workspace's name valid.
+const MaxNameLength = validation.LabelValueMaxLength
+
+// Validate checks what the XRD schema cannot: every error names the field and how to fix it.
+// A Workspace that fails validation composes nothing new and deletes nothing.
+func Validate(ws *v1alpha1.Workspace) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	s := ws.Spec
+	errs = append(errs, check.NameLength(ws.GetName(), MaxNameLength)...)
+	root := ""
+	if r := s.RootShard.Ref; r == nil || r.Name == "" {
+		errs = append(errs, field.Required(spec.Child("rootShard", "ref", "name"), "name the RootShard (same namespace) of the kcp installation the workspace lives in"))
+	} else {
+		root = r.Name
+	}
+	if s.Parent != "" {
+		if err := names.ValidateWorkspacePath(s.Parent); err != nil {
+			errs = append(errs, field.Invalid(spec.Child("parent"), s.Parent, err.Error()))
+		}
+	}
+	name := Name(ws)
+	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+		p, fix := spec.Child("name"), "set spec.name to a workspace name"
+		if s.Name == "" {
+			p, fix = field.NewPath("metadata", "name"), "or set spec.name to a workspace name"
+		}
+		errs = append(errs, field.Invalid(p, name, "is not a kcp workspace name ("+strings.Join(msgs, "; ")+"); "+fix))
+	}
+	// The ProviderConfig of the workspace is named after the RootShard and the path.
+	if pc := names.RootShard(root).ProviderConfig(Path(ws)); root != "" && len(pc) > validation.DNS1123SubdomainMaxLength {
+		errs = append(errs, field.TooLong(spec.Child("parent"), Path(ws), validation.DNS1123SubdomainMaxLength-len(pc)+len(Path(ws))))
+	}
+	if t := s.Type; t != nil && t.Path != "" {
+		if err := names.ValidateWorkspacePath(t.Path); err != nil {
+			errs = append(errs, field.Invalid(spec.Child("type", "path"), t.Path, err.Error()))
+		}
+	}
+	seen := map[string]bool{}
+	for i, b := range s.ClusterRoleBindings {
+		p := spec.Child("clusterRoleBindings").Index(i)
+		errs = append(errs, check.ClusterRoleName(p.Child("clusterRole"), b.ClusterRole)...)
+		if seen[b.ClusterRole] {
+			errs = append(errs, field.Duplicate(p.Child("clusterRole"), b.ClusterRole))
+		}
+		seen[b.ClusterRole] = true
+		if len(b.Groups)+len(b.Users) == 0 {
+			errs = append(errs, field.Required(p, "name at least one group or user to bind "+b.ClusterRole+" to"))
+		}
+		for j, g := range b.Groups {
+			if strings.TrimSpace(g) == "" {
+				errs = append(errs, field.Required(p.Child("groups").Index(j), "remove the empty group or name one"))
+			}
+		}
+		for j, u := range b.Users {
+			if strings.TrimSpace(u) == "" {
+				errs = append(errs, field.Required(p.Child("users").Index(j), "remove the empty user or name one"))
+			}
+		}
+	}
+	return errs
+}
+
+// Warnings are accepted but probably not what the user meant.
+func Warnings(ws *v1alpha1.Workspace) []string {
+	if ws.Spec.DeletionPolicy == v1alpha1.WorkspaceDelete {
+		return []string{fmt.Sprintf("spec.deletionPolicy is Delete: deleting this Workspace deletes workspace %s in kcp and everything in it", Path(ws))}
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+// Package inkcp renders what acts inside kcp's own API rather than in the host cluster:
+// provider-kubernetes (kubernetes.m.crossplane.io) ProviderConfigs, and Objects wrapping a
+// ClusterRoleBinding, a kcp Shard or a kcp Workspace. Crossplane applies the Objects;
+// provider-kubernetes creates, observes and deletes their manifests in kcp.
+//
+// The objects are unstructured: provider-kubernetes' Go module pulls in cloud SDKs the
+// function has no use for, and the few fields written here are stable API.
+package inkcp
+
+import (
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+)
+
+// APIVersion of provider-kubernetes' namespaced kinds, the ones that fit namespaced XRs.
+const APIVersion = "kubernetes.m.crossplane.io/v1alpha1"
+
+// Kinds of provider-kubernetes.
+const (
+	KindObject         = "Object"
+	KindProviderConfig = "ProviderConfig"
+)
+
+// Management policies of an Object. Crossplane deletes what a function stops composing; the
+// policies decide whether provider-kubernetes then deletes the manifest in kcp too.
+var (
+	// PoliciesAll creates, updates and deletes: for bindings, which go with their owner.
+	PoliciesAll = []string{"*"}
+	// PoliciesKeep creates and updates but never deletes: for a workspace, whose data
+	// outlives its XR unless the user opts in.
+	PoliciesKeep = []string{"Observe", "Create", "Update", "LateInitialize"}
+	// PoliciesObserve only reads: a kcp Shard object is kcp's own, written by the shard.
+	PoliciesObserve = []string{"Observe"}
+	// PoliciesObserveDelete reads, and deletes once the Object is deleted: a shard's
+	// registration that is to go.
+	PoliciesObserveDelete = []string{"Observe", "Delete"}
+)
+
+// Object is a provider-kubernetes Object: manifest applied in the workspace that
+// providerConfig reaches.
+type Object struct {
+	Name, Namespace string
+	Labels          map[string]string
+	Annotations     map[string]string
+	ProviderConfig  string
+	Policies        []string
+	Manifest        map[string]any
+}
+
+// Unstructured renders the Object.
+func (o Object) Unstructured() *resource.Unstructured {
+	u := resource.NewUnstructured()
+	u.SetAPIVersion(APIVersion)
+	u.SetKind(KindObject)
+	u.SetName(o.Name)
+	u.SetNamespace(o.Namespace)
+	if len(o.Labels) > 0 {
+		u.SetLabels(o.Labels)
+	}
+	if len(o.Annotations) > 0 {
+		u.SetAnnotations(o.Annotations)
+	}
+	policies := make([]any, len(o.Policies))
+	for i, p := range o.Policies {
+		policies[i] = p
+	}
+	u.Object["spec"] = map[string]any{
+		"managementPolicies": policies,
+		"providerConfigRef":  map[string]any{"kind": KindProviderConfig, "name": o.ProviderConfig},
+		"forProvider":        map[string]any{"manifest": o.Manifest},
+	}
+	return u
+}
+
+// ProviderConfig is a namespaced provider-kubernetes ProviderConfig whose credentials are the
+// kubeconfig under key in Secret secret of its own namespace.
+func ProviderConfig(name, namespace string, labels map[string]string, secret, key string) *resource.Unstructured {
+	u := resource.NewUnstructured()
+	u.SetAPIVersion(APIVersion)
+	u.SetKind(KindProviderConfig)
+	u.SetName(name)
+	u.SetNamespace(namespace)
+	if len(labels) > 0 {
+		u.SetLabels(labels)
+	}
+	u.Object["spec"] = map[string]any{
+		"credentials": map[string]any{
+			"source":    "Secret",
+			"secretRef": map[string]any{"namespace": namespace, "name": secret, "key": key},
+		},
+	}
+	return u
+}
+
+// Subject of a ClusterRoleBinding.
+type Subject struct {
+	// Kind is Group or User.
+	Kind, Name string
+}
+
+// ClusterRoleBinding is the manifest of a binding of clusterRole to subjects, named name.
+func ClusterRoleBinding(name string, labels map[string]string, clusterRole string, subjects []Subject) map[string]any {
+	subs := make([]any, len(subjects))
+	for i, s := range subjects {
+		subs[i] = map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": s.Kind, "name": s.Name}
+	}
+	meta := map[string]any{"name": name}
+	if len(labels) > 0 {
+		l := make(map[string]any, len(labels))
+		for k, v := range labels {
+			l[k] = v
+		}
+		meta["labels"] = l
+	}
+	return map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1",
+		"kind":       "ClusterRoleBinding",
+		"metadata":   meta,
+		"roleRef":    map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": clusterRole},
+		"subjects":   subs,
+	}
+}
+
+// Shard is the manifest of kcp's Shard object name, as the Observe policy reads it: only
+// what identifies it.
+func Shard(name string) map[string]any {
+	return map[string]any{"apiVersion": "core.kcp.io/v1alpha1", "kind": "Shard", "metadata": map[string]any{"name": name}}
+}
+
+// WorkspaceType names a kcp WorkspaceType.
+type WorkspaceType struct{ Name, Path string }
+
+// Workspace is the manifest of a kcp Workspace name, of type typ when set.
+func Workspace(name string, labels map[string]string, typ *WorkspaceType) map[string]any {
+	meta := map[string]any{"name": name}
+	if len(labels) > 0 {
+		l := make(map[string]any, len(labels))
+		for k, v := range labels {
+			l[k] = v
+		}
+		meta["labels"] = l
+	}
+	m := map[string]any{"apiVersion": "tenancy.kcp.io/v1alpha1", "kind": "Workspace", "metadata": meta}
+	if typ != nil {
+		t := map[string]any{"name": typ.Name}
+		if typ.Path != "" {
+			t["path"] = typ.Path
+		}
+		m["spec"] = map[string]any{"type": t}
+	}
+	return m
+}
