@@ -92,8 +92,10 @@ func TestConvergedRequestComposesWorkloads(t *testing.T) {
 			t.Errorf("converged basic RootShard must compose %s", k)
 		}
 	}
-	if got := len(rsp.GetDesired().GetResources()); got != 31 {
-		t.Errorf("converged basic RootShard composes %d resources, want 31", got)
+	// What kcp-operator composes (31), and the ProviderConfig and credentials through which
+	// provider-kubernetes acts in workspace root.
+	if got := len(rsp.GetDesired().GetResources()); got != 33 {
+		t.Errorf("converged basic RootShard composes %d resources, want 33", got)
 	}
 	if rsp.GetDesired().GetComposite().GetReady() == fnv1.Ready_READY_FALSE {
 		t.Errorf("converged XR must not be forced not ready")

@@ -168,12 +168,14 @@ func TestKubeconfigResults(t *testing.T) {
 		})
 	}
 
-	rsp := run(t, newRequest(withSpec(`{"target":{"rootShardRef":{"name":"root"}},"username":"a","validity":"8760h","secretRef":{"name":"x"},"authorization":{"clusterRoleBindings":{"clusterRoles":["cluster-admin"]}}}`)))
+	// The deprecated workspace field loses to targetWorkspace, as in kcp-operator; the user is
+	// told which one binds.
+	rsp := run(t, newRequest(withSpec(`{"target":{"rootShardRef":{"name":"root"}},"username":"a","validity":"8760h","secretRef":{"name":"x"},"targetWorkspace":"root:a","authorization":{"clusterRoleBindings":{"cluster":"root:b","clusterRoles":["cluster-admin"]}}}`)))
 	var msgs []string
 	for _, r := range rsp.GetResults() {
 		msgs = append(msgs, r.GetSeverity().String()+": "+r.GetMessage())
 	}
-	want := []string{"SEVERITY_WARNING: spec.authorization is ignored: configuration-kcp does not provision cluster role bindings inside kcp yet, and writes no status.authorization. Bind the cluster roles [cluster-admin] to group kubeconfig:admin in workspace root yourself"}
+	want := []string{"SEVERITY_WARNING: spec.authorization.clusterRoleBindings.cluster (root:b) is deprecated and ignored while spec.targetWorkspace (root:a) is set: the roles are bound in root:a"}
 	if diff := cmp.Diff(want, msgs); diff != "" {
 		t.Errorf("spec.authorization: -want, +got:\n%s", diff)
 	}

@@ -62,7 +62,11 @@ func Next(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*f
 			s, err := Struct(map[string]any{
 				"apiVersion": "v1", "kind": "Secret",
 				"metadata": map[string]any{"name": secret, "namespace": md["namespace"]},
-				"data":     map[string]any{"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n"))},
+				"data": map[string]any{
+					"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n")),
+					// A key too, as cert-manager writes: what embeds credentials needs both.
+					"tls.key": base64.StdEncoding.EncodeToString([]byte("-----BEGIN PRIVATE KEY-----\n" + secret + "\n-----END PRIVATE KEY-----\n")),
+				},
 			})
 			if err != nil {
 				return nil, err

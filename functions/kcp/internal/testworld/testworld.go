@@ -300,3 +300,30 @@ func RootShard(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
 	}
 	return rs
 }
+
+// Condition sets condition t of the observed composed resource under key, as its controller
+// would (say provider-kubernetes on an Object); it does nothing when w holds none.
+func (w *World) Condition(key resource.Name, t string, ok bool, reason, message string) *World {
+	u := w.composed[key]
+	if u == nil {
+		return w
+	}
+	status := "False"
+	if ok {
+		status = "True"
+	}
+	st, _ := u.Object["status"].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
+	}
+	var conds []any
+	prev, _ := st["conditions"].([]any)
+	for _, c := range prev {
+		if m, _ := c.(map[string]any); m["type"] != t {
+			conds = append(conds, c)
+		}
+	}
+	st["conditions"] = append(conds, map[string]any{"type": t, "status": status, "reason": reason, "message": message})
+	u.Object["status"] = st
+	return w
+}

@@ -81,7 +81,20 @@ func TestValidate(t *testing.T) {
 		"BadWorkspace": {
 			reason: "The workspace path follows the XRD's pattern.",
 			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.TargetWorkspace = "root/team" }),
-			want:   []string{`spec.targetWorkspace: Invalid value: "root/team": must be a kcp workspace path such as root or root:team-a`},
+			want:   []string{`spec.targetWorkspace: Invalid value: "root/team": must be a kcp workspace path: workspace names (lowercase letters, digits and '-') joined by ':', such as root or root:team-a`},
+		},
+		"BadClusterRole": {
+			reason: "A cluster role must be a name kcp can build a binding name from.",
+			kc:     kubeconfigXR(withRoles("", "", "view", "", "a/b")),
+			want: []string{
+				"spec.authorization.clusterRoleBindings.clusterRoles[1]: Required value: name a cluster role, such as cluster-admin, or remove the empty entry",
+				`spec.authorization.clusterRoleBindings.clusterRoles[2]: Invalid value: "a/b": is not a cluster role name: may not contain '/'`,
+			},
+		},
+		"BadDeprecatedCluster": {
+			reason: "The deprecated workspace field is a workspace path too.",
+			kc:     kubeconfigXR(withRoles("", "Root", "view")),
+			want:   []string{`spec.authorization.clusterRoleBindings.cluster: Invalid value: "Root": must be a kcp workspace path: workspace names (lowercase letters, digits and '-') joined by ':', such as root or root:team-a`},
 		},
 		"BadSecretName": {
 			reason: "The output Secret name must be a valid Secret name.",
@@ -236,19 +249,26 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
-	if got := Warnings(kubeconfigXR()); len(got) != 0 {
-		t.Errorf("no warnings without authorization, got %v", got)
+	cases := map[string]struct {
+		reason string
+		kc     *v1alpha1.Kubeconfig
+		want   []string
+	}{
+		"NoAuthorization": {reason: "Nothing to warn about.", kc: kubeconfigXR()},
+		"Authorization":   {reason: "Bindings are provisioned, so spec.authorization is no longer a warning.", kc: kubeconfigXR(withRoles("root:team", "", "view"))},
+		"SameWorkspace":   {reason: "The deprecated field agreeing with targetWorkspace changes nothing.", kc: kubeconfigXR(withRoles("root:team", "root:team", "view"))},
+		"DeprecatedIgnored": {
+			reason: "The deprecated field losing to targetWorkspace is said, with where the roles are bound.",
+			kc:     kubeconfigXR(withRoles("root:team", "root:other", "view")),
+			want:   []string{"spec.authorization.clusterRoleBindings.cluster (root:other) is deprecated and ignored while spec.targetWorkspace (root:team) is set: the roles are bound in root:team"},
+		},
 	}
-	kc := kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
-		kc.Spec.Authorization = &v1alpha1.KubeconfigAuthorization{ClusterRoleBindings: v1alpha1.KubeconfigClusterRoleBindings{Cluster: "root:team", ClusterRoles: []string{"view", "admin"}}}
-	})
-	want := []string{"spec.authorization is ignored: configuration-kcp does not provision cluster role bindings inside kcp yet, and writes no status.authorization. Bind the cluster roles [admin view] to group kubeconfig:admin in workspace root:team yourself"}
-	if diff := cmp.Diff(want, Warnings(kc)); diff != "" {
-		t.Errorf("-want, +got:\n%s", diff)
-	}
-	r, _ := converged(t, kc, installation(t, testworld.New(), rootShard()))
-	if r.Status.Authorization != nil {
-		t.Errorf("status.authorization is never written")
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Warnings(tc.kc)); diff != "" {
+				t.Errorf("%s\nWarnings: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
 

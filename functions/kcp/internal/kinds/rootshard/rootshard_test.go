@@ -90,11 +90,12 @@ func TestComposeFresh(t *testing.T) {
 		"certificate-virtual-workspaces",
 		"configmap-proxy-config",
 		"issuer-ca", "issuer-client-ca", "issuer-requestheader-client-ca", "issuer-server-ca", "issuer-service-account-ca",
+		"providerconfig-kcp-operator.root",
 		"secret-external-logical-cluster-admin-kubeconfig", "secret-logical-cluster-admin-kubeconfig",
 		"secret-proxy-dynamic-kubeconfig",
 	}
 	if diff := cmp.Diff(wantKeys, keys(&r.Desired)); diff != "" {
-		t.Errorf("Before any certificate is issued, only PKI, kubeconfigs and the proxy config are composed; no workloads.\n-want, +got:\n%s", diff)
+		t.Errorf("Before any certificate is issued, only PKI, kubeconfigs, the proxy config and the ProviderConfig of root are composed; no workloads.\n-want, +got:\n%s", diff)
 	}
 	if !r.NotReady {
 		t.Errorf("The XR must be explicitly not ready while its workloads are not composed")
@@ -102,9 +103,12 @@ func TestComposeFresh(t *testing.T) {
 	wantReq := []result.Requirement{
 		{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard"},
 		{Kind: "Secret", Name: "root-client-ca"},
+		{APIVersion: "kubernetes.m.crossplane.io/v1alpha1", Kind: "Object", Label: "kcp.crossplane.io/root-shard", LabelValue: "root"},
+		{Kind: "Secret", Name: "root-kcp-operator"},
+		{Kind: "Secret", Name: "root-server-ca"},
 	}
 	if diff := cmp.Diff(wantReq, r.Requirements); diff != "" {
-		t.Errorf("Every Shard is required to list this RootShard's shards; the client CA Secret to build the proxy's client CA bundle.\n-want, +got:\n%s", diff)
+		t.Errorf("Every Shard is required to list this RootShard's shards; the client CA Secret to build the proxy's client CA bundle; the Objects acting in its kcp, and the client certificate and server CA their credentials embed.\n-want, +got:\n%s", diff)
 	}
 	if got := r.Conditions[2]; got.Type != condition.TypeAvailable || got.Status || !strings.Contains(got.Message, "certificates not yet issued: root-ca, root-client") {
 		t.Errorf("Available must say which certificates the Deployment waits for, got %+v", got)
