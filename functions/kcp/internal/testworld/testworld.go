@@ -10,6 +10,7 @@ import (
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -299,6 +300,22 @@ func RootShard(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
 		m(rs)
 	}
 	return rs
+}
+
+// Shard is Shard name of RootShard root in namespace kcp, changed by mods.
+func Shard(name string, mods ...func(*v1alpha1.Shard)) *v1alpha1.Shard {
+	sh := &v1alpha1.Shard{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		Spec: v1alpha1.ShardSpec{
+			CommonShardSpec: v1alpha1.CommonShardSpec{Etcd: v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd-" + name + ":2379"}}},
+			RootShard:       v1alpha1.RootShardConfig{Ref: &corev1.LocalObjectReference{Name: "root"}},
+		},
+	}
+	for _, m := range mods {
+		m(sh)
+	}
+	return sh
 }
 
 // Condition sets condition t of the observed composed resource under key, as its controller
