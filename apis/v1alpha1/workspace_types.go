@@ -82,7 +82,7 @@ type WorkspaceTypeReference struct {
 }
 
 // WorkspaceClusterRoleBinding binds one cluster role inside the workspace.
-// +kubebuilder:validation:XValidation:rule="size(self.groups) + size(self.users) > 0",message="name at least one group or user to bind the cluster role to"
+// +kubebuilder:validation:XValidation:rule="(has(self.groups) ? size(self.groups) : 0) + (has(self.users) ? size(self.users) : 0) > 0",message="name at least one group or user to bind the cluster role to"
 type WorkspaceClusterRoleBinding struct {
 	// ClusterRole is the name of a ClusterRole in the workspace, such as cluster-admin.
 	// +kubebuilder:validation:MinLength=1

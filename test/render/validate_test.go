@@ -16,7 +16,8 @@ var certManagerCRDs = []string{"certificates", "issuers", "clusterissuers", "cer
 
 // TestValidate checks every rendered resource against its schema, offline: the XRs against
 // the XRDs under apis/, cert-manager kinds against the CRDs of the cert-manager version in
-// go.mod, core kinds against client-go's types.
+// go.mod, provider-kubernetes kinds against its pinned CRDs, core kinds against client-go's
+// types.
 func TestValidate(t *testing.T) {
 	rs := renderExamples(t)
 	tools, err := FindTools(repoRoot)
@@ -73,5 +74,21 @@ func extensions() ([]string, error) {
 		}
 		ext = append(ext, path)
 	}
+	// provider-kubernetes' namespaced kinds, at the version its pinned tool module requires
+	// (the version the e2e runs and crossplane.yaml depends on).
+	pk, err := gomod.Dir(filepath.Join(repoRoot, "test", "e2e", "tools", "provider-kubernetes"), "github.com/crossplane-contrib/provider-kubernetes")
+	if err != nil {
+		return nil, err
+	}
+	for _, kind := range providerKubernetesCRDs {
+		path := filepath.Join(pk, "package", "crds", "kubernetes.m.crossplane.io_"+kind+".yaml")
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("provider-kubernetes CRD %s: %w", kind, err)
+		}
+		ext = append(ext, path)
+	}
 	return ext, nil
 }
+
+// providerKubernetesCRDs are the provider-kubernetes kinds a composition composes.
+var providerKubernetesCRDs = []string{"objects", "providerconfigs"}

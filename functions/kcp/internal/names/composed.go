@@ -10,8 +10,16 @@ package names
 // TestComposedListsEveryGoldenObject holds these lists against every golden render.
 
 // Composed lists the names a RootShard's composition may give an object.
-func (r RootShard) Composed() []string {
-	return append(r.Secrets(), r.Deployment(), r.Proxy(), r.ProxyConfig())
+//
+// shards are the RootShard's Shards, whose kcp objects it observes; the ProviderConfigs of
+// workspaces other than root are named with a dot, which no XR name holds, so they cannot
+// clash with another XR's objects.
+func (r RootShard) Composed(shards ...string) []string {
+	out := append(r.Secrets(), r.Deployment(), r.Proxy(), r.ProxyConfig(), r.ProviderConfig(RootWorkspace))
+	for _, sh := range shards {
+		out = append(out, r.Registration(sh))
+	}
+	return out
 }
 
 // Composed lists the names a Shard's composition may give an object.

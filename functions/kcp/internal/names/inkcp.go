@@ -51,12 +51,13 @@ func ProxyWorkspaceURL(rs *v1alpha1.RootShard, path string) string {
 	return ServiceURL(RootShard(rs.GetName()).Proxy(), rs.GetNamespace(), rs.Spec.ClusterDomain) + "/clusters/" + path
 }
 
-// Binding is the Object that holds the ClusterRoleBinding a Kubeconfig or Workspace puts in
-// workspace path for clusterRole. Role names may hold colons and capitals, which object names
-// may not, and the same role may be bound in two workspaces while a Kubeconfig moves, so the
-// name ends in a hash of both.
-func Binding(owner, path, clusterRole string) string {
-	sum := sha256.Sum256([]byte(path + "\x00" + clusterRole))
+// Binding is the Object that holds the ClusterRoleBinding an XR of kind ownerKind (Kubeconfig
+// or Workspace) named owner puts in workspace path for clusterRole. Role names may hold
+// colons and capitals, which object names may not, the same role may be bound in two
+// workspaces while a Kubeconfig moves, and a Kubeconfig and a Workspace may share a name, so
+// the name ends in a hash of all three.
+func Binding(ownerKind, owner, path, clusterRole string) string {
+	sum := sha256.Sum256([]byte(ownerKind + "\x00" + path + "\x00" + clusterRole))
 	return owner + "-binding-" + hex.EncodeToString(sum[:5])
 }
 

@@ -22,8 +22,9 @@ func TestInKCPNames(t *testing.T) {
 		"Registration":       {reason: "A shard's registration Object is the RootShard's.", got: RootShard("root").Registration("alpha"), want: "root-registration-alpha"},
 		"ProxyWorkspaceURL":  {reason: "Credentials reach a workspace through the internal proxy.", got: ProxyWorkspaceURL(rs, "root:team"), want: "https://root-proxy.kcp.svc.cluster.local:6443/clusters/root:team"},
 		"KubeconfigBinding":  {reason: "kcp-operator's binding name.", got: KubeconfigBinding("uid", "system:kcp:admin"), want: "uid:system:kcp:admin"},
-		"Binding":            {reason: "The Object's name ends in a hash of workspace and role.", got: Binding("admin", "root", "view"), want: "admin-binding-" + "e336eb2840"}, // printf 'root\0view' | sha256sum,
-		"BindingOtherPlace":  {reason: "The same role in another workspace is another Object.", got: Binding("admin", "root:team", "view"), want: "admin-binding-" + "f5d59f7031"},
+		"Binding":            {reason: "The Object's name ends in a hash of workspace and role.", got: Binding("Kubeconfig", "admin", "root", "view"), want: "admin-binding-" + "fe53113b1b"}, // printf 'Kubeconfig\0root\0view' | sha256sum
+		"BindingOtherPlace":  {reason: "The same role in another workspace is another Object.", got: Binding("Kubeconfig", "admin", "root:team", "view"), want: "admin-binding-" + "5d936b3781"},
+		"BindingOtherKind":   {reason: "A Workspace of the Kubeconfig's name binding the same role there is another Object.", got: Binding("Workspace", "admin", "root:team", "view"), want: "admin-binding-" + "f6993c8f6c"},
 		"WorkspaceObject":    {reason: "A Workspace XR's Object.", got: Workspace("team-a").Object(), want: "team-a-workspace"},
 		"WorkspaceBinding":   {reason: "A Workspace XR's binding in kcp.", got: WorkspaceBinding("cluster-admin"), want: "kcp.crossplane.io:cluster-admin"},
 	}

@@ -34,6 +34,7 @@ func (r RootShard) Secrets() []string {
 		r.LogicalClusterAdminKubeconfig(), r.ExternalLogicalClusterAdminKubeconfig(),
 		r.MergedCABundle(), r.MergedClientCA(),
 		r.ProxyDynamicKubeconfig(), r.ProxyMergedClientCA(), r.ProxyMergedCABundle(),
+		r.AccessKubeconfig(),
 	)
 }
 

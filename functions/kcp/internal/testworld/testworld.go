@@ -96,10 +96,11 @@ func kindName(o map[string]any) (kind, name string) {
 	return kind, name
 }
 
-// Secret adds required Secrets whose tls.crt is the placeholder "PEM(<name>)".
+// Secret adds required Secrets whose tls.crt and tls.key are the placeholders "PEM(<name>)"
+// and "KEY(<name>)", as cert-manager writes both.
 func (w *World) Secret(names ...string) *World {
 	for _, name := range names {
-		w.SecretData(name, map[string]string{"tls.crt": "PEM(" + name + ")"})
+		w.SecretData(name, map[string]string{"tls.crt": "PEM(" + name + ")", "tls.key": "KEY(" + name + ")"})
 	}
 	return w
 }

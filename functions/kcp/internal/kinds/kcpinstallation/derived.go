@@ -31,7 +31,11 @@ func parts(inst *v1alpha1.KcpInstallation) []part {
 	s := inst.Spec
 	n := names.Installation(inst.GetName())
 	root := names.RootShard(n.RootShard())
-	out := []part{{what: "RootShard " + string(root), field: field.NewPath("metadata", "name"), names: root.Composed()}}
+	shards := make([]string, 0, len(s.Shards))
+	for _, sh := range s.Shards {
+		shards = append(shards, n.Shard(sh.Name))
+	}
+	out := []part{{what: "RootShard " + string(root), field: field.NewPath("metadata", "name"), names: root.Composed(shards...)}}
 	if s.CacheServer != nil {
 		cs := n.CacheServer()
 		out = append(out, part{what: "CacheServer " + cs, field: field.NewPath("spec", "cacheServer"), names: names.CacheServer(cs).Composed()})

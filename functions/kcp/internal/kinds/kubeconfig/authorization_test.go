@@ -49,9 +49,10 @@ func bindingObjects(t *testing.T, r Result) []string {
 	return out
 }
 
-// hashOf is the end of a binding Object's name: sha256 of workspace, NUL, role, 10 hex digits.
+// hashOf is the end of a binding Object's name: sha256 of Kubeconfig, workspace and role
+// joined by NULs, 10 hex digits.
 func hashOf(workspace, role string) string {
-	sum := sha256.Sum256([]byte(workspace + "\x00" + role))
+	sum := sha256.Sum256([]byte("Kubeconfig\x00" + workspace + "\x00" + role))
 	return hex.EncodeToString(sum[:])[:10]
 }
 

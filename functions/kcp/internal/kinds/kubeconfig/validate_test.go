@@ -207,7 +207,9 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 	base := func() *testworld.World {
 		w := testworld.New().Object(rs).Object(sh).Object(fp)
 		for _, s := range append([]string{"user-bundle", "user-clients"}, names.RootShard("root").Secrets()...) {
-			w.SecretData(s, map[string]string{"tls.crt": "PEM"})
+			// With a key, as cert-manager writes: the RootShard embeds its kcp-operator
+			// certificate's in the credentials provider-kubernetes reads.
+			w.SecretData(s, map[string]string{"tls.crt": "PEM", "tls.key": "KEY"})
 		}
 		return w
 	}

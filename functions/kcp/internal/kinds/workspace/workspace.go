@@ -37,6 +37,9 @@ const (
 	ReasonBinding = "Binding"
 )
 
+// Kind of the XR.
+const Kind = "Workspace"
+
 // phaseReady is kcp's phase of a workspace that serves.
 const phaseReady = "Ready"
 
@@ -137,7 +140,7 @@ func composeBindings(b *builder.Builder, ws *v1alpha1.Workspace, root names.Root
 		if uid := string(ws.GetUID()); uid != "" {
 			labels = map[string]string{names.LabelWorkspaceXRUID: uid}
 		}
-		name := names.Binding(ws.GetName(), path, crb.ClusterRole)
+		name := names.Binding(Kind, ws.GetName(), path, crb.ClusterRole)
 		key := b.Key("object", name)
 		ok := b.St.ConditionTrue(key, "Ready")
 		b.Set.Add(key, inkcp.Object{
