@@ -154,10 +154,11 @@ func userDir(t *testing.T) string {
 		}
 	}
 	for name, content := range map[string]string{
-		"admin.kubeconfig": closedKubeconfig,
-		"rootshard.yaml":   string(xr),
-		"functions.yaml":   functions,
-		"rendered.yaml":    "",
+		"admin.kubeconfig":  closedKubeconfig,
+		"team-a.kubeconfig": closedKubeconfig, // docs/workspaces.md
+		"rootshard.yaml":    string(xr),
+		"functions.yaml":    functions,
+		"rendered.yaml":     "",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
