@@ -19,6 +19,7 @@ BIN ?= $(CURDIR)/bin
 E2E_ETCD_VERSION         := v3.6.7
 E2E_KUBERNETES_VERSION   := v1.35.3
 E2E_CERT_MANAGER_VERSION := v1.19.5
+E2E_PROVIDER_KUBERNETES_VERSION := v1.2.0
 
 E2E_ETCD                    := $(BIN)/etcd
 E2E_ETCDCTL                 := $(BIN)/etcdctl
@@ -26,7 +27,9 @@ E2E_KUBE_APISERVER          := $(BIN)/kube-apiserver
 E2E_KUBE_CONTROLLER_MANAGER := $(BIN)/kube-controller-manager
 E2E_KUBECTL                 := $(BIN)/kubectl
 E2E_CERT_MANAGER_CONTROLLER := $(BIN)/cert-manager-controller
-export E2E_ETCD E2E_ETCDCTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER
+E2E_PROVIDER_KUBERNETES     := $(BIN)/provider-kubernetes
+export E2E_ETCD E2E_ETCDCTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
+	E2E_PROVIDER_KUBERNETES
 
 E2E_TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/e2e/tools)
 
@@ -46,6 +49,8 @@ E2E_KUBECTL_LDFLAGS := $(E2E_K8S_LDFLAGS) \
 	-X k8s.io/client-go/pkg/version.gitMinor=$(word 2,$(subst ., ,$(E2E_KUBERNETES_VERSION:v%=%))) \
 	-X k8s.io/client-go/pkg/version.gitTreeState=clean
 E2E_CERT_MANAGER_LDFLAGS := -s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(E2E_CERT_MANAGER_VERSION)
+E2E_PROVIDER_KUBERNETES_LDFLAGS := -s -w \
+	-X github.com/crossplane-contrib/provider-kubernetes/internal/version.Version=$(E2E_PROVIDER_KUBERNETES_VERSION)
 
 E2E_CERT_MANAGER_SRCS := $(filter-out %_test.go,$(wildcard $(E2E_TOOLS_DIR)/cert-manager/*.go)) \
 	$(E2E_TOOLS_DIR)/cert-manager/go.mod $(E2E_TOOLS_DIR)/cert-manager/go.sum
@@ -76,7 +81,8 @@ endef
 
 .PHONY: e2e-tools _e2e_tools_force
 ## e2e-tools: build the real-control-plane binaries for end-to-end tests into bin/.
-e2e-tools: $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_KUBE_APISERVER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBECTL) $(E2E_CERT_MANAGER_CONTROLLER)
+e2e-tools: $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_KUBE_APISERVER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBECTL) $(E2E_CERT_MANAGER_CONTROLLER) \
+	$(E2E_PROVIDER_KUBERNETES)
 _e2e_tools_force:
 
 $(BIN)/etcd-$(E2E_ETCD_VERSION):
@@ -111,9 +117,17 @@ $(BIN)/cert-manager-controller-$(E2E_CERT_MANAGER_VERSION): $(E2E_CERT_MANAGER_S
 	@echo "building cert-manager-controller (cert-manager $(E2E_CERT_MANAGER_VERSION)) into $(BIN) (first time takes about 2 minutes)"
 	$(call e2e_build,cert-manager,$(E2E_CERT_MANAGER_LDFLAGS),.,-buildvcs=false)
 
+# provider-kubernetes' own main (cmd/provider), from the published module: the e2e packages
+# it as a Provider and runs it as the package runtime would (see test/e2e/stack).
+$(BIN)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION):
+	$(call e2e_check_version,provider-kubernetes,github.com/crossplane-contrib/provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION))
+	@echo "building provider-kubernetes $(E2E_PROVIDER_KUBERNETES_VERSION) into $(BIN) (first time takes about 3 minutes)"
+	$(call e2e_build,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_LDFLAGS),github.com/crossplane-contrib/provider-kubernetes/cmd/provider)
+
 $(eval $(call e2e_link,$(E2E_ETCD),etcd-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_ETCDCTL),etcdctl-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBE_APISERVER),kube-apiserver-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBE_CONTROLLER_MANAGER),kube-controller-manager-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBECTL),kubectl-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_CERT_MANAGER_CONTROLLER),cert-manager-controller-$(E2E_CERT_MANAGER_VERSION)))
+$(eval $(call e2e_link,$(E2E_PROVIDER_KUBERNETES),provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION)))
