@@ -85,6 +85,10 @@ type Options struct {
 	Dir string
 	// Logf, if set, receives a line per backend started and per front start and stop.
 	Logf func(format string, args ...any)
+	// OnFront, if set, is called after the front starts (up) and stops (!up), with its
+	// address: the harness mirrors the front's reachability into the network namespaces it
+	// forwards it to, so that clients there see connections refused while it is stopped.
+	OnFront func(addr string, up bool)
 }
 
 // StandIn is a running kcp stand-in for one kcp installation.
@@ -166,20 +170,28 @@ func (s *StandIn) Addr() string {
 // StartFront starts the front again after StopFront, on the same address with the same
 // certificates; every backend and its objects are as they were.
 func (s *StandIn) StartFront() error {
+	addr, err := s.startFront()
+	if err == nil && s.o.OnFront != nil {
+		s.o.OnFront(addr, true)
+	}
+	return err
+}
+
+func (s *StandIn) startFront() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("kcpstandin: closed")
+		return "", errors.New("kcpstandin: closed")
 	}
 	if s.front != nil {
-		return nil
+		return s.addr, nil
 	}
 	if s.addr == "" {
 		s.addr = s.o.Addr
 	}
 	l, err := net.Listen("tcp", s.addr)
 	if err != nil {
-		return fmt.Errorf("kcp stand-in front: %w", err)
+		return "", fmt.Errorf("kcp stand-in front: %w", err)
 	}
 	s.addr = l.Addr().String()
 	srv := &http.Server{
@@ -190,20 +202,26 @@ func (s *StandIn) StartFront() error {
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	s.front = srv
 	s.logf("kcp stand-in front for %s listening on %s", s.o.Name, s.addr)
-	return nil
+	return s.addr, nil
 }
 
 // StopFront stops the front, as if kcp became unreachable: the listener and every open
 // connection (watches included) close, and new connections are refused until StartFront.
 func (s *StandIn) StopFront() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.front == nil {
+		s.mu.Unlock()
 		return
 	}
 	_ = s.front.Close()
 	s.front = nil
+	addr := s.addr
+	s.mu.Unlock()
 	s.logf("kcp stand-in front for %s stopped", s.o.Name)
+	// Outside the lock: the callback may call back (Exited, Addr).
+	if s.o.OnFront != nil {
+		s.o.OnFront(addr, false)
+	}
 }
 
 // Close stops the front and every backend.
