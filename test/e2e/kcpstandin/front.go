@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -37,7 +38,44 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := r.Clone(r.Context())
 	out.URL.Path, out.URL.RawPath = rest, ""
+	if q := r.URL.Query().Get("watch"); q == "true" || q == "1" {
+		done := s.watching(path, rest)
+		defer done()
+	}
 	b.proxy.ServeHTTP(w, out)
+}
+
+// watching records an open watch request until done is called.
+func (s *StandIn) watching(path, rest string) (done func()) {
+	key := path + " " + rest
+	s.mu.Lock()
+	s.watches[key]++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.watches[key]--; s.watches[key] == 0 {
+			delete(s.watches, key)
+		}
+	}
+}
+
+// OpenWatches lists the watch requests open through the front for a workspace path, as
+// their path in the backend (/apis/rbac.authorization.k8s.io/v1/clusterrolebindings), one
+// entry per open request, sorted.
+func (s *StandIn) OpenWatches(path string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for k, n := range s.watches {
+		if p, rest, _ := strings.Cut(k, " "); p == path {
+			for range n {
+				out = append(out, rest)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // reverseProxy forwards to a backend as its admin. The client's own credentials and any

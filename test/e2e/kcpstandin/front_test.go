@@ -176,6 +176,45 @@ func TestFront(t *testing.T) {
 	}
 }
 
+// OpenWatches lists a watch while it streams, and forgets it once it ends.
+func TestOpenWatches(t *testing.T) {
+	f := newFrontFixture(t)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush()
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	f.s.backends["root"].proxy = f.s.reverseProxy(u)
+	done := make(chan error, 1)
+	go func() {
+		resp, err := f.client(t, f.clientCA, AdminGroup).Get("https://" + f.s.Addr() + "/clusters/root/api/v1/configmaps?watch=true")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+		done <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(f.s.OpenWatches("root")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := f.s.OpenWatches("root"); len(got) != 1 || got[0] != "/api/v1/configmaps" {
+		t.Errorf("OpenWatches(root) = %q while the watch streams, want [/api/v1/configmaps]", got)
+	}
+	if got := f.s.OpenWatches("root:other"); len(got) != 0 {
+		t.Errorf("OpenWatches(root:other) = %q", got)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := f.s.OpenWatches("root"); len(got) != 0 {
+		t.Errorf("OpenWatches(root) = %q after the watch ended", got)
+	}
+}
+
 // A certificate of another CA is never accepted: the handshake fails, or (Go's client sends
 // only certificates of the CAs the server names) the request arrives without one.
 func TestFrontRejectsOtherCA(t *testing.T) {

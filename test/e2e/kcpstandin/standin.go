@@ -103,8 +103,10 @@ type StandIn struct {
 	// addr is where the front listens: Options.Addr, its port chosen on the first start if 0.
 	addr     string
 	backends map[string]*backend
-	front    *http.Server
-	closed   bool
+	// watches counts the open watch requests by "<path> <backend path>".
+	watches map[string]int
+	front   *http.Server
+	closed  bool
 }
 
 // backend is one workspace path's kube-apiserver. ready closes once it serves the CRDs, or
@@ -152,6 +154,7 @@ func New(o Options) (*StandIn, error) {
 		},
 		pki:      p,
 		backends: map[string]*backend{},
+		watches:  map[string]int{},
 	}
 	s.upstream, err = p.transport()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,20 +126,22 @@ func testStandIn(t *testing.T, e *env) {
 		// inRoot is the object's name in workspace root.
 		inRoot   string
 		manifest map[string]any
+		// watch: the provider watches what the Object created (spec.watch), through the front.
+		watch bool
 	}{
-		{"standin-a", clusterRoleBindings, "standin-a", bindingManifest("standin-a")},
-		{"standin-b", clusterRoleBindings, "standin-b", bindingManifest("standin-b")},
+		{"standin-a", clusterRoleBindings, "standin-a", bindingManifest("standin-a"), true},
+		{"standin-b", clusterRoleBindings, "standin-b", bindingManifest("standin-b"), false},
 		{"standin-shard", kcpShards, "standin", map[string]any{"apiVersion": "core.kcp.io/v1alpha1", "kind": "Shard",
-			"metadata": map[string]any{"name": "standin"}, "spec": map[string]any{"baseURL": "https://standin-shard.standin.svc.cluster.local:6443"}}},
+			"metadata": map[string]any{"name": "standin"}, "spec": map[string]any{"baseURL": "https://standin-shard.standin.svc.cluster.local:6443"}}, false},
 		{"standin-workspace", kcpWorkspaces, "team-a", map[string]any{"apiVersion": "tenancy.kcp.io/v1alpha1", "kind": "Workspace",
-			"metadata": map[string]any{"name": "team-a"}}},
+			"metadata": map[string]any{"name": "team-a"}}, false},
 	}
 	created := time.Now()
 	for _, o := range objects {
-		applyObject(ctx, t, e, o.name, "kcp-root", o.manifest)
+		applyObject(ctx, t, e, o.name, "kcp-root", o.manifest, o.watch)
 	}
 	// Observe only: the provider never deletes through a ProviderConfig that cannot.
-	applyObject(ctx, t, e, "standin-developer", "kcp-root-developer", bindingManifest("standin-developer"), "Observe")
+	applyObject(ctx, t, e, "standin-developer", "kcp-root-developer", bindingManifest("standin-developer"), false, "Observe")
 	for _, o := range objects {
 		waitObject(ctx, t, e, o.name, func(o stack.Object) bool {
 			return o.Condition("Ready").Status == "True" && o.Condition("Synced").Status == "True"
@@ -163,6 +166,30 @@ func testStandIn(t *testing.T, e *env) {
 		t.Errorf("ClusterRoleBinding standin-developer in root: %v, want NotFound", err)
 	}
 	e.Step("StandIn: a client certificate without group %s is refused: %s", kcpstandin.AdminGroup, developerObj.Condition("Synced").Message)
+
+	// standin-a's binding is watched through the front; changed in kcp, it is put back.
+	if err := e.Eventually(ctx, 30*time.Second, "a watch of ClusterRoleBindings through the kcp stand-in front", func(context.Context) (bool, string, error) {
+		w := kcp.OpenWatches("root")
+		return slices.ContainsFunc(w, func(p string) bool { return strings.HasSuffix(p, "/clusterrolebindings") }), fmt.Sprintf("open watches: %q", w), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.Object["subjects"] = []any{map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "intruder"}}
+	if _, err := root.Resource(clusterRoleBindings).Update(ctx, b, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	changed := time.Now()
+	if err := e.Eventually(ctx, 30*time.Second, "ClusterRoleBinding standin-a put back", func(ctx context.Context) (bool, string, error) {
+		b, err := root.Resource(clusterRoleBindings).Get(ctx, "standin-a", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		s := firstSubject(b.Object)
+		return s == "e2e-standin-a", "subject " + s, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Step("StandIn: the provider watches ClusterRoleBindings through the front (%q); standin-a changed in kcp was put back after %.1fs", kcp.OpenWatches("root"), time.Since(changed).Seconds())
 
 	if wait := creationGrace + time.Second - time.Since(created); wait > 0 {
 		time.Sleep(wait)
@@ -218,11 +245,12 @@ func bindingManifest(name string) map[string]any {
 }
 
 // applyObject applies a provider-kubernetes Object in the scenario's namespace.
-func applyObject(ctx context.Context, t *testing.T, e *env, name, providerConfig string, manifest map[string]any, managementPolicies ...string) {
+func applyObject(ctx context.Context, t *testing.T, e *env, name, providerConfig string, manifest map[string]any, watch bool, managementPolicies ...string) {
 	t.Helper()
 	spec := map[string]any{
 		"providerConfigRef": map[string]string{"kind": "ProviderConfig", "name": providerConfig},
 		"forProvider":       map[string]any{"manifest": manifest},
+		"watch":             watch,
 	}
 	if len(managementPolicies) > 0 {
 		spec["managementPolicies"] = managementPolicies
