@@ -4,10 +4,12 @@
 // them: install a single-shard and a sharded kcp from the examples, renew certificates, make
 // mistakes, delete, migrate an installation from kcp-operator. Each scenario asserts outcomes on the objects the cluster ends up with.
 //
-// Three parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
+// Four parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
 // kubelet marks Deployments available (FakeKubelet in test names); the harness plays
-// Crossplane's package runtime (see package stack); and no kcp-operator runs, so the Migrate
-// scenario creates what it leaves behind (KCPOperatorStandIn, see migrate_test.go). With KCP_BIN set to a directory holding
+// Crossplane's package runtime (see package stack); no kcp-operator runs, so the Migrate
+// scenario creates what it leaves behind (KCPOperatorStandIn, see migrate_test.go); and no kcp
+// runs, so provider-kubernetes acts on a kcp stand-in (KCPStandIn, see package kcpstandin and
+// standin_test.go). With KCP_BIN set to a directory holding
 // kcp and kcp-front-proxy binaries, TestKCP/Basic/RealKCP also runs the composed containers
 // of the root shard and the front-proxy as real processes (see realkcp_test.go).
 //

@@ -8,7 +8,10 @@
 // What is not real: no kubelet or scheduler runs pods, and this package plays Crossplane's
 // package runtime (Crossplane runs with --package-runtime=Function=External): it starts the
 // function binary it extracts from the installed package, with a serving certificate signed
-// by Crossplane's CA, and points the FunctionRevision at it.
+// by Crossplane's CA, and points the FunctionRevision at it. With Options.ProviderKubernetes it
+// plays the runtime for Providers too (provider-kubernetes, each in a network namespace of its
+// own, as its service account's user) and starts kcp stand-ins (package kcpstandin: not kcp)
+// for them to act on.
 package stack
 
 import (
