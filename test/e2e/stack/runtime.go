@@ -290,12 +290,12 @@ func Hardened(uid, gid int, command ...string) []string {
 }
 
 // HardenedWithEtc is Hardened with the directory etc, when not empty, bind-mounted on /etc
-// first (read-only too, in that namespace only): a process that resolves Service names gets
-// the harness's hosts file there, which the harness can still rewrite from outside.
+// (read-only too, in that namespace only): a process that resolves Service names gets the
+// harness's hosts file there, which the harness can still rewrite from outside.
 func HardenedWithEtc(uid, gid int, etc string, command ...string) []string {
 	// Mount points with escaped characters (\040 for a space) are left alone: none of the
 	// filesystems a function reads has one.
-	// /etc is replaced last: awk and friends may be /etc/alternatives symlinks.
+	// /etc is replaced after the remounts: awk may be an /etc/alternatives symlink.
 	const readOnly = `etc=$1; shift; ` +
 		`awk '{print $2}' /proc/self/mounts | grep -v '\\' | while read -r m; do mount -o remount,bind,ro "$m" 2>/dev/null || true; done; ` +
 		`if [ -n "$etc" ]; then mount --bind "$etc" /etc && mount -o remount,bind,ro /etc || exit 1; fi; exec "$@"`
