@@ -104,11 +104,12 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 ## kube-apiserver, kube-controller-manager, cert-manager, Crossplane; local processes in a
 ## private network namespace) and run the scenarios of test/e2e/scenarios: basic, renewal,
 ## bad input, delete, migrate from kcp-operator, sharded, a tenant's KcpInstallation, a claim,
-## the self-signed topology. Progress on standard error; logs in
-## _output/e2e/. E2E_RUN='TestKCP/(Basic|Delete|Migrate)$$' runs some of them (-test.run).
+## the self-signed topology, provider-kubernetes on a kcp stand-in (StandIn), scale, faults.
+## Progress on standard error; logs in _output/e2e/. E2E_RUN='TestKCP/(Basic|Delete|Migrate)$$'
+## runs some of them (-test.run); E2E_RUN='TestKCP/StandIn' runs StandIn alone.
 E2E_RUN ?=
 .PHONY: e2e
-e2e: build $(E2E_BINARIES)
+e2e: build $(E2E_BINARIES) $(E2E_PROVIDER_KUBERNETES_XPKG)
 	@echo "== end-to-end scenarios on a real control plane (about 45 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.

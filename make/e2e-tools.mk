@@ -1,7 +1,8 @@
 # make/e2e-tools.mk: binaries of a real control plane for end-to-end tests
 # (etcd, kube-apiserver, kube-controller-manager, kubectl, a cert-manager
-# controller), built from the Go modules in test/e2e/tools into a git-ignored
-# $(BIN). Include it from the root Makefile, after make/tools.mk or BIN:
+# controller) and provider-kubernetes, built from the Go modules in
+# test/e2e/tools into a git-ignored $(BIN), and provider-kubernetes' package.
+# Include it from the root Makefile, after make/tools.mk or BIN:
 #
 #   include make/e2e-tools.mk
 #
@@ -9,7 +10,8 @@
 # versioned file ($(BIN)/etcd-v3.6.7, ...) and exposed through a stable symlink
 # ($(BIN)/etcd, ...); present files are never rebuilt. The stable paths are
 # exported as E2E_* variables for test code. A cold build of everything takes
-# ~10-15 minutes on 2 cores and several GiB of Go build cache; cache the binaries.
+# ~13-18 minutes on 2 cores (provider-kubernetes ~3 of them) and several GiB of
+# Go build cache; cache the binaries.
 #
 # The versions below must match the go.mod files in test/e2e/tools; each recipe
 # checks that before building. See test/e2e/tools/README.md to bump one.
@@ -123,6 +125,35 @@ $(BIN)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION):
 	$(call e2e_check_version,provider-kubernetes,github.com/crossplane-contrib/provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION))
 	@echo "building provider-kubernetes $(E2E_PROVIDER_KUBERNETES_VERSION) into $(BIN) (first time takes about 3 minutes)"
 	$(call e2e_build,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_LDFLAGS),github.com/crossplane-contrib/provider-kubernetes/cmd/provider)
+
+# provider-kubernetes' package, for the host's architecture only (the package runtime runs it
+# here): the module's package/crossplane.yaml and package/crds/*.yaml, and a runtime image
+# holding the binary at /provider, built like the function's (runtime-image, xpkg build). Needs
+# $(RUNTIME_IMAGE) and $(CROSSPLANE) from make/tools.mk.
+E2E_ARCH := $(shell go env GOARCH)
+E2E_PACKAGE_DIR := $(or $(OUTPUT),$(CURDIR)/_output)/e2e-packages
+E2E_PROVIDER_KUBERNETES_RUNTIME := $(E2E_PACKAGE_DIR)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION)-runtime-$(E2E_ARCH).tar
+E2E_PROVIDER_KUBERNETES_XPKG := $(E2E_PACKAGE_DIR)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION)-$(E2E_ARCH).xpkg
+export E2E_PROVIDER_KUBERNETES_XPKG
+
+.PHONY: e2e-provider-kubernetes
+## e2e-provider-kubernetes: build provider-kubernetes' package for the end-to-end tests.
+e2e-provider-kubernetes: $(E2E_PROVIDER_KUBERNETES_XPKG)
+
+$(E2E_PROVIDER_KUBERNETES_RUNTIME): $(BIN)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION) $(RUNTIME_IMAGE)
+	@mkdir -p $(@D)
+	@$(RUNTIME_IMAGE) -binary $< -arch $(E2E_ARCH) -entrypoint /provider -o $@
+
+$(E2E_PROVIDER_KUBERNETES_XPKG): $(E2E_PROVIDER_KUBERNETES_RUNTIME) $(CROSSPLANE)
+	@echo "package: building provider-kubernetes $(E2E_PROVIDER_KUBERNETES_VERSION) linux/$(E2E_ARCH) -> $@"
+	@dir=$$($(call e2e_go,provider-kubernetes) list -m -f '{{.Dir}}' github.com/crossplane-contrib/provider-kubernetes) && \
+	  test -f "$$dir/package/crossplane.yaml" || { echo "provider-kubernetes module not in the module cache: $$dir" >&2; exit 1; }; \
+	  rm -rf $(E2E_PACKAGE_DIR)/provider-kubernetes $(E2E_PACKAGE_DIR)/no-examples && \
+	  mkdir -p $(E2E_PACKAGE_DIR)/provider-kubernetes/crds $(E2E_PACKAGE_DIR)/no-examples && \
+	  cp "$$dir/package/crossplane.yaml" $(E2E_PACKAGE_DIR)/provider-kubernetes/ && \
+	  cp "$$dir"/package/crds/*.yaml $(E2E_PACKAGE_DIR)/provider-kubernetes/crds/
+	@$(CROSSPLANE) xpkg build --package-root=$(E2E_PACKAGE_DIR)/provider-kubernetes \
+	  --embed-runtime-image-tarball=$< --examples-root=$(E2E_PACKAGE_DIR)/no-examples -o $@.tmp && mv $@.tmp $@
 
 $(eval $(call e2e_link,$(E2E_ETCD),etcd-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_ETCDCTL),etcdctl-$(E2E_ETCD_VERSION)))

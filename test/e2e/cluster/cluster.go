@@ -120,6 +120,9 @@ type Cluster struct {
 	Kubeconfig string
 	// URL is the kube-apiserver's address, https://127.0.0.1:<port>.
 	URL string
+	// EtcdURL is etcd's client URL (plain HTTP on 127.0.0.1), for more API servers that keep
+	// their objects under a prefix of their own (the kcp stand-in).
+	EtcdURL string
 	// HTTP is an admin client for URL.
 	HTTP *http.Client
 
@@ -147,6 +150,9 @@ func (c *Cluster) UserKubeconfig(name string, groups ...string) (string, error) 
 	}
 	return base + ".kubeconfig", writeKubeconfig(base+".kubeconfig", c.URL, c.pki.CACert, base+".crt", base+".key")
 }
+
+// CAFile is the cluster CA's certificate, which every kubeconfig of the cluster names.
+func (c *Cluster) CAFile() string { return c.pki.CACert }
 
 // writeKubeconfig writes a kubeconfig with one cluster, one certificate user and one context.
 func writeKubeconfig(path, url, ca, cert, key string) error {
@@ -230,6 +236,7 @@ func New(o Options) (*Cluster, error) {
 	c.kubectlLog = klog
 
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
+	c.EtcdURL = etcdURL
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPeer)
 	etcd, err := proc.Start(filepath.Join(o.Dir, "etcd.log"), nil, o.Etcd,
 		"--name=e2e",

@@ -111,11 +111,12 @@ func setupNetNS() error {
 			return fmt.Errorf("interface %q present: not a fresh network namespace", i.Name)
 		}
 	}
-	return linkUp("lo")
+	return LinkUp("lo")
 }
 
-// linkUp sets IFF_UP on an interface, like `ip link set <name> up`.
-func linkUp(name string) error {
+// LinkUp sets IFF_UP on an interface of the calling thread's network namespace, like `ip link
+// set <name> up`.
+func LinkUp(name string) error {
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return err

@@ -4,10 +4,12 @@
 // them: install a single-shard and a sharded kcp from the examples, renew certificates, make
 // mistakes, delete, migrate an installation from kcp-operator. Each scenario asserts outcomes on the objects the cluster ends up with.
 //
-// Three parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
+// Four parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
 // kubelet marks Deployments available (FakeKubelet in test names); the harness plays
-// Crossplane's package runtime (see package stack); and no kcp-operator runs, so the Migrate
-// scenario creates what it leaves behind (KCPOperatorStandIn, see migrate_test.go). With KCP_BIN set to a directory holding
+// Crossplane's package runtime (see package stack); no kcp-operator runs, so the Migrate
+// scenario creates what it leaves behind (KCPOperatorStandIn, see migrate_test.go); and no kcp
+// runs, so provider-kubernetes acts on a kcp stand-in (KCPStandIn, see package kcpstandin and
+// standin_test.go). With KCP_BIN set to a directory holding
 // kcp and kcp-front-proxy binaries, TestKCP/Basic/RealKCP also runs the composed containers
 // of the root shard and the front-proxy as real processes (see realkcp_test.go).
 //
@@ -25,6 +27,7 @@ import (
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/kcpstandin"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
@@ -35,6 +38,9 @@ func TestMain(m *testing.M) {
 		root, err := cluster.ModuleRoot()
 		if err == nil {
 			err = stack.ResolveCRDs(root)
+		}
+		if err == nil {
+			err = kcpstandin.ResolveCRDs()
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
@@ -95,6 +101,7 @@ func TestKCP(t *testing.T) {
 	t.Run("HostileTenant", func(t *testing.T) { testHostileTenant(t, e) })
 	t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
 	t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
+	t.Run("StandIn", func(t *testing.T) { testStandIn(t, e) })
 	t.Run("Scale", func(t *testing.T) { testScale(t, e) })
 	// Faults restarts the function, which resets its call counters: it runs last.
 	t.Run("Faults", func(t *testing.T) { testFaults(t, e) })
@@ -127,7 +134,12 @@ func setUp(t *testing.T) *env {
 		Version:       strings.TrimSpace(string(version)),
 		ClusterRole:   filepath.Join(root, "install", "clusterrole.yaml"),
 	}
-	for _, f := range append(strings.Split(pkgs.Function, ","), pkgs.Configuration) {
+	providerKubernetes := &stack.ProviderKubernetes{
+		Package: envOr(stack.EnvProviderKubernetesXpkg, filepath.Join(root, "_output", "e2e-packages",
+			"provider-kubernetes-"+stack.ProviderKubernetesVersion+"-"+runtime.GOARCH+".xpkg")),
+		KCPCRDs: os.Getenv(kcpstandin.EnvCRDs),
+	}
+	for _, f := range append(strings.Split(pkgs.Function, ","), pkgs.Configuration, providerKubernetes.Package) {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatalf("%v: run the e2e tests through make e2e, which builds the packages first (make build)", err)
 		}
@@ -140,6 +152,8 @@ func setUp(t *testing.T) *env {
 		CertManagerCRDs: os.Getenv(stack.EnvCertManagerCRDs),
 		Progress:        progress{t},
 		CrossplaneArgs:  strings.Fields(os.Getenv(envCrossplaneArgs)),
+		// provider-kubernetes and kcp stand-ins (TestKCP/StandIn); idle until a scenario uses them.
+		ProviderKubernetes: providerKubernetes,
 	})
 	if s != nil {
 		t.Cleanup(s.Stop)

@@ -48,8 +48,16 @@ func (s *Stack) startCrossplane(ctx context.Context) error {
 	// init races its own CRD discovery ("no matches for kind Lock") on a fresh API server:
 	// retry it.
 	initLog := filepath.Join(s.Dir, "crossplane-init.log")
+	initArgs := []string{"core", "init", "--webhook-enabled=false"}
+	runtime := "--package-runtime=Function=External"
+	if s.opts.ProviderKubernetes != nil {
+		// The Helm chart's default: a ManagedResourceActivationPolicy activating every managed
+		// resource (a SafeStart provider's, such as provider-kubernetes', start inactive).
+		initArgs = append(initArgs, "--activation=*")
+		runtime = "--package-runtime=Function=External;Provider=External"
+	}
 	if err := s.Eventually(ctx, 2*time.Minute, "crossplane core init", func(ctx context.Context) (bool, string, error) {
-		p, err := proc.Start(initLog, append(env, "KUBECONFIG="+s.Kubeconfig), s.opts.Bin.CrossplaneCore, "core", "init", "--webhook-enabled=false")
+		p, err := proc.Start(initLog, append(env, "KUBECONFIG="+s.Kubeconfig), s.opts.Bin.CrossplaneCore, initArgs...)
 		if err != nil {
 			return false, "", err
 		}
@@ -83,7 +91,7 @@ func (s *Stack) startCrossplane(ctx context.Context) error {
 	health := fmt.Sprintf("127.0.0.1:%d", ports[1])
 	args := append([]string{"core", "start",
 		"--webhook-enabled=false",
-		"--package-runtime=Function=External",
+		runtime,
 		fmt.Sprintf("--metrics-port=%d", ports[0]),
 		fmt.Sprintf("--health-probe-port=%d", ports[1]),
 		"--tls-client-certs-dir=" + clientDir,

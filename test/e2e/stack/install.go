@@ -39,6 +39,11 @@ func (s *Stack) Install(ctx context.Context, p Packages) error {
 		return err
 	}
 	s.Step("pushed function-kcp and configuration-kcp %s to %s", p.Version, local)
+	if s.opts.ProviderKubernetes != nil {
+		if err := s.pushProviderKubernetes(ctx); err != nil {
+			return err
+		}
+	}
 
 	role, err := os.ReadFile(p.ClusterRole)
 	if err != nil {

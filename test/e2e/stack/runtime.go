@@ -42,6 +42,7 @@ type packageRuntime struct {
 
 	mu        sync.Mutex
 	functions map[string]*Function // by FunctionRevision name
+	providers map[string]*Provider // by ProviderRevision name
 	done      chan struct{}
 	cancel    context.CancelFunc
 }
@@ -59,7 +60,7 @@ type Function struct {
 
 func newPackageRuntime(s *Stack) *packageRuntime {
 	dir := filepath.Join(s.Dir, "functions")
-	r := &packageRuntime{s: s, dir: dir, functions: map[string]*Function{}, done: make(chan struct{})}
+	r := &packageRuntime{s: s, dir: dir, functions: map[string]*Function{}, providers: map[string]*Provider{}, done: make(chan struct{})}
 	logPath := filepath.Join(dir, "runtime.log")
 	r.logf = func(format string, args ...any) {
 		_ = os.MkdirAll(dir, 0o755)
@@ -114,6 +115,9 @@ func (r *packageRuntime) stop() {
 	for _, f := range r.functions {
 		f.proc.Stop(5 * time.Second)
 	}
+	for _, p := range r.providers {
+		p.stop()
+	}
 }
 
 // functionRevision is the part of a FunctionRevision the runtime reads.
@@ -146,6 +150,9 @@ func (r *packageRuntime) reconcile(ctx context.Context) error {
 		if err := r.reconcileRevision(ctx, rev); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", rev.Metadata.Name, err))
 		}
+	}
+	if r.s.opts.ProviderKubernetes != nil {
+		errs = append(errs, r.reconcileProviders(ctx))
 	}
 	return errors.Join(errs...)
 }
@@ -186,21 +193,7 @@ func (r *packageRuntime) reconcileRevision(ctx context.Context, rev functionRevi
 			return nil
 		}
 	}
-	cond := map[string]string{
-		"type": "RuntimeHealthy", "status": "True", "reason": "HealthyPackageRevision",
-		"message":            "served by the e2e package runtime (not a Deployment)",
-		"lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
-	}
-	op := []map[string]any{{"op": "add", "path": "/status/conditions/-", "value": cond}}
-	if len(rev.Status.Conditions) == 0 {
-		op = []map[string]any{{"op": "add", "path": "/status/conditions", "value": []any{cond}}}
-	}
-	b, _ := json.Marshal(op)
-	if _, err := r.s.Kubectl(ctx, b, "patch", "functionrevision", name, "--subresource=status", "--type=json", "--patch-file=/dev/stdin"); err != nil {
-		return err
-	}
-	r.logf("%s: set RuntimeHealthy", name)
-	return nil
+	return r.markRuntimeHealthy(ctx, "functionrevision", name, len(rev.Status.Conditions) == 0)
 }
 
 // serve extracts the image's entrypoint, writes its TLS files and the revision's TLS Secret,
@@ -293,11 +286,21 @@ func (r *packageRuntime) serve(ctx context.Context, revision, image string) (*Fu
 // namespace only), as uid:gid, with every capability dropped and no new privileges. The
 // process keeps its pid through each exec. Needs root, unshare and setpriv (util-linux).
 func Hardened(uid, gid int, command ...string) []string {
+	return HardenedWithEtc(uid, gid, "", command...)
+}
+
+// HardenedWithEtc is Hardened with the directory etc, when not empty, bind-mounted on /etc
+// (read-only too, in that namespace only): a process that resolves Service names gets the
+// harness's hosts file there, which the harness can still rewrite from outside.
+func HardenedWithEtc(uid, gid int, etc string, command ...string) []string {
 	// Mount points with escaped characters (\040 for a space) are left alone: none of the
 	// filesystems a function reads has one.
-	const readOnly = `awk '{print $2}' /proc/self/mounts | grep -v '\\' | while read -r m; do mount -o remount,bind,ro "$m" 2>/dev/null || true; done; exec "$@"`
+	// /etc is replaced after the remounts: awk may be an /etc/alternatives symlink.
+	const readOnly = `etc=$1; shift; ` +
+		`awk '{print $2}' /proc/self/mounts | grep -v '\\' | while read -r m; do mount -o remount,bind,ro "$m" 2>/dev/null || true; done; ` +
+		`if [ -n "$etc" ]; then mount --bind "$etc" /etc && mount -o remount,bind,ro /etc || exit 1; fi; exec "$@"`
 	return append([]string{
-		"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", readOnly, "sh",
+		"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", readOnly, "sh", etc,
 		"setpriv", fmt.Sprintf("--reuid=%d", uid), fmt.Sprintf("--regid=%d", gid), "--clear-groups",
 		"--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--",
 	}, command...)

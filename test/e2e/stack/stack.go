@@ -8,7 +8,10 @@
 // What is not real: no kubelet or scheduler runs pods, and this package plays Crossplane's
 // package runtime (Crossplane runs with --package-runtime=Function=External): it starts the
 // function binary it extracts from the installed package, with a serving certificate signed
-// by Crossplane's CA, and points the FunctionRevision at it.
+// by Crossplane's CA, and points the FunctionRevision at it. With Options.ProviderKubernetes it
+// plays the runtime for Providers too (provider-kubernetes, each in a network namespace of its
+// own, as its service account's user) and starts kcp stand-ins (package kcpstandin: not kcp)
+// for them to act on.
 package stack
 
 import (
@@ -22,6 +25,7 @@ import (
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/kcpstandin"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
@@ -78,6 +82,15 @@ type Options struct {
 	// CrossplaneArgs are added to `crossplane core start`'s flags (to try settings such as
 	// --circuit-breaker-burst).
 	CrossplaneArgs []string
+	// ProviderKubernetes, when set, makes provider-kubernetes installable and kcp stand-ins
+	// available: Crossplane runs Providers with the External runtime too, and `core init` gets
+	// the Helm chart's default activation (--activation=*) so that providers' managed
+	// resources are active; Install pushes provider-kubernetes' package and mirrors its public
+	// repository; the package runtime runs each active ProviderRevision's binary as a process
+	// (see runProvider); KCPStandIn starts kcp stand-ins. Nothing runs until a scenario
+	// installs the provider (InstallProviderKubernetes, or a Configuration's dependency) or
+	// starts a stand-in.
+	ProviderKubernetes *ProviderKubernetes
 }
 
 // Stack is a running control plane.
@@ -95,11 +108,23 @@ type Stack struct {
 	procs    []*proc.Process
 	registry *registry
 	runtime  *packageRuntime
+
+	// standIns are the kcp stand-ins by "<namespace>/<rootShard>"; hosts the entries of the
+	// providers' hosts file (nil until first needed); kcpCRDDocs kcp's CRDs, loaded once.
+	standIns   map[string]*kcpstandin.StandIn
+	hosts      map[string]string
+	kcpCRDDocs [][]byte
+	// standInMu serialises KCPStandIn; standInCount numbers the fronts' addresses.
+	standInMu    sync.Mutex
+	standInCount int
+	// podForwards are the addresses every provider's network namespace reaches besides the
+	// API server (the kcp stand-in fronts).
+	podForwards []string
 }
 
 // Up starts everything. On error, the returned Stack, if not nil, must still be stopped.
 func Up(ctx context.Context, o Options) (*Stack, error) {
-	s := &Stack{opts: o, began: time.Now()}
+	s := &Stack{opts: o, began: time.Now(), standIns: map[string]*kcpstandin.StandIn{}}
 	s.Step("starting etcd, kube-apiserver and kube-controller-manager")
 	c, err := cluster.New(cluster.Options{
 		Etcd: o.Bin.Etcd, KubeAPIServer: o.Bin.KubeAPIServer, Kubectl: o.Bin.Kubectl,
@@ -153,6 +178,11 @@ func (s *Stack) Exited() error {
 			return err
 		}
 	}
+	for _, k := range s.standIns {
+		if err := k.Exited(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -164,7 +194,12 @@ func (s *Stack) Stop() {
 	s.mu.Lock()
 	procs := s.procs
 	s.procs = nil
+	standIns := s.standIns
+	s.standIns = map[string]*kcpstandin.StandIn{}
 	s.mu.Unlock()
+	for _, k := range standIns {
+		k.Close()
+	}
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].Stop(10 * time.Second)
 	}

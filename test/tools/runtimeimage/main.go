@@ -11,6 +11,9 @@
 //	runtimeimage -binary _output/package/function-kcp-amd64 -arch amd64 \
 //	  -o _output/package/function-kcp-runtime-amd64.tar
 //
+// -entrypoint puts the binary elsewhere than /function: the e2e packages provider-kubernetes
+// the same way, as /provider.
+//
 // The binary must be a static linux binary (CGO_ENABLED=0): the image has no
 // libc, no shell and no CA bundle.
 package main
@@ -23,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
@@ -62,17 +66,22 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("runtimeimage", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	binary := fs.String("binary", "", "static linux function binary to put at "+binaryPath)
+	binary := fs.String("binary", "", "static linux binary to put at the entrypoint")
 	arch := fs.String("arch", "", "image architecture: amd64 or arm64")
+	entrypoint := fs.String("entrypoint", binaryPath, "absolute path of the binary in the image, its entrypoint")
 	out := fs.String("o", "", "image tarball to write (docker-save format, one image)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *binary == "" || *arch == "" || *out == "" || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: runtimeimage -binary PATH -arch amd64|arm64 -o PATH")
+		fmt.Fprintln(stderr, "usage: runtimeimage -binary PATH -arch amd64|arm64 [-entrypoint /PATH] -o PATH")
 		return 2
 	}
-	if err := write(*binary, *arch, *out); err != nil {
+	if !path.IsAbs(*entrypoint) || path.Clean(*entrypoint) != *entrypoint || *entrypoint == "/" {
+		fmt.Fprintf(stderr, "runtimeimage: -entrypoint %q is not a clean absolute file path\n", *entrypoint)
+		return 2
+	}
+	if err := write(*binary, *arch, *entrypoint, *out); err != nil {
 		fmt.Fprintf(stderr, "runtimeimage: %v\n", err)
 		return 1
 	}
@@ -82,12 +91,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 // write builds the image from the binary at binPath and writes it to out. It
 // writes a temporary file first, so an interrupted build never leaves a
 // truncated tarball that make would take as up to date.
-func write(binPath, arch, out string) error {
+func write(binPath, arch, entrypoint, out string) error {
 	bin, err := os.ReadFile(binPath)
 	if err != nil {
 		return err
 	}
-	img, err := build(bin, arch)
+	img, err := buildAt(bin, arch, entrypoint)
 	if err != nil {
 		return err
 	}
@@ -113,13 +122,18 @@ func write(binPath, arch, out string) error {
 
 // build returns the runtime image holding bin at /function.
 func build(bin []byte, arch string) (v1.Image, error) {
+	return buildAt(bin, arch, binaryPath)
+}
+
+// buildAt returns the runtime image holding bin at entrypoint.
+func buildAt(bin []byte, arch, entrypoint string) (v1.Image, error) {
 	if !archs[arch] {
 		return nil, fmt.Errorf("unsupported architecture %q (want amd64 or arm64)", arch)
 	}
 	if len(bin) == 0 {
 		return nil, errors.New("the binary is empty")
 	}
-	layer, err := binaryLayer(bin)
+	layer, err := binaryLayer(bin, entrypoint)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +149,7 @@ func build(bin []byte, arch string) (v1.Image, error) {
 		Layer: layer,
 		// A fixed history entry: without one mutate adds an empty entry, with
 		// one we say where the layer comes from.
-		History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "runtimeimage: COPY function " + binaryPath},
+		History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "runtimeimage: COPY " + path.Base(entrypoint) + " " + entrypoint},
 	})
 	if err != nil {
 		return nil, err
@@ -153,7 +167,7 @@ func build(bin []byte, arch string) (v1.Image, error) {
 	// package runtime sets it in the Deployment it creates. No Cmd either, so
 	// the runtime's args (e.g. --debug) go straight to the binary.
 	cfg.Config = v1.Config{
-		Entrypoint:   []string{binaryPath},
+		Entrypoint:   []string{entrypoint},
 		User:         user,
 		ExposedPorts: map[string]struct{}{port: {}},
 	}
@@ -166,14 +180,14 @@ func build(bin []byte, arch string) (v1.Image, error) {
 // database (User is numeric).
 // Every header field that could vary between builds is fixed, and Go's gzip
 // writer stores no timestamp, so the layer digest depends only on bin.
-func binaryLayer(bin []byte) (v1.Layer, error) {
+func binaryLayer(bin []byte, entrypoint string) (v1.Layer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	hdr := &tar.Header{
 		Typeflag: tar.TypeReg,
 		// Relative, like `tar -C rootfs -cf layer.tar function`: layer paths
 		// are relative to the root by convention.
-		Name:    binaryPath[1:],
+		Name:    entrypoint[1:],
 		Mode:    0o755,
 		Size:    int64(len(bin)),
 		ModTime: epoch,

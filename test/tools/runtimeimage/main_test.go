@@ -245,6 +245,8 @@ func TestRun(t *testing.T) {
 		{name: "unknown flag", args: []string{"-platform", "linux/amd64"}, wantCode: 2, wantErr: "not defined"},
 		{name: "missing binary", args: []string{"-binary", filepath.Join(dir, "nope"), "-arch", "amd64", "-o", filepath.Join(dir, "nope.tar")}, wantCode: 1, wantErr: "no such file"},
 		{name: "bad architecture", args: []string{"-binary", binPath, "-arch", "s390x", "-o", filepath.Join(dir, "s390x.tar")}, wantCode: 1, wantErr: "unsupported architecture"},
+		{name: "relative entrypoint", args: []string{"-binary", binPath, "-arch", "amd64", "-entrypoint", "provider", "-o", filepath.Join(dir, "e.tar")}, wantCode: 2, wantErr: "not a clean absolute"},
+		{name: "root entrypoint", args: []string{"-binary", binPath, "-arch", "amd64", "-entrypoint", "/", "-o", filepath.Join(dir, "e.tar")}, wantCode: 2, wantErr: "not a clean absolute"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -292,5 +294,46 @@ func TestRun(t *testing.T) {
 	}
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
+
+// -entrypoint puts the binary, and the entrypoint, elsewhere (the e2e's provider image).
+func TestRunEntrypoint(t *testing.T) {
+	dir := t.TempDir()
+	binPath := filepath.Join(dir, "provider")
+	if err := os.WriteFile(binPath, []byte("fake provider"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "provider.tar")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-binary", binPath, "-arch", "amd64", "-entrypoint", "/provider", "-o", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	img, err := tarball.ImageFromPath(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.Config.Entrypoint, " "); got != "/provider" {
+		t.Errorf("entrypoint %q, want /provider", got)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("layers: %v, %d", err, len(layers))
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	h, err := tar.NewReader(rc).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Name != "provider" {
+		t.Errorf("layer holds %q, want provider", h.Name)
 	}
 }

@@ -1,0 +1,4 @@
+package stack
+
+// sysSetns is setns(2), which package syscall does not name on amd64.
+const sysSetns = 308

@@ -1,0 +1,4 @@
+package stack
+
+// sysSetns is setns(2).
+const sysSetns = 268
