@@ -148,9 +148,18 @@ func TestConfigurationPackage(t *testing.T) {
 			t.Errorf("%s in the package differs from the repository's (-repo +package):\n%s", k, diff)
 		}
 	}
-	if n := len(meta.Spec.DependsOn); n != 1 || meta.Spec.DependsOn[0].Package != "xpkg.crossplane.io/configuration-kcp/function-kcp" ||
-		meta.Spec.DependsOn[0].Version != strings.TrimSpace(string(version)) {
-		t.Errorf("dependsOn %+v, want the function at VERSION %s", meta.Spec.DependsOn, version)
+	// The function at exactly VERSION, and provider-kubernetes at the version the e2e runs or
+	// a later v1 (its namespaced kinds are what the function composes inside kcp).
+	wantDeps := map[string]string{
+		"xpkg.crossplane.io/configuration-kcp/function-kcp":         strings.TrimSpace(string(version)),
+		"xpkg.crossplane.io/crossplane-contrib/provider-kubernetes": ">=" + stack.ProviderKubernetesVersion + " <v2.0.0",
+	}
+	gotDeps := map[string]string{}
+	for _, d := range meta.Spec.DependsOn {
+		gotDeps[d.Package] = d.Version
+	}
+	if diff := cmp.Diff(wantDeps, gotDeps); diff != "" {
+		t.Errorf("dependsOn (-want +got):\n%s", diff)
 	}
 	for _, a := range []string{"meta.crossplane.io/description", "meta.crossplane.io/readme", "meta.crossplane.io/source", "meta.crossplane.io/license", "meta.crossplane.io/maintainer"} {
 		if strings.TrimSpace(meta.Metadata.Annotations[a]) == "" {

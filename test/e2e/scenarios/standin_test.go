@@ -41,8 +41,8 @@ var (
 const creationGrace = 30 * time.Second
 
 // testStandIn proves the e2e can test what the function will compose inside kcp: real
-// provider-kubernetes v1.2.0, installed by applying a Provider that names its public package
-// (the Configuration does not depend on it yet), acting through namespaced ProviderConfigs and
+// provider-kubernetes v1.2.0, installed as the Configuration's dependency (InstallProviderKubernetes
+// waits for it, or applies a Provider naming its public package), acting through namespaced ProviderConfigs and
 // kubeconfig Secrets on a kcp stand-in (KCPStandIn: not kcp, see package kcpstandin) at
 // https://root-proxy.standin.svc.cluster.local:6443/clusters/root, with throwaway
 // certificates.
