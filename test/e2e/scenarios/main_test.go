@@ -95,7 +95,9 @@ func TestKCP(t *testing.T) {
 		t.Fatal("Migrate failed: Sharded needs the namespace it empties")
 	}
 	if t.Run("Sharded", func(t *testing.T) { testSharded(t, e) }) {
-		t.Run("KeepsWhatRuns", func(t *testing.T) { testKeepsWhatRuns(t, e) })
+		if t.Run("KeepsWhatRuns", func(t *testing.T) { testKeepsWhatRuns(t, e) }) {
+			t.Run("InKCP", func(t *testing.T) { testInKCP(t, e) })
+		}
 	}
 	t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
 	t.Run("HostileTenant", func(t *testing.T) { testHostileTenant(t, e) })
