@@ -39,6 +39,9 @@ type bindings struct {
 	// elsewhere lists workspaces where Objects composed earlier still hold bindings: a
 	// workspace the Kubeconfig moved away from, or all of them once spec.authorization goes.
 	elsewhere []string
+	// kept is set while the target cannot be read: every binding Object is kept as it is,
+	// and InputsReady says why.
+	kept bool
 }
 
 // composeBindings composes, as kcp-operator's RBAC controller creates, one ClusterRoleBinding
@@ -72,12 +75,18 @@ func (c *composer) composeBindings() {
 			}
 		}
 	}
+	if c.kc.Spec.Authorization != nil && c.kc.UID == "" {
+		// Render without a UID: kcp-operator names bindings after it.
+		return
+	}
+	c.observeBindings()
+}
+
+// observeBindings records the workspaces of the binding Objects that exist but are not
+// composed from the current spec: they hold bindings in kcp until Crossplane deletes them.
+func (c *composer) observeBindings() {
 	for _, key := range c.St.ComposedNames() {
-		if !strings.HasPrefix(string(key), bindingPrefix) || c.Set.Has(key) {
-			continue
-		}
-		if c.kc.Spec.Authorization != nil && c.kc.UID == "" {
-			// Render without a UID: kcp-operator names bindings after it.
+		if !strings.HasPrefix(string(key), bindingPrefix) || slices.Contains(c.b.keys, key) {
 			continue
 		}
 		c.b.elsewhere = append(c.b.elsewhere, c.St.String(key, "metadata", "annotations", names.AnnotationWorkspace))
@@ -119,7 +128,7 @@ func (b bindings) status() *v1alpha1.KubeconfigAuthorizationStatus {
 func (b bindings) condition(group string) *condition.Condition {
 	var c condition.Condition
 	switch {
-	case b.workspace == "" && len(b.elsewhere) == 0:
+	case b.kept, b.workspace == "" && len(b.elsewhere) == 0:
 		return nil
 	case b.workspace == "":
 		c = condition.Condition{Status: false, Reason: ReasonUnbinding, Message: fmt.Sprintf("spec.authorization is removed; removing the ClusterRoleBindings of group %s in workspace %s.", group, strings.Join(b.elsewhere, ", "))}

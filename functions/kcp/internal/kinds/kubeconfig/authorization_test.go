@@ -154,12 +154,13 @@ func TestBindings(t *testing.T) {
 			ready:  true,
 		},
 		"TargetGone": {
-			reason: "While the target cannot be read, the bindings are kept as they are, never dropped.",
+			reason: "While the target cannot be read, the bindings are kept as they are, never dropped, and status still says where they are.",
 			kc:     kubeconfigXR(withRoles("", "", "view")),
 			world: func() *testworld.World {
 				return settled(kubeconfigXR(withRoles("", "", "view"))).Drop("RootShard", "root")
 			},
 			objects: []string{viewRoot},
+			status:  &v1alpha1.KubeconfigAuthorizationStatus{ProvisionedCluster: "root"},
 		},
 		"NoUID": {
 			reason: "kcp-operator names bindings after the Kubeconfig's UID; without one (a render) none is composed.",

@@ -138,6 +138,9 @@ func (c *composer) readOwnSecrets() {
 func (c *composer) waitForTarget(why string) result.Result[v1alpha1.KubeconfigStatus] {
 	if c.KeepAll() {
 		why += ". Everything composed so far is kept unchanged meanwhile"
+		// The bindings are kept too; status.authorization still says where they are.
+		c.b.kept = true
+		c.observeBindings()
 		if c.Set.Has(c.secretKey) {
 			c.secret = secretKept
 		}
