@@ -198,10 +198,11 @@ func (s *Stack) CloseKCPStandIn(namespace, rootShard string) {
 }
 
 // KCPStandInFromSecrets is KCPStandIn with the certificates cert-manager issued for the
-// RootShard: the front serves tls.crt and tls.key of Secret <rootShard>-proxy and verifies
-// clients against tls.crt of Secret <rootShard>-client-ca.
+// RootShard: the front serves tls.crt and tls.key of Secret <rootShard>-proxy-server (the
+// serving certificate of the RootShard's internal proxy, issued by its server CA) and
+// verifies clients against tls.crt of Secret <rootShard>-client-ca.
 func (s *Stack) KCPStandInFromSecrets(ctx context.Context, namespace, rootShard string) (*kcpstandin.StandIn, error) {
-	serving, err := s.SecretData(ctx, namespace, rootShard+"-proxy")
+	serving, err := s.SecretData(ctx, namespace, rootShard+"-proxy-server")
 	if err != nil {
 		return nil, err
 	}
