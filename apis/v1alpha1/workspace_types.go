@@ -24,7 +24,7 @@ type Workspace struct {
 }
 
 // WorkspaceSpec describes the workspace.
-// +kubebuilder:validation:XValidation:rule="has(self.rootShard.ref) && self.rootShard.ref.name != ''",message="rootShard.ref.name must name the RootShard (same namespace) of the kcp installation"
+// +kubebuilder:validation:XValidation:rule="has(self.rootShard.ref) && size(self.rootShard.ref.name) > 0",message="rootShard.ref.name must name the RootShard (same namespace) of the kcp installation"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.parent) && !has(self.parent) || has(oldSelf.parent) && has(self.parent) && oldSelf.parent == self.parent",message="parent is immutable: kcp cannot move a workspace; create another Workspace instead"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.name) && !has(self.name) || has(oldSelf.name) && has(self.name) && oldSelf.name == self.name",message="name is immutable: kcp cannot rename a workspace; create another Workspace instead"
 type WorkspaceSpec struct {

@@ -37,7 +37,7 @@ func checkNoSecretsLeaked(ctx context.Context, t *testing.T, e *env) {
 		}
 	}
 	kinds := "events,rootshards.kcp.crossplane.io,shards.kcp.crossplane.io,frontproxies.kcp.crossplane.io,cacheservers.kcp.crossplane.io," +
-		"virtualworkspaces.kcp.crossplane.io,kubeconfigs.kcp.crossplane.io,kcpinstallations.kcp.crossplane.io"
+		"virtualworkspaces.kcp.crossplane.io,kubeconfigs.kcp.crossplane.io,kcpinstallations.kcp.crossplane.io,workspaces.kcp.crossplane.io"
 	out, err := e.Kubectl(ctx, nil, "get", kinds, "-A", "-o", "json")
 	if err != nil {
 		t.Fatal(err)

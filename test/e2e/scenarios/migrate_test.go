@@ -275,12 +275,16 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 // asKCPOperatorWrote turns a composed object of a golden render into the object kcp-operator
 // v0.9.0 writes for the same input, undoing the differences in metadata that
 // docs/differences-from-kcp-operator.md lists. It reports false for what kcp-operator does
-// not write: the XRs, the Secret cert-manager writes for the Kubeconfig, and the
-// PodDisruptionBudgets (kcp-operator composes none).
+// not write: the XRs, the Secret cert-manager writes for the Kubeconfig, the
+// PodDisruptionBudgets (kcp-operator composes none), and what provider-kubernetes acts inside
+// kcp with (its ProviderConfigs and Objects, and the RootShard's credentials Secret for them;
+// kcp-operator uses its certificate itself).
 func asKCPOperatorWrote(o map[string]any, owners map[string]stack.OwnerReference) (map[string]any, bool) {
 	kind := o["kind"].(string)
 	meta := o["metadata"].(map[string]any)
-	if strings.HasPrefix(o["apiVersion"].(string), "kcp.crossplane.io/") || meta["name"] == "kubeconfig-cert-admin" && kind == "Secret" || kind == "PodDisruptionBudget" {
+	apiVersion := o["apiVersion"].(string)
+	if strings.HasPrefix(apiVersion, "kcp.crossplane.io/") || meta["name"] == "kubeconfig-cert-admin" && kind == "Secret" || kind == "PodDisruptionBudget" ||
+		strings.HasPrefix(apiVersion, "kubernetes.m.crossplane.io/") || kind == "Secret" && strings.HasSuffix(meta["name"].(string), "-kcp-operator-kubeconfig") {
 		return nil, false
 	}
 	var xrKind string
