@@ -41,9 +41,7 @@ func testInKCP(t *testing.T, e *env) {
 	if _, err := root.Resource(kcpShards).Create(ctx, shard, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	nudge(ctx, t, e, "rootshard", ns, "root")
-	nudge(ctx, t, e, "shard", ns, "shard-1")
-	if _, err := waitXR(ctx, e, "Shard", ns, "shard-1", "Registered", "True"); err != nil {
+	if _, err := waitXRNudging(ctx, t, e, "Shard", ns, "shard-1", "Registered", "True", "rootshard/root", "shard/shard-1"); err != nil {
 		t.Fatal(err)
 	}
 	e.Step("InKCP: Shard shard-1 reports Registered once kcp has its Shard object")
@@ -169,6 +167,30 @@ func nudge(ctx context.Context, t *testing.T, e *env, kind, ns, name string) {
 		"e2e.kcp.crossplane.io/nudge="+time.Now().Format(time.RFC3339Nano)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitXRNudging is waitXR, nudging the XRs ("<kind>/<name>", in namespace ns) every 15 s
+// meanwhile: what the XR waits for arrives through a provider-kubernetes Object, which
+// Crossplane does not watch for it. Not on every check, or the XRs' circuit breakers open.
+func waitXRNudging(ctx context.Context, t *testing.T, e *env, kind, ns, name, condition, status string, nudged ...string) (xr, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for {
+			for _, n := range nudged {
+				k, name, _ := strings.Cut(n, "/")
+				_, _ = e.Kubectl(ctx, nil, "annotate", k+".kcp.crossplane.io", "-n", ns, name, "--overwrite",
+					"e2e.kcp.crossplane.io/nudge="+time.Now().Format(time.RFC3339Nano))
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(15 * time.Second):
+			}
+		}
+	}()
+	return waitXR(ctx, e, kind, ns, name, condition, status)
 }
 
 // waitInKCP waits until the stand-in holds the cluster-scoped object.

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,12 +12,13 @@ import (
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
-// A pod of the basic installation run as real processes: its network namespace (with a veth
-// address, as a pod IP), and an /etc of its own holding the hosts file that stands in for
-// cluster DNS and every mounted Secret and ConfigMap at its mount path, so that the
-// container's args run unchanged.
+// A pod of the basic installation run as real processes: its network namespace (with an
+// address on the pod network, as a pod IP), and an /etc of its own holding the hosts file that
+// stands in for cluster DNS and every mounted Secret and ConfigMap at its mount path, so that
+// the container's args run unchanged.
 type pod struct {
 	name   string // Deployment name
 	ip     string
@@ -24,17 +26,20 @@ type pod struct {
 	etc    string
 }
 
-// Pod addresses on the veth pair between the two pods' namespaces, like pod IPs.
+// Pod addresses on the pod network (a bridge in a network namespace of its own), like pod IPs.
 const (
-	kcpPodIP   = "10.96.0.10"
-	proxyPodIP = "10.96.0.20"
+	kcpPodIP       = "10.96.0.10"
+	proxyPodIP     = "10.96.0.20"
+	rootProxyPodIP = "10.96.0.30"
 )
 
 // testRealKCP runs the containers of the composed Deployments root-kcp (with an etcd beside
-// it, at the example's etcd address) and frontproxy-front-proxy as real processes from
-// KCP_BIN, with exactly their rendered command and args, and checks with the admin
+// it, at the example's etcd address), root-proxy and frontproxy-front-proxy as real processes
+// from KCP_BIN, with exactly their rendered command and args, and checks with the admin
 // kubeconfig from the Kubeconfig XR's Secret, through the front-proxy at the URL the
-// kubeconfig names, that kcp serves workspace root and creates a workspace.
+// kubeconfig names, that kcp serves workspace root and creates a workspace. Then
+// provider-kubernetes reaches root-proxy with the RootShard's own credentials, and
+// testRealKCPInKCP checks what the function composes inside kcp against kcp itself.
 func testRealKCP(ctx context.Context, t *testing.T, e *env, binDir string) {
 	for _, tool := range []string{"ip", "unshare", "nsenter"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -51,31 +56,19 @@ func testRealKCP(ctx context.Context, t *testing.T, e *env, binDir string) {
 		t.Fatal(err)
 	}
 
-	kcpPod := newPod(ctx, t, e, dir, "root-kcp", kcpPodIP, map[string]string{
-		"root-kcp.kcp.svc.cluster.local": "127.0.0.1",
-		"etcd.kcp.svc.cluster.local":     "127.0.0.1",
-		"api.example.com":                proxyPodIP,
-	})
-	proxyPod := newPod(ctx, t, e, dir, "frontproxy-front-proxy", proxyPodIP, map[string]string{
-		"root-kcp.kcp.svc.cluster.local": kcpPodIP,
-		"api.example.com":                "127.0.0.1",
-	})
-	if out, err := exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf(`set -e
-ip link add vk type veth peer name vp
-ip link set vk netns %d
-ip link set vp netns %d`, kcpPod.holder.PID(), proxyPod.holder.PID())).CombinedOutput(); err != nil {
-		t.Fatalf("veth: %v\n%s", err, out)
+	// Every pod resolves the Services to the pod IPs, and api.example.com to the front-proxy.
+	services := map[string]string{
+		"root-kcp.kcp.svc.cluster.local":               kcpPodIP,
+		"root-proxy.kcp.svc.cluster.local":             rootProxyPodIP,
+		"frontproxy-front-proxy.kcp.svc.cluster.local": proxyPodIP,
+		"api.example.com":                              proxyPodIP,
 	}
-	for _, p := range []struct {
-		pod *pod
-		dev string
-	}{{kcpPod, "vk"}, {proxyPod, "vp"}} {
-		// kcp needs a default route to pick its advertise address.
-		script := fmt.Sprintf("set -e; ip link set lo up; ip addr add %s/24 dev %s; ip link set %s up; ip route add default dev %s", p.pod.ip, p.dev, p.dev, p.dev)
-		if out, err := exec.CommandContext(ctx, "nsenter", fmt.Sprintf("--net=/proc/%d/ns/net", p.pod.holder.PID()), "--", "sh", "-c", script).CombinedOutput(); err != nil {
-			t.Fatalf("network of pod %s: %v\n%s", p.pod.name, err, out)
-		}
-	}
+	withEtcd := maps.Clone(services)
+	withEtcd["etcd.kcp.svc.cluster.local"] = "127.0.0.1"
+	kcpPod := newPod(ctx, t, e, dir, "root-kcp", kcpPodIP, withEtcd)
+	rootProxyPod := newPod(ctx, t, e, dir, "root-proxy", rootProxyPodIP, services)
+	proxyPod := newPod(ctx, t, e, dir, "frontproxy-front-proxy", proxyPodIP, services)
+	podNetwork(ctx, t, dir, kcpPod, rootProxyPod, proxyPod)
 
 	etcdBin := os.Getenv("E2E_ETCD")
 	if _, err := kcpPod.runIn(t, e, dir, dir, "etcd", etcdBin,
@@ -85,7 +78,7 @@ ip link set vp netns %d`, kcpPod.holder.PID(), proxyPod.holder.PID())).CombinedO
 		"--initial-cluster=kcp-etcd=http://127.0.0.1:2380", "--listen-metrics-urls=http://127.0.0.1:2381", "--unsafe-no-fsync"); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []*pod{kcpPod, proxyPod} {
+	for _, p := range []*pod{kcpPod, rootProxyPod, proxyPod} {
 		command, args := p.container(ctx, t, e)
 		bin := filepath.Join(binDir, filepath.Base(command[0]))
 		kcpDir := filepath.Join(dir, p.name+"-workdir")
@@ -99,26 +92,11 @@ ip link set vp netns %d`, kcpPod.holder.PID(), proxyPod.holder.PID())).CombinedO
 	}
 
 	// The admin kubeconfig, exactly as the Kubeconfig XR wrote it.
-	data, err := e.SecretData(ctx, basicNamespace, kubeconfigName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(dir, "kcp-admin.kubeconfig")
-	if err := os.WriteFile(kubeconfig, data["kubeconfig"], 0o600); err != nil {
-		t.Fatal(err)
-	}
-	kubectl := func(ctx context.Context, stdin string, args ...string) (string, error) {
-		cmd := proxyPod.command(ctx, os.Getenv("E2E_KUBECTL"), append([]string{"--kubeconfig=" + kubeconfig}, args...)...)
-		if stdin != "" {
-			cmd.Stdin = strings.NewReader(stdin)
-		}
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	admin := proxyPod.kubectl(t, dir, "kcp-admin", secretKey(ctx, t, e, kubeconfigName, "kubeconfig"))
 
 	start := time.Now()
 	if err := e.Eventually(ctx, 3*time.Minute, "kcp serves workspace root through the front-proxy", func(ctx context.Context) (bool, string, error) {
-		out, err := kubectl(ctx, "", "get", "workspaces")
+		out, err := admin(ctx, "", "get", "workspaces")
 		return err == nil, out, nil
 	}); err != nil {
 		t.Fatalf("%v\nlogs: %s", err, dir)
@@ -129,20 +107,113 @@ ip link set vp netns %d`, kcpPod.holder.PID(), proxyPod.holder.PID())).CombinedO
 kind: Workspace
 metadata: {name: e2e}
 `
-	if out, err := kubectl(ctx, ws, "create", "-f", "-"); err != nil {
+	if out, err := admin(ctx, ws, "create", "-f", "-"); err != nil {
 		t.Fatalf("create workspace e2e through the front-proxy: %v\n%s", err, out)
 	}
 	if err := e.Eventually(ctx, 2*time.Minute, "workspace e2e Ready", func(ctx context.Context) (bool, string, error) {
-		out, err := kubectl(ctx, "", "get", "workspace", "e2e", "-o", "jsonpath={.status.phase}")
+		out, err := admin(ctx, "", "get", "workspace", "e2e", "-o", "jsonpath={.status.phase}")
 		return err == nil && out == "Ready", out, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := kubectl(ctx, "", "auth", "whoami")
+	out, err := admin(ctx, "", "auth", "whoami")
 	if err != nil || !strings.Contains(out, "kcp-admin") {
 		t.Errorf("kubectl auth whoami through the front-proxy: %v\n%s", err, out)
 	}
 	e.Step("RealKCP: workspace e2e Ready, created through the front-proxy with the generated kubeconfig")
+
+	// provider-kubernetes reaches root-proxy at the name the RootShard's access kubeconfig
+	// names, as it would through the Service.
+	stopRelay, err := e.ReachFromProviders(stack.KCPProxyHost(basicNamespace, "root"), rootProxyPod.netns(), rootProxyPodIP+":6443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopRelay()
+	testRealKCPInKCP(ctx, t, e, proxyPod, dir, admin)
+}
+
+// podNetwork joins the pods' network namespaces on a bridge in a network namespace of its
+// own, each pod's end with its pod IP and a default route (kcp picks its advertise address
+// from it).
+func podNetwork(ctx context.Context, t *testing.T, dir string, pods ...*pod) {
+	t.Helper()
+	bridge, err := proc.Start(filepath.Join(dir, "pod-network.log"), nil, "unshare", "-n", "sleep", "infinity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bridge.Stop(time.Second) })
+	waitNetNS(ctx, t, bridge)
+	in := func(pid int, script string) {
+		t.Helper()
+		if out, err := exec.CommandContext(ctx, "nsenter", fmt.Sprintf("--net=/proc/%d/ns/net", pid), "--", "sh", "-c", "set -e; "+script).CombinedOutput(); err != nil {
+			t.Fatalf("pod network: %s: %v\n%s", script, err, out)
+		}
+	}
+	in(bridge.PID(), "ip link add br0 type bridge; ip link set br0 up")
+	for i, p := range pods {
+		waitNetNS(ctx, t, p.holder)
+		host, eth := fmt.Sprintf("kcpe2e%dh", i), fmt.Sprintf("kcpe2e%dp", i)
+		if out, err := exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf(`set -e
+ip link add %s type veth peer name %s
+ip link set %s netns %d
+ip link set %s netns %d`, host, eth, host, bridge.PID(), eth, p.holder.PID())).CombinedOutput(); err != nil {
+			t.Fatalf("veth of pod %s: %v\n%s", p.name, err, out)
+		}
+		in(bridge.PID(), fmt.Sprintf("ip link set %s master br0; ip link set %s up", host, host))
+		in(p.holder.PID(), fmt.Sprintf("ip link set lo up; ip addr add %s/24 dev %s; ip link set %s up; ip route add default dev %s", p.ip, eth, eth, eth))
+	}
+}
+
+// waitNetNS waits until the holder's unshare has made its network namespace.
+func waitNetNS(ctx context.Context, t *testing.T, holder *proc.Process) {
+	t.Helper()
+	self, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", holder.PID())); err == nil && ns != self {
+			return
+		}
+		if err := holder.Exited(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// secretKey is one key of a Secret in the basic installation's namespace.
+func secretKey(ctx context.Context, t *testing.T, e *env, secret, key string) []byte {
+	t.Helper()
+	data, err := e.SecretData(ctx, basicNamespace, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data[key]) == 0 {
+		t.Fatalf("Secret %s/%s has no %s", basicNamespace, secret, key)
+	}
+	return data[key]
+}
+
+// kubectl returns a kubectl inside the pod using the kubeconfig, saved as dir/<name>.kubeconfig.
+func (p *pod) kubectl(t *testing.T, dir, name string, kubeconfig []byte) func(ctx context.Context, stdin string, args ...string) (string, error) {
+	t.Helper()
+	path := filepath.Join(dir, name+".kubeconfig")
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return func(ctx context.Context, stdin string, args ...string) (string, error) {
+		cmd := p.command(ctx, os.Getenv("E2E_KUBECTL"), append([]string{"--kubeconfig=" + path}, args...)...)
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(stdin)
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
 }
 
 // newPod makes a network namespace and an /etc for the Deployment's pod: the hosts file, and
@@ -228,6 +299,9 @@ func (p *pod) container(ctx context.Context, t *testing.T, e *env) (command, arg
 	}
 	return c.Command, c.Args
 }
+
+// netns is the file of the pod's network namespace.
+func (p *pod) netns() string { return fmt.Sprintf("/proc/%d/ns/net", p.holder.PID()) }
 
 // command is a command inside the pod: its network namespace and, in a private mount
 // namespace, its /etc.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -145,8 +146,7 @@ func (s *Stack) KCPStandIn(o KCPStandInOptions) (*kcpstandin.StandIn, error) {
 	defer s.standInMu.Unlock()
 	s.mu.Lock()
 	_, exists := s.standIns[name]
-	s.standInCount++
-	addr := fmt.Sprintf("127.0.0.%d:6443", 1+s.standInCount)
+	addr := s.nextLoopback() + ":6443"
 	s.mu.Unlock()
 	if exists {
 		return nil, fmt.Errorf("a kcp stand-in for %s runs already", name)
@@ -214,6 +214,66 @@ func (s *Stack) KCPStandInFromSecrets(ctx context.Context, namespace, rootShard 
 		Namespace: namespace, RootShard: rootShard,
 		ServingCert: serving["tls.crt"], ServingKey: serving["tls.key"], ClientCA: ca["tls.crt"],
 	})
+}
+
+// nextLoopback is a loopback address not handed out before: 127.0.0.2, 127.0.0.3, ... Call
+// it with s.mu held.
+func (s *Stack) nextLoopback() string {
+	s.loopbacks++
+	return fmt.Sprintf("127.0.0.%d", 1+s.loopbacks)
+}
+
+// ReachFromProviders makes a server in another network namespace (a real kcp pod's: file ns,
+// /proc/<pid>/ns/net, the server listening at target there) reachable by the providers as
+// host, on target's port: a relay on a fresh loopback address of the stack's namespace
+// dials target inside ns for each connection, the providers' hosts file maps host to that
+// address, and it is forwarded into their network namespaces. stop undoes all three.
+func (s *Stack) ReachFromProviders(host, ns, target string) (stop func(), err error) {
+	_, port, err := net.SplitHostPort(target)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	ip := s.nextLoopback()
+	s.mu.Unlock()
+	addr := net.JoinHostPort(ip, port)
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go pipe(in, func() (c net.Conn, err error) {
+				err = inNetNS(ns, func() (err error) {
+					c, err = net.DialTimeout("tcp", target, 5*time.Second)
+					return err
+				})
+				return c, err
+			})
+		}
+	}()
+	stop = func() {
+		_ = l.Close()
+		_ = s.forwardToPods(addr, false)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.hosts, host)
+		_ = writeHosts(filepath.Join(s.Dir, "provider-etc"), s.hosts)
+	}
+	if err := s.AddHost(host, ip); err != nil {
+		stop()
+		return nil, err
+	}
+	if err := s.forwardToPods(addr, true); err != nil {
+		stop()
+		return nil, err
+	}
+	s.Step("%s -> %s, relayed to %s in %s", host, addr, target, ns)
+	return stop, nil
 }
 
 // kcpCRDs loads kcp's CRDs once.

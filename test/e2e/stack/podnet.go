@@ -68,7 +68,11 @@ func newPodNet(ctx context.Context, logPath string) (*podNet, error) {
 
 // do runs f on an OS thread that has entered the namespace. Sockets keep the namespace they
 // were made in, so listeners and connections made in f work from any goroutine afterwards.
-func (p *podNet) do(f func() error) error {
+func (p *podNet) do(f func() error) error { return inNetNS(p.ns, f) }
+
+// inNetNS runs f on an OS thread that has entered the network namespace of file ns
+// (/proc/<pid>/ns/net).
+func inNetNS(ns string, f func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		// If returning to the stack's namespace fails, the thread stays locked and ends with
@@ -80,14 +84,14 @@ func (p *podNet) do(f func() error) error {
 			return
 		}
 		defer self.Close() //nolint:errcheck // Read-only.
-		target, err := os.Open(p.ns)
+		target, err := os.Open(ns)
 		if err != nil {
 			errc <- err
 			return
 		}
 		defer target.Close() //nolint:errcheck // Read-only.
 		if _, _, e := syscall.RawSyscall(sysSetns, target.Fd(), syscall.CLONE_NEWNET, 0); e != 0 {
-			errc <- fmt.Errorf("setns %s: %w", p.ns, e)
+			errc <- fmt.Errorf("setns %s: %w", ns, e)
 			return
 		}
 		ferr := f()
@@ -124,7 +128,7 @@ func (p *podNet) forward(addr string) error {
 			if err != nil {
 				return
 			}
-			go pipe(in, addr)
+			go pipe(in, func() (net.Conn, error) { return net.DialTimeout("tcp", addr, 5*time.Second) })
 		}
 	}()
 	return nil
@@ -161,11 +165,10 @@ func (p *podNet) unforward(addr string) {
 	}
 }
 
-// pipe connects in to addr in the stack's namespace and copies both ways until either side
-// ends.
-func pipe(in net.Conn, addr string) {
+// pipe connects in to what dial reaches and copies both ways until either side ends.
+func pipe(in net.Conn, dial func() (net.Conn, error)) {
 	defer in.Close() //nolint:errcheck // Done with it.
-	out, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	out, err := dial()
 	if err != nil {
 		return
 	}

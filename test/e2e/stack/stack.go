@@ -114,11 +114,12 @@ type Stack struct {
 	standIns   map[string]*kcpstandin.StandIn
 	hosts      map[string]string
 	kcpCRDDocs [][]byte
-	// standInMu serialises KCPStandIn; standInCount numbers the fronts' addresses.
-	standInMu    sync.Mutex
-	standInCount int
+	// standInMu serialises KCPStandIn; loopbacks numbers the loopback addresses handed out
+	// (stand-in fronts, relays into real kcp pods).
+	standInMu sync.Mutex
+	loopbacks int
 	// podForwards are the addresses every provider's network namespace reaches besides the
-	// API server (the kcp stand-in fronts).
+	// API server (the kcp stand-in fronts, relays).
 	podForwards []string
 }
 

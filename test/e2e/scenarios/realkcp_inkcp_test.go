@@ -1,0 +1,159 @@
+package scenarios
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// kubectlFunc runs kubectl inside a pod with one kubeconfig; it returns the combined output.
+type kubectlFunc func(ctx context.Context, stdin string, args ...string) (string, error)
+
+// testRealKCPInKCP checks, against real kcp (testRealKCP's processes, provider-kubernetes
+// reaching root-proxy with the RootShard's credentials), what InKCP checks on the stand-in:
+// a Workspace XR makes a kcp workspace that kcp reports Ready and binds its roles there; a
+// Kubeconfig is denied without spec.authorization, allowed with it and denied again once it
+// is removed, through the front-proxy with the kubeconfig the XR wrote; deleting the Workspace
+// (Retain) keeps the workspace; deleting a Shard XR removes kcp's Shard object. Every XR it
+// makes is deleted again, so the scenarios after Basic find the installation as it was.
+func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, proxyPod *pod, dir string, admin kubectlFunc) {
+	const ns = basicNamespace
+	in := func(path string, args ...string) []string {
+		return append([]string{"--server=https://api.example.com:6443/clusters/" + path}, args...)
+	}
+
+	// Workspace team-a, made by kcp itself through provider-kubernetes.
+	if _, err := e.ApplyFiles(ctx, e.root+"/examples/workspace/workspace.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteXR(context.Background(), t, e, "workspaces", ns, "team-a") })
+	nudge(ctx, t, e, "rootshard", ns, "root")
+	start := time.Now()
+	if err := e.Eventually(ctx, timeout, "workspace team-a Ready in kcp", func(ctx context.Context) (bool, string, error) {
+		out, err := admin(ctx, "", "get", "workspace", "team-a", "-o", "jsonpath={.status.phase}")
+		return err == nil && out == "Ready", out, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The RootShard gives credentials for root:team-a; the Workspace reads kcp's answer.
+	if _, err := waitXRNudging(ctx, t, e, "Workspace", ns, "team-a", "Ready", "True", "rootshard/root", "workspace/team-a"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := admin(ctx, "", in("root:team-a", "get", "clusterrolebinding", "kcp.crossplane.io:view", "-o", "jsonpath={.roleRef.name} {.subjects[*].kind}/{.subjects[*].name}")...)
+	if err != nil || out != "view Group/team-a" {
+		t.Errorf("binding kcp.crossplane.io:view in root:team-a: %v: %q, want view Group/team-a", err, out)
+	}
+	e.Step("RealKCP: Workspace team-a Ready %.1fs after apply: kcp made workspace root:team-a and holds its view binding for group team-a", time.Since(start).Seconds())
+
+	// A Kubeconfig for team-a: denied without spec.authorization, allowed with, denied again.
+	var kc map[string]any
+	b, err := os.ReadFile(e.root + "/examples/workspace/kubeconfig.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &kc); err != nil {
+		t.Fatal(err)
+	}
+	delete(kc["spec"].(map[string]any), "authorization")
+	bare, err := yaml.Marshal(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(ctx, bare); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteXR(context.Background(), t, e, "kubeconfigs", ns, "team-a-admin") })
+	if _, err := waitXR(ctx, e, "Kubeconfig", ns, "team-a-admin", "Ready", "True"); err != nil {
+		t.Fatal(err)
+	}
+	team := proxyPod.kubectl(t, dir, "team-a-admin", secretKey(ctx, t, e, "team-a-admin-kubeconfig", "kubeconfig"))
+	access := func(ctx context.Context) (allowed bool, out string) {
+		out, err := team(ctx, "", "get", "configmaps", "-n", "default")
+		return err == nil, strings.TrimSpace(out)
+	}
+	waitAccess := func(want bool, what string) {
+		t.Helper()
+		if err := e.Eventually(ctx, timeout, what, func(ctx context.Context) (bool, string, error) {
+			allowed, out := access(ctx)
+			if !allowed && !strings.Contains(out, "forbidden") {
+				return false, out, nil // not an authorization answer (yet)
+			}
+			return allowed == want, out, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitAccess(false, "team-a-admin denied in root:team-a without spec.authorization")
+	setRoles(ctx, t, e, ns, "team-a-admin", "cluster-admin")
+	start = time.Now()
+	waitAccess(true, "team-a-admin allowed in root:team-a with cluster-admin bound")
+	e.Step("RealKCP: Kubeconfig team-a-admin denied by kcp without spec.authorization, allowed %.1fs after cluster-admin was set", time.Since(start).Seconds())
+	if _, err := e.Kubectl(ctx, nil, "patch", "kubeconfigs.kcp.crossplane.io", "-n", ns, "team-a-admin", "--type=json", "-p", `[{"op":"remove","path":"/spec/authorization"}]`); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	waitAccess(false, "team-a-admin denied again in root:team-a once spec.authorization is removed")
+	e.Step("RealKCP: removing spec.authorization revoked it: denied again after %.1fs", time.Since(start).Seconds())
+
+	// Deleting the Workspace (deletionPolicy Retain) keeps kcp's workspace.
+	deleteXR(ctx, t, e, "workspaces", ns, "team-a")
+	if out, err := admin(ctx, "", "get", "workspace", "team-a", "-o", "jsonpath={.status.phase}"); err != nil || out != "Ready" {
+		t.Errorf("deleting a Workspace with deletionPolicy Retain must keep the workspace: %v %q", err, out)
+	}
+	e.Step("RealKCP: deleting Workspace team-a kept kcp's workspace root:team-a")
+
+	// A Shard XR whose kcp Shard object exists (registered by hand here: this harness runs no
+	// shard process) is deregistered when the XR is deleted. Last, so that kcp schedules no
+	// workspace onto a shard that does not run.
+	shardXR := `apiVersion: kcp.crossplane.io/v1alpha1
+kind: Shard
+metadata: {name: shard-x, namespace: ` + ns + `}
+spec:
+  rootShard: {ref: {name: root}}
+  etcd: {endpoints: ["http://etcd.kcp.svc.cluster.local:2379"], prefix: /shard-x}
+`
+	if err := e.Apply(ctx, []byte(shardXR)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteXR(context.Background(), t, e, "shards", ns, "shard-x") })
+	kcpShard := `apiVersion: core.kcp.io/v1alpha1
+kind: Shard
+metadata: {name: shard-x}
+spec: {baseURL: "https://shard-x-shard-kcp.kcp.svc.cluster.local:6443"}
+`
+	if out, err := admin(ctx, kcpShard, "create", "-f", "-"); err != nil {
+		t.Fatalf("register shard-x in kcp: %v\n%s", err, out)
+	}
+	if _, err := waitXRNudging(ctx, t, e, "Shard", ns, "shard-x", "Registered", "True", "rootshard/root", "shard/shard-x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Kubectl(ctx, nil, "delete", "shards.kcp.crossplane.io", "-n", ns, "shard-x", "--wait=true", "--timeout=3m"); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	var nudged time.Time
+	if err := e.Eventually(ctx, timeout, "kcp's Shard shard-x deregistered", func(ctx context.Context) (bool, string, error) {
+		if time.Since(nudged) > 15*time.Second {
+			nudge(ctx, t, e, "rootshard", ns, "root")
+			nudged = time.Now()
+		}
+		out, err := admin(ctx, "", "get", "shards", "-o", "name")
+		return err == nil && !strings.Contains(out, "shard-x"), out, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = admin(ctx, "", "get", "shards", "-o", "name")
+	e.Step("RealKCP: Shard shard-x reported Registered; deleting it removed kcp's Shard object %.1fs later (kcp's shards now: %s)", time.Since(start).Seconds(), strings.Join(strings.Fields(out), " "))
+}
+
+// deleteXR deletes an XR of the kind (plural) and waits until it is gone; absent is fine.
+func deleteXR(ctx context.Context, t *testing.T, e *env, plural, ns, name string) {
+	t.Helper()
+	if out, err := e.Kubectl(ctx, nil, "delete", plural+".kcp.crossplane.io", "-n", ns, name, "--ignore-not-found", "--wait=true", "--timeout=3m"); err != nil {
+		t.Errorf("delete %s %s/%s: %v\n%s", plural, ns, name, err, out)
+	}
+}
