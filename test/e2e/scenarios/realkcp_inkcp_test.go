@@ -20,8 +20,9 @@ type kubectlFunc func(ctx context.Context, stdin string, args ...string) (string
 // is removed, through the front-proxy with the kubeconfig the XR wrote; deleting the Workspace
 // (Retain) keeps the workspace; deleting a Shard XR removes kcp's Shard object. Every XR it
 // makes is deleted again, so the scenarios after Basic find the installation as it was.
-func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, proxyPod *pod, dir string, admin kubectlFunc) {
+func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, k realKCP) {
 	const ns = basicNamespace
+	admin := k.admin
 	in := func(path string, args ...string) []string {
 		return append([]string{"--server=https://api.example.com:6443/clusters/" + path}, args...)
 	}
@@ -40,8 +41,15 @@ func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, proxyPod *pod, 
 		t.Fatal(err)
 	}
 	// The RootShard gives credentials for root:team-a; the Workspace reads kcp's answer.
-	if _, err := waitXRNudging(ctx, t, e, "Workspace", ns, "team-a", "Ready", "True", "rootshard/root", "workspace/team-a"); err != nil {
+	x, err := waitXRNudging(ctx, t, e, "Workspace", ns, "team-a", "Ready", "True", "rootshard/root", "workspace/team-a")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if x.Status["phase"] != "Ready" || x.Status["path"] != "root:team-a" || x.Status["url"] != "https://api.example.com:6443/clusters/root:team-a" {
+		t.Errorf("Workspace status phase %v path %v url %v, want Ready root:team-a https://api.example.com:6443/clusters/root:team-a", x.Status["phase"], x.Status["path"], x.Status["url"])
+	}
+	if cluster, err := admin(ctx, "", "get", "workspace", "team-a", "-o", "jsonpath={.spec.cluster}"); err != nil || x.Status["cluster"] != cluster {
+		t.Errorf("Workspace status.cluster %v, kcp's workspace is logical cluster %q (%v)", x.Status["cluster"], cluster, err)
 	}
 	out, err := admin(ctx, "", in("root:team-a", "get", "clusterrolebinding", "kcp.crossplane.io:view", "-o", "jsonpath={.roleRef.name} {.subjects[*].kind}/{.subjects[*].name}")...)
 	if err != nil || out != "view Group/team-a" {
@@ -70,7 +78,7 @@ func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, proxyPod *pod, 
 	if _, err := waitXR(ctx, e, "Kubeconfig", ns, "team-a-admin", "Ready", "True"); err != nil {
 		t.Fatal(err)
 	}
-	team := proxyPod.kubectl(t, dir, "team-a-admin", secretKey(ctx, t, e, "team-a-admin-kubeconfig", "kubeconfig"))
+	team := k.proxy.kubectl(t, k.dir, "team-a-admin", secretKey(ctx, t, e, "team-a-admin-kubeconfig", "kubeconfig"))
 	access := func(ctx context.Context) (allowed bool, out string) {
 		out, err := team(ctx, "", "get", "configmaps", "-n", "default")
 		return err == nil, strings.TrimSpace(out)
@@ -106,9 +114,9 @@ func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, proxyPod *pod, 
 	}
 	e.Step("RealKCP: deleting Workspace team-a kept kcp's workspace root:team-a")
 
-	// A Shard XR whose kcp Shard object exists (registered by hand here: this harness runs no
-	// shard process) is deregistered when the XR is deleted. Last, so that kcp schedules no
-	// workspace onto a shard that does not run.
+	// A second shard, run from its Shard XR's Deployment, registers itself with the root
+	// shard; deleting the XR removes it from kcp. Last, so that kcp schedules no workspace of
+	// this test onto it.
 	shardXR := `apiVersion: kcp.crossplane.io/v1alpha1
 kind: Shard
 metadata: {name: shard-x, namespace: ` + ns + `}
@@ -120,20 +128,28 @@ spec:
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deleteXR(context.Background(), t, e, "shards", ns, "shard-x") })
-	kcpShard := `apiVersion: core.kcp.io/v1alpha1
-kind: Shard
-metadata: {name: shard-x}
-spec: {baseURL: "https://shard-x-shard-kcp.kcp.svc.cluster.local:6443"}
-`
-	if out, err := admin(ctx, kcpShard, "create", "-f", "-"); err != nil {
-		t.Fatalf("register shard-x in kcp: %v\n%s", err, out)
+	if _, err := waitXR(ctx, e, "Shard", ns, "shard-x", "Ready", "True"); err != nil {
+		t.Fatal(err)
 	}
+	shardPod := newPod(ctx, t, e, k.dir, "shard-x-shard-kcp", shardPodIP, k.services)
+	k.network.join(ctx, t, shardPod)
+	shardProcess := shardPod.start(ctx, t, e, k.dir, k.bin)
+	start = time.Now()
+	if err := e.Eventually(ctx, 3*time.Minute, "shard shard-x registered in kcp", func(ctx context.Context) (bool, string, error) {
+		out, err := admin(ctx, "", "get", "shards", "-o", "name")
+		return err == nil && strings.Contains(out, "shard.core.kcp.io/shard-x"), out, shardProcess.Exited()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = admin(ctx, "", "get", "shards", "-o", "name")
+	e.Step("RealKCP: shard shard-x registered itself with kcp %.1fs after start (kcp's shards: %s)", time.Since(start).Seconds(), strings.Join(strings.Fields(out), " "))
 	if _, err := waitXRNudging(ctx, t, e, "Shard", ns, "shard-x", "Registered", "True", "rootshard/root", "shard/shard-x"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Kubectl(ctx, nil, "delete", "shards.kcp.crossplane.io", "-n", ns, "shard-x", "--wait=true", "--timeout=3m"); err != nil {
 		t.Fatal(err)
 	}
+	shardProcess.Stop(10 * time.Second) // its Deployment is gone with the XR
 	start = time.Now()
 	var nudged time.Time
 	if err := e.Eventually(ctx, timeout, "kcp's Shard shard-x deregistered", func(ctx context.Context) (bool, string, error) {
@@ -147,7 +163,7 @@ spec: {baseURL: "https://shard-x-shard-kcp.kcp.svc.cluster.local:6443"}
 		t.Fatal(err)
 	}
 	out, _ = admin(ctx, "", "get", "shards", "-o", "name")
-	e.Step("RealKCP: Shard shard-x reported Registered; deleting it removed kcp's Shard object %.1fs later (kcp's shards now: %s)", time.Since(start).Seconds(), strings.Join(strings.Fields(out), " "))
+	e.Step("RealKCP: Shard shard-x reported Registered; deleting the XR removed kcp's Shard object %.1fs later (kcp's shards now: %s)", time.Since(start).Seconds(), strings.Join(strings.Fields(out), " "))
 }
 
 // deleteXR deletes an XR of the kind (plural) and waits until it is gone; absent is fine.

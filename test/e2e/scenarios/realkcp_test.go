@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +30,7 @@ const (
 	kcpPodIP       = "10.96.0.10"
 	proxyPodIP     = "10.96.0.20"
 	rootProxyPodIP = "10.96.0.30"
+	shardPodIP     = "10.96.0.40" // Shard shard-x of testRealKCPInKCP
 )
 
 // testRealKCP runs the containers of the composed Deployments root-kcp (with an etcd beside
@@ -61,34 +61,28 @@ func testRealKCP(ctx context.Context, t *testing.T, e *env, binDir string) {
 		"root-kcp.kcp.svc.cluster.local":               kcpPodIP,
 		"root-proxy.kcp.svc.cluster.local":             rootProxyPodIP,
 		"frontproxy-front-proxy.kcp.svc.cluster.local": proxyPodIP,
+		"shard-x-shard-kcp.kcp.svc.cluster.local":      shardPodIP,
+		"etcd.kcp.svc.cluster.local":                   kcpPodIP,
 		"api.example.com":                              proxyPodIP,
 	}
-	withEtcd := maps.Clone(services)
-	withEtcd["etcd.kcp.svc.cluster.local"] = "127.0.0.1"
-	kcpPod := newPod(ctx, t, e, dir, "root-kcp", kcpPodIP, withEtcd)
+	kcpPod := newPod(ctx, t, e, dir, "root-kcp", kcpPodIP, services)
 	rootProxyPod := newPod(ctx, t, e, dir, "root-proxy", rootProxyPodIP, services)
 	proxyPod := newPod(ctx, t, e, dir, "frontproxy-front-proxy", proxyPodIP, services)
-	podNetwork(ctx, t, dir, kcpPod, rootProxyPod, proxyPod)
+	network := newPodNetwork(ctx, t, dir)
+	for _, p := range []*pod{kcpPod, rootProxyPod, proxyPod} {
+		network.join(ctx, t, p)
+	}
 
 	etcdBin := os.Getenv("E2E_ETCD")
 	if _, err := kcpPod.runIn(t, e, dir, dir, "etcd", etcdBin,
 		"--name=kcp-etcd", "--data-dir="+filepath.Join(dir, "etcd-data"),
-		"--listen-client-urls=http://127.0.0.1:2379", "--advertise-client-urls=http://127.0.0.1:2379",
+		"--listen-client-urls=http://0.0.0.0:2379", "--advertise-client-urls=http://"+kcpPodIP+":2379",
 		"--listen-peer-urls=http://127.0.0.1:2380", "--initial-advertise-peer-urls=http://127.0.0.1:2380",
 		"--initial-cluster=kcp-etcd=http://127.0.0.1:2380", "--listen-metrics-urls=http://127.0.0.1:2381", "--unsafe-no-fsync"); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []*pod{kcpPod, rootProxyPod, proxyPod} {
-		command, args := p.container(ctx, t, e)
-		bin := filepath.Join(binDir, filepath.Base(command[0]))
-		kcpDir := filepath.Join(dir, p.name+"-workdir")
-		if err := os.MkdirAll(kcpDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.runIn(t, e, dir, kcpDir, p.name, bin, append(command[1:], args...)...); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("RealKCP: started %s %s %s", p.name, bin, strings.Join(append(command[1:], args...), " "))
+		p.start(ctx, t, e, dir, binDir)
 	}
 
 	// The admin kubeconfig, exactly as the Kubeconfig XR wrote it.
@@ -129,13 +123,43 @@ metadata: {name: e2e}
 		t.Fatal(err)
 	}
 	defer stopRelay()
-	testRealKCPInKCP(ctx, t, e, proxyPod, dir, admin)
+	testRealKCPInKCP(ctx, t, e, realKCP{dir: dir, bin: binDir, services: services, network: network, proxy: proxyPod, admin: admin})
 }
 
-// podNetwork joins the pods' network namespaces on a bridge in a network namespace of its
-// own, each pod's end with its pod IP and a default route (kcp picks its advertise address
-// from it).
-func podNetwork(ctx context.Context, t *testing.T, dir string, pods ...*pod) {
+// realKCP is what testRealKCP runs, for testRealKCPInKCP.
+type realKCP struct {
+	dir, bin string
+	services map[string]string // the pods' hosts entries
+	network  *podNetwork
+	proxy    *pod        // the front-proxy's pod, where kubectl runs
+	admin    kubectlFunc // kubectl with the admin kubeconfig, through the front-proxy
+}
+
+// start runs the pod's container from binDir, with its rendered command and args.
+func (p *pod) start(ctx context.Context, t *testing.T, e *env, dir, binDir string) *proc.Process {
+	t.Helper()
+	command, args := p.container(ctx, t, e)
+	bin := filepath.Join(binDir, filepath.Base(command[0]))
+	wd := filepath.Join(dir, p.name+"-workdir")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := p.runIn(t, e, dir, wd, p.name, bin, append(command[1:], args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("RealKCP: started %s %s %s", p.name, bin, strings.Join(append(command[1:], args...), " "))
+	return pr
+}
+
+// podNetwork is a bridge in a network namespace of its own that pods join, each with its pod
+// IP and a default route (kcp picks its advertise address from it).
+type podNetwork struct {
+	bridge *proc.Process
+	joined int
+}
+
+func newPodNetwork(ctx context.Context, t *testing.T, dir string) *podNetwork {
 	t.Helper()
 	bridge, err := proc.Start(filepath.Join(dir, "pod-network.log"), nil, "unshare", "-n", "sleep", "infinity")
 	if err != nil {
@@ -143,24 +167,32 @@ func podNetwork(ctx context.Context, t *testing.T, dir string, pods ...*pod) {
 	}
 	t.Cleanup(func() { bridge.Stop(time.Second) })
 	waitNetNS(ctx, t, bridge)
-	in := func(pid int, script string) {
-		t.Helper()
-		if out, err := exec.CommandContext(ctx, "nsenter", fmt.Sprintf("--net=/proc/%d/ns/net", pid), "--", "sh", "-c", "set -e; "+script).CombinedOutput(); err != nil {
-			t.Fatalf("pod network: %s: %v\n%s", script, err, out)
-		}
-	}
-	in(bridge.PID(), "ip link add br0 type bridge; ip link set br0 up")
-	for i, p := range pods {
-		waitNetNS(ctx, t, p.holder)
-		host, eth := fmt.Sprintf("kcpe2e%dh", i), fmt.Sprintf("kcpe2e%dp", i)
-		if out, err := exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf(`set -e
+	n := &podNetwork{bridge: bridge}
+	inNetNS(ctx, t, bridge.PID(), "ip link add br0 type bridge; ip link set br0 up")
+	return n
+}
+
+// join connects the pod's network namespace to the bridge.
+func (n *podNetwork) join(ctx context.Context, t *testing.T, p *pod) {
+	t.Helper()
+	waitNetNS(ctx, t, p.holder)
+	host, eth := fmt.Sprintf("kcpe2e%dh", n.joined), fmt.Sprintf("kcpe2e%dp", n.joined)
+	n.joined++
+	if out, err := exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf(`set -e
 ip link add %s type veth peer name %s
 ip link set %s netns %d
-ip link set %s netns %d`, host, eth, host, bridge.PID(), eth, p.holder.PID())).CombinedOutput(); err != nil {
-			t.Fatalf("veth of pod %s: %v\n%s", p.name, err, out)
-		}
-		in(bridge.PID(), fmt.Sprintf("ip link set %s master br0; ip link set %s up", host, host))
-		in(p.holder.PID(), fmt.Sprintf("ip link set lo up; ip addr add %s/24 dev %s; ip link set %s up; ip route add default dev %s", p.ip, eth, eth, eth))
+ip link set %s netns %d`, host, eth, host, n.bridge.PID(), eth, p.holder.PID())).CombinedOutput(); err != nil {
+		t.Fatalf("veth of pod %s: %v\n%s", p.name, err, out)
+	}
+	inNetNS(ctx, t, n.bridge.PID(), fmt.Sprintf("ip link set %s master br0; ip link set %s up", host, host))
+	inNetNS(ctx, t, p.holder.PID(), fmt.Sprintf("ip link set lo up; ip addr add %s/24 dev %s; ip link set %s up; ip route add default dev %s", p.ip, eth, eth, eth))
+}
+
+// inNetNS runs a shell script in the network namespace of process pid.
+func inNetNS(ctx context.Context, t *testing.T, pid int, script string) {
+	t.Helper()
+	if out, err := exec.CommandContext(ctx, "nsenter", fmt.Sprintf("--net=/proc/%d/ns/net", pid), "--", "sh", "-c", "set -e; "+script).CombinedOutput(); err != nil {
+		t.Fatalf("pod network: %s: %v\n%s", script, err, out)
 	}
 }
 

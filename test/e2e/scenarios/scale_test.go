@@ -22,11 +22,34 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// scaleSizes are the installations the Scale scenario creates, smallest first, each in a
-// namespace of its own: a RootShard with that many Shards and Kubeconfig XRs. The largest is
-// the one issue 8 names (a RootShard with 20 Shards and 50 Kubeconfigs); the smaller two show
-// how convergence time grows with the number of XRs.
-var scaleSizes = []struct{ shards, kubeconfigs int }{{5, 12}, {10, 25}, {20, 50}}
+// scaleSize is one installation of the Scale scenario: a RootShard with that many Shards and
+// Kubeconfig XRs.
+type scaleSize struct{ shards, kubeconfigs int }
+
+// envScale names the sizes the Scale scenario creates, smallest first, each in a namespace of
+// its own: "<shards>x<kubeconfigs>,...". make test creates the one issue 8 names (a RootShard
+// with 20 Shards and 50 Kubeconfigs); docs/performance.md measures how convergence grows with
+// E2E_SCALE=5x12,10x25,20x50.
+const envScale = "E2E_SCALE"
+
+var defaultScale = []scaleSize{{20, 50}}
+
+// scaleSizes parses envScale, or returns defaultScale when it is not set.
+func scaleSizes() ([]scaleSize, error) {
+	v := os.Getenv(envScale)
+	if v == "" {
+		return defaultScale, nil
+	}
+	var sizes []scaleSize
+	for _, f := range strings.Split(v, ",") {
+		var s scaleSize
+		if _, err := fmt.Sscanf(f, "%dx%d", &s.shards, &s.kubeconfigs); err != nil || s.shards < 1 || s.kubeconfigs < 1 {
+			return nil, fmt.Errorf("%s=%q: want sizes like 5x12,20x50 (<shards>x<kubeconfigs>, each at least 1)", envScale, v)
+		}
+		sizes = append(sizes, s)
+	}
+	return sizes, nil
+}
 
 // testScale installs each of scaleSizes and reports, per size: the time from apply to every
 // Certificate issued and to every XR Ready, the RunFunction calls (in all, per XR, and per XR
@@ -38,7 +61,11 @@ var scaleSizes = []struct{ shards, kubeconfigs int }{{5, 12}, {10, 25}, {20, 50}
 // updates each Certificate about seven times) and what to set.
 func testScale(t *testing.T, e *env) {
 	ctx := t.Context()
-	for _, size := range scaleSizes {
+	sizes, err := scaleSizes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range sizes {
 		ns := fmt.Sprintf("scale-%d", size.shards)
 		t.Run(fmt.Sprintf("%dShards%dKubeconfigs", size.shards, size.kubeconfigs), func(t *testing.T) {
 			r := measureScale(ctx, t, e, ns, size.shards, size.kubeconfigs)
