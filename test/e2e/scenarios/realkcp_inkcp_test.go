@@ -8,10 +8,9 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
-)
 
-// kubectlFunc runs kubectl inside a pod with one kubeconfig; it returns the combined output.
-type kubectlFunc func(ctx context.Context, stdin string, args ...string) (string, error)
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/realkcp"
+)
 
 // testRealKCPInKCP checks, against real kcp (testRealKCP's processes, provider-kubernetes
 // reaching root-proxy with the RootShard's credentials), what InKCP checks on the stand-in:
@@ -20,9 +19,8 @@ type kubectlFunc func(ctx context.Context, stdin string, args ...string) (string
 // is removed, through the front-proxy with the kubeconfig the XR wrote; deleting the Workspace
 // (Retain) keeps the workspace; deleting a Shard XR removes kcp's Shard object. Every XR it
 // makes is deleted again, so the scenarios after Basic find the installation as it was.
-func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, k realKCP) {
+func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, proxy *realkcp.Pod, admin kubectlFunc) {
 	const ns = basicNamespace
-	admin := k.admin
 	in := func(path string, args ...string) []string {
 		return append([]string{"--server=https://api.example.com:6443/clusters/" + path}, args...)
 	}
@@ -78,7 +76,7 @@ func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, k realKCP) {
 	if _, err := waitXR(ctx, e, "Kubeconfig", ns, "team-a-admin", "Ready", "True"); err != nil {
 		t.Fatal(err)
 	}
-	team := k.proxy.kubectl(t, k.dir, "team-a-admin", secretKey(ctx, t, e, "team-a-admin-kubeconfig", "kubeconfig"))
+	team := podKubectl(t, c, proxy, "team-a-admin", secretKey(ctx, t, e, ns, "team-a-admin-kubeconfig", "kubeconfig"))
 	access := func(ctx context.Context) (allowed bool, out string) {
 		out, err := team(ctx, "", "get", "configmaps", "-n", "default")
 		return err == nil, strings.TrimSpace(out)
@@ -131,13 +129,11 @@ spec:
 	if _, err := waitXR(ctx, e, "Shard", ns, "shard-x", "Ready", "True"); err != nil {
 		t.Fatal(err)
 	}
-	shardPod := newPod(ctx, t, e, k.dir, "shard-x-shard-kcp", shardPodIP, k.services)
-	k.network.join(ctx, t, shardPod)
-	shardProcess := shardPod.start(ctx, t, e, k.dir, k.bin)
+	shardPod := runDeployments(ctx, t, c, ns, "shard-x-shard-kcp")["shard-x-shard-kcp"]
 	start = time.Now()
 	if err := e.Eventually(ctx, 3*time.Minute, "shard shard-x registered in kcp", func(ctx context.Context) (bool, string, error) {
 		out, err := admin(ctx, "", "get", "shards", "-o", "name")
-		return err == nil && strings.Contains(out, "shard.core.kcp.io/shard-x"), out, shardProcess.Exited()
+		return err == nil && strings.Contains(out, "shard.core.kcp.io/shard-x"), out, shardPod.Exited()
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +145,7 @@ spec:
 	if _, err := e.Kubectl(ctx, nil, "delete", "shards.kcp.crossplane.io", "-n", ns, "shard-x", "--wait=true", "--timeout=3m"); err != nil {
 		t.Fatal(err)
 	}
-	shardProcess.Stop(10 * time.Second) // its Deployment is gone with the XR
+	shardPod.Stop() // its Deployment is gone with the XR
 	start = time.Now()
 	var nudged time.Time
 	if err := e.Eventually(ctx, timeout, "kcp's Shard shard-x deregistered", func(ctx context.Context) (bool, string, error) {

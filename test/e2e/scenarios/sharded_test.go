@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,13 @@ func testSharded(t *testing.T, e *env) {
 	t.Run("FrontProxyRoutesToTheRootShard", func(t *testing.T) { checkPathMapping(ctx, t, e, ns) })
 	t.Run("ShardKubeconfigTrustsTheShard", func(t *testing.T) {
 		checkKubeconfigTrust(ctx, t, e, ns, "root", "shard-1-controller-kubeconfig", "shard-1-server")
+	})
+	t.Run("RealKCP", func(t *testing.T) {
+		dir := os.Getenv("KCP_BIN")
+		if dir == "" {
+			t.Skip("KCP_BIN is not set: kcp itself is not run (set KCP_BIN to a directory holding kcp, kcp-front-proxy and cache-server to run the composed containers as processes)")
+		}
+		testShardedRealKCP(ctx, t, e, dir)
 	})
 }
 

@@ -1,0 +1,178 @@
+package realkcp
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
+)
+
+// Pod is one pod of the installation run as real processes: a network namespace of its own
+// (holder keeps it) with the pod IP on the pod network, and a directory the processes see as
+// /etc, holding the hosts file and every Secret and ConfigMap the pod mounts under /etc. Every
+// other mount path gets an empty directory of its own.
+type Pod struct {
+	Name string
+	IP   string
+
+	dir    string // the pod's directory: etc/, mounts/, logs
+	holder *proc.Process
+	// mounts are the mount paths outside /etc, each bound to dir/mounts/<path>.
+	mounts []string
+	procs  []*proc.Process
+}
+
+// etc is the directory the pod's processes see as /etc.
+func (p *Pod) etc() string { return filepath.Join(p.dir, "etc") }
+
+// writeVolumes writes what the container mounts: the files of each Secret and ConfigMap volume
+// under /etc at its mount path, an empty directory for every other mount.
+func (p *Pod) writeVolumes(ctx context.Context, r Reader, namespace string, spec corev1.PodSpec, c corev1.Container) error {
+	for _, m := range c.VolumeMounts {
+		i := slices.IndexFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == m.Name })
+		if i < 0 {
+			return fmt.Errorf("pod %s: mount %s names no volume %s", p.Name, m.MountPath, m.Name)
+		}
+		v := spec.Volumes[i]
+		rel, underEtc := strings.CutPrefix(m.MountPath, "/etc/")
+		if !underEtc {
+			if v.Secret != nil || v.ConfigMap != nil {
+				return fmt.Errorf("pod %s mounts %s at %s, outside /etc: the harness only provides files under /etc", p.Name, m.Name, m.MountPath)
+			}
+			p.mounts = append(p.mounts, m.MountPath)
+			if err := os.MkdirAll(filepath.Join(p.dir, "mounts", m.MountPath), 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		var data map[string][]byte
+		var items []corev1.KeyToPath
+		switch {
+		case v.Secret != nil:
+			d, err := r.SecretData(ctx, namespace, v.Secret.SecretName)
+			if err != nil {
+				return fmt.Errorf("pod %s: %w", p.Name, err)
+			}
+			data, items = d, v.Secret.Items
+		case v.ConfigMap != nil:
+			var cm corev1.ConfigMap
+			if err := r.GetJSON(ctx, &cm, "configmap", "-n", namespace, v.ConfigMap.Name); err != nil {
+				return fmt.Errorf("pod %s: %w", p.Name, err)
+			}
+			data = map[string][]byte{}
+			for k, s := range cm.Data {
+				data[k] = []byte(s)
+			}
+			maps.Copy(data, cm.BinaryData)
+			items = v.ConfigMap.Items
+		default:
+			if err := os.MkdirAll(filepath.Join(p.etc(), rel), 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		paths := map[string]string{} // key -> file under the mount
+		for k := range data {
+			paths[k] = k
+		}
+		if len(items) > 0 {
+			paths = map[string]string{}
+			for _, it := range items {
+				paths[it.Key] = it.Path
+			}
+		}
+		for k, path := range paths {
+			if err := writeFile(filepath.Join(p.etc(), rel, path), data[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeHosts replaces the pod's hosts file in one rename, so a reader never sees half a file;
+// Go's resolver notices the change within seconds.
+func (p *Pod) writeHosts(hosts map[string]string) error {
+	var b strings.Builder
+	b.WriteString("127.0.0.1 localhost\n")
+	for _, name := range slices.Sorted(maps.Keys(hosts)) {
+		fmt.Fprintf(&b, "%s %s\n", hosts[name], name)
+	}
+	tmp := filepath.Join(p.etc(), ".hosts.tmp")
+	if err := writeFile(tmp, []byte(b.String())); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(p.etc(), "hosts"))
+}
+
+// Command is bin with args run inside the pod: in its network namespace and, in a private mount
+// namespace, with its /etc and its other mounts.
+func (p *Pod) Command(ctx context.Context, env []string, bin string, args ...string) *exec.Cmd {
+	script := `mount --bind "$0" /etc`
+	for _, m := range p.mounts {
+		// A mount path that does not exist on this machine gets a tmpfs on its parent first.
+		script += fmt.Sprintf(` && { [ -d %[1]q ] || { mount -t tmpfs tmpfs %[2]q && mkdir -p %[1]q; }; } && mount --bind %[3]q %[1]q`,
+			m, filepath.Dir(m), filepath.Join(p.dir, "mounts", m))
+	}
+	script += ` && exec "$@"`
+	cmd := exec.CommandContext(ctx, "nsenter", append([]string{fmt.Sprintf("--net=/proc/%d/ns/net", p.holder.PID()), "--",
+		"unshare", "-m", "--propagation", "private", "sh", "-c", script, p.etc(), bin}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}
+
+// start runs a long-lived process in the pod, its log at <pod dir>/<name>.log.
+func (p *Pod) start(name string, env []string, bin string, args ...string) (*proc.Process, error) {
+	cmd := p.Command(context.Background(), nil, bin, args...)
+	wd := filepath.Join(p.dir, "workdir")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		return nil, err
+	}
+	pr, err := proc.StartIn(filepath.Join(p.dir, name+".log"), wd, env, cmd.Path, cmd.Args[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	p.procs = append(p.procs, pr)
+	return pr, nil
+}
+
+// Stop stops the pod's processes, as the kubelet does when its Deployment is gone.
+func (p *Pod) Stop() {
+	for _, pr := range p.procs {
+		pr.Stop(10 * time.Second)
+	}
+}
+
+// Exited returns an error once any of the pod's processes has ended.
+func (p *Pod) Exited() error {
+	for _, pr := range p.procs {
+		if err := pr.Exited(); err != nil {
+			return fmt.Errorf("pod %s: %w (log: %s)", p.Name, err, p.dir)
+		}
+	}
+	return nil
+}
+
+func (p *Pod) close() {
+	p.Stop()
+	p.holder.Stop(time.Second)
+}
+
+func writeFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// NetNS is the file of the pod's network namespace, /proc/<pid>/ns/net.
+func (p *Pod) NetNS() string { return fmt.Sprintf("/proc/%d/ns/net", p.holder.PID()) }

@@ -1,0 +1,116 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testShardedRealKCP runs examples/sharded as real kcp (package realkcp): an etcd at the
+// example's address, the CacheServer, the root shard and its proxy, shard-1 and shard-2 and the
+// front-proxy, each with exactly its rendered command and args. Through the front-proxy, with
+// an admin Kubeconfig XR's kubeconfig: every shard has registered with the root shard; a
+// workspace placed on each shard (by a label on kcp's Shard object and the workspace's
+// location selector) becomes Ready, is served through the front-proxy, and lives on that shard
+// (its logical cluster answers on the shard itself); the example's Kubeconfig for shard-1
+// reaches shard-1 directly.
+func testShardedRealKCP(ctx context.Context, t *testing.T, e *env, binDir string) {
+	const ns = basicNamespace
+	c := startRealKCP(ctx, t, e, binDir, "sharded")
+	if _, err := c.RunEtcd(ctx, "etcd.kcp.svc.cluster.local"); err != nil {
+		t.Fatal(err)
+	}
+	pods := runDeployments(ctx, t, c, ns, "cache-cache-server", "root-kcp", "root-proxy", "shard-1-shard-kcp", "shard-2-shard-kcp", "frontproxy-front-proxy")
+	proxy := pods["frontproxy-front-proxy"]
+	if err := c.Host("api.example.com", proxy.IP); err != nil {
+		t.Fatal(err)
+	}
+	exited := func() error {
+		for _, p := range pods {
+			if err := p.Exited(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	// An admin kubeconfig through the front-proxy, from a Kubeconfig XR as a user would make it.
+	adminXR := `apiVersion: kcp.crossplane.io/v1alpha1
+kind: Kubeconfig
+metadata: {name: sharded-admin, namespace: ` + ns + `}
+spec:
+  target: {frontProxyRef: {name: frontproxy}}
+  username: kcp-admin
+  groups: ["system:kcp:admin"]
+  validity: 24h
+  secretRef: {name: sharded-admin-kubeconfig}
+`
+	if err := e.Apply(ctx, []byte(adminXR)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteXR(context.Background(), t, e, "kubeconfigs", ns, "sharded-admin") })
+	if _, err := waitXR(ctx, e, "Kubeconfig", ns, "sharded-admin", "Ready", "True"); err != nil {
+		t.Fatal(err)
+	}
+	admin := podKubectl(t, c, proxy, "sharded-admin", secretKey(ctx, t, e, ns, "sharded-admin-kubeconfig", "kubeconfig"))
+
+	start := time.Now()
+	if err := e.Eventually(ctx, 4*time.Minute, "root, shard-1 and shard-2 registered with the root shard", func(ctx context.Context) (bool, string, error) {
+		out, err := admin(ctx, "", "get", "shards", "-o", "name")
+		return err == nil && strings.Contains(out, "shard.core.kcp.io/shard-1") && strings.Contains(out, "shard.core.kcp.io/shard-2"), out, exited()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Step("RealKCP sharded: shard-1 and shard-2 registered with the root shard %.1fs after start, seen through the front-proxy", time.Since(start).Seconds())
+
+	for _, shard := range []string{"shard-1", "shard-2"} {
+		if out, err := admin(ctx, "", "label", "shard", shard, "--overwrite", "e2e.kcp.crossplane.io/shard="+shard); err != nil {
+			t.Fatalf("label kcp's Shard %s: %v\n%s", shard, err, out)
+		}
+		ws := fmt.Sprintf(`apiVersion: tenancy.kcp.io/v1alpha1
+kind: Workspace
+metadata: {name: on-%[1]s}
+spec:
+  location: {selector: {matchLabels: {e2e.kcp.crossplane.io/shard: %[1]s}}}
+`, shard)
+		if out, err := admin(ctx, ws, "create", "-f", "-"); err != nil {
+			t.Fatalf("create workspace on-%s: %v\n%s", shard, err, out)
+		}
+	}
+	for _, shard := range []string{"shard-1", "shard-2"} {
+		name := "on-" + shard
+		start := time.Now()
+		var cluster string
+		if err := e.Eventually(ctx, 3*time.Minute, "workspace "+name+" Ready", func(ctx context.Context) (bool, string, error) {
+			out, err := admin(ctx, "", "get", "workspace", name, "-o", "jsonpath={.status.phase} {.spec.cluster}")
+			phase, cl, _ := strings.Cut(out, " ")
+			cluster = cl
+			return err == nil && phase == "Ready", out, exited()
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// Served through the front-proxy, which routes root:<name> to the shard it lives on.
+		if out, err := admin(ctx, "", "--server=https://api.example.com:6443/clusters/root:"+name, "create", "configmap", "e2e", "--from-literal=shard="+shard); err != nil {
+			t.Fatalf("create a ConfigMap in root:%s through the front-proxy: %v\n%s", name, err, out)
+		}
+		// And it lives on that shard: the shard itself serves its logical cluster.
+		url := fmt.Sprintf("https://%s-shard-kcp.%s.svc.cluster.local:6443/clusters/%s", shard, ns, cluster)
+		out, err := admin(ctx, "", "--server="+url, "get", "configmap", "e2e", "-o", "jsonpath={.data.shard}")
+		if err != nil || out != shard {
+			t.Errorf("workspace %s (logical cluster %s) is not on %s: reading its ConfigMap from %s: %v %q", name, cluster, shard, url, err, out)
+		}
+		e.Step("RealKCP sharded: workspace root:%s Ready %.1fs after create, on %s (logical cluster %s answers at %s), served through the front-proxy", name, time.Since(start).Seconds(), shard, cluster, url)
+	}
+
+	// The example's Kubeconfig for shard-1: its CA trusts shard-1's serving certificate and
+	// shard-1 accepts its client certificate.
+	controller := podKubectl(t, c, proxy, "shard-1-controller", secretKey(ctx, t, e, ns, "shard-1-controller-kubeconfig", "kubeconfig"))
+	out, err := controller(ctx, "", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	if err != nil || out != "shard-1-controller" {
+		t.Errorf("kubectl auth whoami with the shard-1-controller kubeconfig, against shard-1: %v %q", err, out)
+	}
+	server, _ := controller(ctx, "", "config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}")
+	e.Step("RealKCP sharded: Kubeconfig shard-1-controller authenticated by shard-1 itself at %s", server)
+}
