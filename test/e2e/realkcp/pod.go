@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/netns"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
@@ -29,6 +31,8 @@ type Pod struct {
 	// mounts are the mount paths outside /etc, each bound to dir/mounts/<path>.
 	mounts []string
 	procs  []*proc.Process
+	// ports are the listeners of servePorts.
+	ports []net.Listener
 }
 
 // etc is the directory the pod's processes see as /etc.
@@ -162,7 +166,32 @@ func (p *Pod) Exited() error {
 	return nil
 }
 
+// servePorts makes each port of the Service whose target port differs (a LoadBalancer's 443
+// in front of kcp's 6443) answer at the pod IP, relayed to the target port inside the pod, as
+// the Service would.
+func (p *Pod) servePorts(s corev1.Service) error {
+	for _, sp := range s.Spec.Ports {
+		target := sp.TargetPort.IntValue()
+		if target == 0 || target == int(sp.Port) {
+			continue
+		}
+		var l net.Listener
+		if err := netns.Do(p.NetNS(), func() (err error) {
+			l, err = net.Listen("tcp", fmt.Sprintf(":%d", sp.Port))
+			return err
+		}); err != nil {
+			return fmt.Errorf("pod %s: port %d of Service %s: %w", p.Name, sp.Port, s.Name, err)
+		}
+		p.ports = append(p.ports, l)
+		go netns.Serve(l, func() (net.Conn, error) { return netns.Dial(p.NetNS(), fmt.Sprintf("127.0.0.1:%d", target)) })
+	}
+	return nil
+}
+
 func (p *Pod) close() {
+	for _, l := range p.ports {
+		_ = l.Close()
+	}
 	p.Stop()
 	p.holder.Stop(time.Second)
 }

@@ -223,9 +223,16 @@ func (c *Cluster) runPod(ctx context.Context, namespace, name string, tmpl corev
 	if err := p.writeVolumes(ctx, c.opts.Reader, namespace, tmpl.Spec, container); err != nil {
 		return p, err
 	}
-	names, err := c.serviceNames(ctx, namespace, tmpl.Labels)
+	services, err := c.selecting(ctx, namespace, tmpl.Labels)
 	if err != nil {
 		return p, err
+	}
+	var names []string
+	for _, s := range services {
+		names = append(names, c.serviceDNS(s.Name, namespace)...)
+		if err := p.servePorts(s); err != nil {
+			return p, err
+		}
 	}
 	for _, g := range governing {
 		names = append(names, c.serviceDNS(name+"."+g, namespace)...)
@@ -269,21 +276,19 @@ func (c *Cluster) runPod(ctx context.Context, namespace, name string, tmpl corev
 	return p, err
 }
 
-// serviceNames are the DNS names of every Service in the namespace whose selector matches the
-// pod's labels.
-func (c *Cluster) serviceNames(ctx context.Context, namespace string, podLabels map[string]string) ([]string, error) {
+// selecting are the Services of the namespace whose selector matches the pod's labels.
+func (c *Cluster) selecting(ctx context.Context, namespace string, podLabels map[string]string) ([]corev1.Service, error) {
 	var l corev1.ServiceList
 	if err := c.opts.Reader.GetJSON(ctx, &l, "services", "-n", namespace); err != nil {
 		return nil, err
 	}
-	var names []string
+	var out []corev1.Service
 	for _, s := range l.Items {
-		if len(s.Spec.Selector) == 0 || !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(podLabels)) {
-			continue
+		if len(s.Spec.Selector) > 0 && labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(podLabels)) {
+			out = append(out, s)
 		}
-		names = append(names, c.serviceDNS(s.Name, namespace)...)
 	}
-	return names, nil
+	return out, nil
 }
 
 // serviceDNS are the names a Service (or a StatefulSet pod under its Service, "<pod>.<svc>")

@@ -172,9 +172,13 @@ func TestServiceNames(t *testing.T) {
 		svc("root-proxy", map[string]string{"app.kubernetes.io/component": "rootshard-proxy", "app.kubernetes.io/instance": "root"}),
 		svc("headless-without-selector", nil),
 	}}}}}
-	got, err := c.serviceNames(t.Context(), "kcp", map[string]string{"app.kubernetes.io/component": "rootshard", "app.kubernetes.io/instance": "root", "extra": "x"})
+	services, err := c.selecting(t.Context(), "kcp", map[string]string{"app.kubernetes.io/component": "rootshard", "app.kubernetes.io/instance": "root", "extra": "x"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range services {
+		got = append(got, c.serviceDNS(s.Name, "kcp")...)
 	}
 	want := []string{"root-kcp.kcp.svc.cluster.local", "root-kcp.kcp.svc", "root-kcp.kcp"}
 	if diff := cmp.Diff(want, got); diff != "" {

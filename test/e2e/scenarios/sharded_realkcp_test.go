@@ -65,7 +65,26 @@ spec:
 	}
 	e.Step("RealKCP sharded: shard-1 and shard-2 registered with the root shard %.1fs after start, seen through the front-proxy", time.Since(start).Seconds())
 
-	for _, shard := range []string{"shard-1", "shard-2"} {
+	workspaceOnEachShard(ctx, t, e, admin, ns, exited, "shard-1", "shard-2")
+
+	// The example's Kubeconfig for shard-1: its CA trusts shard-1's serving certificate and
+	// shard-1 accepts its client certificate.
+	controller := podKubectl(t, c, proxy, "shard-1-controller", secretKey(ctx, t, e, ns, "shard-1-controller-kubeconfig", "kubeconfig"))
+	out, err := controller(ctx, "", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	if err != nil || out != "shard-1-controller" {
+		t.Errorf("kubectl auth whoami with the shard-1-controller kubeconfig, against shard-1: %v %q", err, out)
+	}
+	e.Step("RealKCP sharded: Kubeconfig shard-1-controller authenticated by shard-1 itself at %s", serverOf(ctx, t, controller))
+}
+
+// workspaceOnEachShard places a workspace on each shard (a label on kcp's Shard object and the
+// workspace's location selector) and checks, with the admin kubeconfig through the
+// front-proxy, that it becomes Ready, is served through the front-proxy, and lives on that
+// shard: the shard itself, at its Service, serves the workspace's logical cluster. exited
+// reports a real kcp process that ended.
+func workspaceOnEachShard(ctx context.Context, t *testing.T, e *env, admin kubectlFunc, ns string, exited func() error, shards ...string) {
+	t.Helper()
+	for _, shard := range shards {
 		if out, err := admin(ctx, "", "label", "shard", shard, "--overwrite", "e2e.kcp.crossplane.io/shard="+shard); err != nil {
 			t.Fatalf("label kcp's Shard %s: %v\n%s", shard, err, out)
 		}
@@ -79,7 +98,7 @@ spec:
 			t.Fatalf("create workspace on-%s: %v\n%s", shard, err, out)
 		}
 	}
-	for _, shard := range []string{"shard-1", "shard-2"} {
+	for _, shard := range shards {
 		name := "on-" + shard
 		start := time.Now()
 		var cluster string
@@ -92,7 +111,7 @@ spec:
 			t.Fatal(err)
 		}
 		// Served through the front-proxy, which routes root:<name> to the shard it lives on.
-		if out, err := admin(ctx, "", "--server=https://api.example.com:6443/clusters/root:"+name, "create", "configmap", "e2e", "--from-literal=shard="+shard); err != nil {
+		if out, err := admin(ctx, "", "--server="+serverOf(ctx, t, admin)+":"+name, "create", "configmap", "e2e", "--from-literal=shard="+shard); err != nil {
 			t.Fatalf("create a ConfigMap in root:%s through the front-proxy: %v\n%s", name, err, out)
 		}
 		// And it lives on that shard: the shard itself serves its logical cluster.
@@ -101,16 +120,17 @@ spec:
 		if err != nil || out != shard {
 			t.Errorf("workspace %s (logical cluster %s) is not on %s: reading its ConfigMap from %s: %v %q", name, cluster, shard, url, err, out)
 		}
-		e.Step("RealKCP sharded: workspace root:%s Ready %.1fs after create, on %s (logical cluster %s answers at %s), served through the front-proxy", name, time.Since(start).Seconds(), shard, cluster, url)
+		e.Step("RealKCP: workspace root:%s Ready %.1fs after create, on %s (logical cluster %s answers at %s), served through the front-proxy", name, time.Since(start).Seconds(), shard, cluster, url)
 	}
+}
 
-	// The example's Kubeconfig for shard-1: its CA trusts shard-1's serving certificate and
-	// shard-1 accepts its client certificate.
-	controller := podKubectl(t, c, proxy, "shard-1-controller", secretKey(ctx, t, e, ns, "shard-1-controller-kubeconfig", "kubeconfig"))
-	out, err := controller(ctx, "", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
-	if err != nil || out != "shard-1-controller" {
-		t.Errorf("kubectl auth whoami with the shard-1-controller kubeconfig, against shard-1: %v %q", err, out)
+// serverOf is the server URL of the kubeconfig's current context (a workspace URL,
+// https://<front-proxy>/clusters/root).
+func serverOf(ctx context.Context, t *testing.T, k kubectlFunc) string {
+	t.Helper()
+	out, err := k(ctx, "", "config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}")
+	if err != nil || !strings.HasPrefix(out, "https://") {
+		t.Fatalf("the kubeconfig's server: %v %q", err, out)
 	}
-	server, _ := controller(ctx, "", "config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}")
-	e.Step("RealKCP sharded: Kubeconfig shard-1-controller authenticated by shard-1 itself at %s", server)
+	return out
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,13 @@ func testTopology(t *testing.T, e *env) {
 	})
 	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, ns, golden) })
 	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, name, 3) })
+	t.Run("RealKCP", func(t *testing.T) {
+		dir := os.Getenv("KCP_BIN")
+		if dir == "" {
+			t.Skip("KCP_BIN is not set: kcp itself is not run (set KCP_BIN to a directory holding kcp, kcp-front-proxy and cache-server to run the composed containers as processes)")
+		}
+		testInstallationRealKCP(ctx, t, e, dir, ns, name)
+	})
 	t.Run("Deleted", func(t *testing.T) {
 		if _, err := e.Kubectl(ctx, nil, "delete", "kcpinstallation", "-n", ns, name, "--wait=false"); err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/kcpstandin"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/netns"
 )
 
 // Where provider-kubernetes comes from: the repository a Configuration's dependsOn names, the
@@ -241,21 +242,7 @@ func (s *Stack) ReachFromProviders(host, ns, target string) (stop func(), err er
 	if err != nil {
 		return nil, err
 	}
-	go func() {
-		for {
-			in, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go pipe(in, func() (c net.Conn, err error) {
-				err = inNetNS(ns, func() (err error) {
-					c, err = net.DialTimeout("tcp", target, 5*time.Second)
-					return err
-				})
-				return c, err
-			})
-		}
-	}()
+	go netns.Serve(l, func() (net.Conn, error) { return netns.Dial(ns, target) })
 	stop = func() {
 		_ = l.Close()
 		_ = s.forwardToPods(addr, false)

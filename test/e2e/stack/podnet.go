@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/netns"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
@@ -68,42 +66,7 @@ func newPodNet(ctx context.Context, logPath string) (*podNet, error) {
 
 // do runs f on an OS thread that has entered the namespace. Sockets keep the namespace they
 // were made in, so listeners and connections made in f work from any goroutine afterwards.
-func (p *podNet) do(f func() error) error { return inNetNS(p.ns, f) }
-
-// inNetNS runs f on an OS thread that has entered the network namespace of file ns
-// (/proc/<pid>/ns/net).
-func inNetNS(ns string, f func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		// If returning to the stack's namespace fails, the thread stays locked and ends with
-		// this goroutine, so no other goroutine ever runs in the wrong namespace.
-		runtime.LockOSThread()
-		self, err := os.Open("/proc/thread-self/ns/net")
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer self.Close() //nolint:errcheck // Read-only.
-		target, err := os.Open(ns)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer target.Close() //nolint:errcheck // Read-only.
-		if _, _, e := syscall.RawSyscall(sysSetns, target.Fd(), syscall.CLONE_NEWNET, 0); e != 0 {
-			errc <- fmt.Errorf("setns %s: %w", ns, e)
-			return
-		}
-		ferr := f()
-		if _, _, e := syscall.RawSyscall(sysSetns, self.Fd(), syscall.CLONE_NEWNET, 0); e != 0 {
-			errc <- errors.Join(ferr, fmt.Errorf("setns back: %w", e))
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
-}
+func (p *podNet) do(f func() error) error { return netns.Do(p.ns, f) }
 
 // forward makes addr (host:port of the stack's namespace) reachable at the same address inside.
 // A connection accepted inside is closed at once when nothing answers outside, as a Service
@@ -122,15 +85,7 @@ func (p *podNet) forward(addr string) error {
 		return err
 	}
 	p.listeners[addr] = l
-	go func() {
-		for {
-			in, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go pipe(in, func() (net.Conn, error) { return net.DialTimeout("tcp", addr, 5*time.Second) })
-		}
-	}()
+	go netns.Serve(l, func() (net.Conn, error) { return net.DialTimeout("tcp", addr, 5*time.Second) })
 	return nil
 }
 
@@ -163,28 +118,6 @@ func (p *podNet) unforward(addr string) {
 		_ = l.Close()
 		delete(p.listeners, addr)
 	}
-}
-
-// pipe connects in to what dial reaches and copies both ways until either side ends.
-func pipe(in net.Conn, dial func() (net.Conn, error)) {
-	defer in.Close() //nolint:errcheck // Done with it.
-	out, err := dial()
-	if err != nil {
-		return
-	}
-	defer out.Close() //nolint:errcheck // Done with it.
-	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		if c, ok := dst.(*net.TCPConn); ok {
-			_ = c.CloseWrite()
-		}
-		done <- struct{}{}
-	}
-	go cp(out, in)
-	go cp(in, out)
-	<-done
-	<-done
 }
 
 // httpClient is a client whose connections start inside the namespace (for the process's

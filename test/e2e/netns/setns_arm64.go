@@ -1,4 +1,4 @@
-package stack
+package netns
 
 // sysSetns is setns(2).
 const sysSetns = 268
