@@ -251,6 +251,9 @@ func (c *Cluster) runPod(ctx context.Context, namespace, name string, tmpl corev
 	if filepath.Base(container.Command[0]) == "etcd" {
 		bin = c.opts.Etcd
 	}
+	if _, err := os.Stat(bin); err != nil {
+		return p, fmt.Errorf("%s/%s runs %s: %w (build it from kcp's cmd/%s)", namespace, name, container.Command[0], err, filepath.Base(bin))
+	}
 	vars := map[string]string{}
 	var env []string
 	for _, e := range container.Env {
