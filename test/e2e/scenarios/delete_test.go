@@ -48,8 +48,8 @@ func testDelete(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	if err := e.Eventually(ctx, 3*time.Minute, "namespace "+ns+" deleted", func(ctx context.Context) (bool, string, error) {
-		_, err := e.Kubectl(ctx, nil, "get", "namespace", ns)
-		return err != nil && strings.Contains(err.Error(), "NotFound"), "namespace still exists", nil
+		out, err := e.Kubectl(ctx, nil, "get", "namespace", ns, "-o", "jsonpath={range .status.conditions[?(@.status==\"True\")]}{.message}; {end}")
+		return err != nil && strings.Contains(err.Error(), "NotFound"), "namespace still exists: " + string(out), nil
 	}); err != nil {
 		t.Fatal(err)
 	}

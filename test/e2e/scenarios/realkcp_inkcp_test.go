@@ -160,6 +160,17 @@ spec:
 	}
 	out, _ = admin(ctx, "", "get", "shards", "-o", "name")
 	e.Step("RealKCP: Shard shard-x reported Registered; deleting the XR removed kcp's Shard object %.1fs later (kcp's shards now: %s)", time.Since(start).Seconds(), strings.Join(strings.Fields(out), " "))
+
+	// Leave the installation as Basic made it, while kcp still answers: every XR this test
+	// added gone, and with them every Object they composed inside kcp.
+	deleteXR(ctx, t, e, "kubeconfigs", ns, "team-a-admin")
+	if err := e.Eventually(ctx, timeout, "no provider-kubernetes Object left in namespace "+ns, func(ctx context.Context) (bool, string, error) {
+		out, err := e.Kubectl(ctx, nil, "get", "objects.kubernetes.m.crossplane.io", "-n", ns, "-o",
+			`jsonpath={range .items[*]}{.metadata.name} policies={.spec.managementPolicies} deleting={.metadata.deletionTimestamp} synced={.status.conditions[?(@.type=="Synced")].message}; {end}`)
+		return err == nil && len(strings.TrimSpace(string(out))) == 0, string(out), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // deleteXR deletes an XR of the kind (plural) and waits until it is gone; absent is fine.
