@@ -177,6 +177,10 @@ func (c *Cluster) RunStatefulSet(ctx context.Context, namespace, name string) ([
 	if s.Spec.Replicas != nil {
 		replicas = int(*s.Spec.Replicas)
 	}
+	// Each replica's volume claims are volumes of its own, as their PersistentVolumes would be.
+	for _, claim := range s.Spec.VolumeClaimTemplates {
+		s.Spec.Template.Spec.Volumes = append(s.Spec.Template.Spec.Volumes, corev1.Volume{Name: claim.Name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	}
 	var pods []*Pod
 	for i := range replicas {
 		p, err := c.runPod(ctx, namespace, fmt.Sprintf("%s-%d", name, i), s.Spec.Template, s.Spec.ServiceName)
