@@ -97,6 +97,45 @@ type ObjectReference struct {
 	Group string `json:"group,omitempty"`
 }
 
+// PublicEndpoint is a shard's own public address. The shard advertises it as its virtual
+// workspace URL (--shard-virtual-workspace-url) unless an external VirtualWorkspace serves
+// them; whatever exposes the name (a LoadBalancer Service, a TLS-passthrough ingress) must
+// pass TLS through to the shard's port 6443.
+type PublicEndpoint struct {
+	// Hostname is the public DNS name, without scheme or port.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Hostname string `json:"hostname"`
+
+	// Port is the public port. Defaults to 6443.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port uint32 `json:"port,omitempty"`
+
+	// ServerCertificate, when set, has the certificate served for the public name issued by
+	// another issuer than the installation's CA, typically a public one. Otherwise the
+	// shard's serving certificate, from the installation's CA, covers the public name too.
+	// +optional
+	ServerCertificate *PublicServerCertificate `json:"serverCertificate,omitempty"`
+}
+
+// PublicServerCertificate is a second serving certificate for a component's public names
+// only, from an issuer other than the installation's CA. The component serves it to clients
+// that ask for one of its names (TLS SNI) and keeps its certificate from the installation's
+// CA for everyone else, so components inside the cluster verify it as before and a public
+// issuer never has to validate an in-cluster name. Not in kcp-operator.
+type PublicServerCertificate struct {
+	// IssuerRef is the cert-manager Issuer or ClusterIssuer of the certificate.
+	IssuerRef ObjectReference `json:"issuerRef"`
+
+	// DNSNames are the certificate's names; a public issuer validates each of them.
+	// Defaults to the component's public hostname.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	DNSNames []string `json:"dnsNames,omitempty"`
+}
+
 // LocalDataKeyReference references one key of a ConfigMap or Secret in the same namespace.
 type LocalDataKeyReference struct {
 	// Name of the object.
@@ -481,6 +520,12 @@ type CommonShardSpec struct {
 	// workspaces; the shard then runs none in process.
 	// +optional
 	KcpVirtualWorkspace *corev1.LocalObjectReference `json:"kcpVirtualWorkspace,omitempty"`
+
+	// Public exposes this shard outside the cluster under a name of its own, for clients that
+	// reach it directly (virtual workspace URLs such as APIExport endpoints point there).
+	// Components inside the cluster keep using shardBaseURL. Not in kcp-operator.
+	// +optional
+	Public *PublicEndpoint `json:"public,omitempty"`
 
 	// +optional
 	CertificateTemplates CertificateTemplateMap `json:"certificateTemplates,omitempty"`

@@ -65,6 +65,13 @@ type FrontProxySpec struct {
 	// +optional
 	CertificateTemplates CertificateTemplateMap `json:"certificateTemplates,omitempty"`
 
+	// PublicServerCertificate, when set, has the certificate served for the public hostname
+	// issued by another issuer than the installation's CA (TLS SNI picks it); the
+	// certificate from the installation's CA keeps serving the in-cluster names. Not in
+	// kcp-operator, whose certificateTemplates.server can only replace the one certificate.
+	// +optional
+	PublicServerCertificate *PublicServerCertificate `json:"publicServerCertificate,omitempty"`
+
 	// CABundleSecretRef names a Secret whose tls.crt is trusted for backends (path mapping)
 	// and added to kubeconfigs that target this front-proxy.
 	// +optional

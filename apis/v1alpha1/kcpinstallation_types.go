@@ -91,6 +91,34 @@ type InstallationExternal struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
 	Port uint32 `json:"port,omitempty"`
+
+	// PrivateHostname is where kcp's own components reach the installation from inside the
+	// cluster (a shard calls a front-proxy to schedule a workspace). Only in spec.external.
+	// Defaults to the first front-proxy's in-cluster Service, so that traffic stays in the
+	// cluster and is verified against the installation's CA even when the public name serves
+	// a certificate from a public issuer.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	PrivateHostname string `json:"privateHostname,omitempty"`
+
+	// PrivatePort goes with PrivateHostname. Defaults to the first front-proxy's Service port
+	// when PrivateHostname is defaulted, else to Port.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	PrivatePort *uint32 `json:"privatePort,omitempty"`
+}
+
+// InstallationPublic exposes a shard of an installation outside the cluster under a name
+// of its own (kcp's public-shards topology).
+type InstallationPublic struct {
+	PublicEndpoint `json:",inline"`
+
+	// ServiceType of the shard's Service. Defaults to LoadBalancer, which exposes port 6443:
+	// leave port at 6443 with it.
+	// +optional
+	// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+	ServiceType corev1.ServiceType `json:"serviceType,omitempty"`
 }
 
 // InstallationEtcd is either a managed etcd cluster or an external one.
@@ -159,16 +187,21 @@ type InstallationRootShard struct {
 	// +optional
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 
-	// ShardBaseURL is the URL the root shard is reachable at, when it is public (for example
-	// https://root.kcp.example.com:6443); its serving certificate then covers that host too.
-	// Defaults to the in-cluster Service.
+	// ShardBaseURL is the URL kcp's components reach the root shard at. Defaults to the
+	// in-cluster Service; to make the root shard public, set public instead and keep
+	// in-cluster traffic in the cluster.
 	// +optional
 	ShardBaseURL string `json:"shardBaseURL,omitempty"`
+
+	// Public exposes the root shard outside the cluster under a name of its own.
+	// +optional
+	Public *InstallationPublic `json:"public,omitempty"`
 }
 
-// InstallationServerCertificate has a front-proxy's serving certificate issued by another
-// issuer than the installation's CA, typically a public one (ACME), for clients that should
-// not need the installation's CA.
+// InstallationServerCertificate has the certificate a front-proxy serves for its public
+// hostname issued by another issuer than the installation's CA, typically a public one
+// (ACME), for clients that should not need the installation's CA. The certificate from the
+// installation's CA keeps serving the front-proxy's in-cluster names.
 type InstallationServerCertificate struct {
 	// IssuerRef is the cert-manager Issuer or ClusterIssuer of the serving certificate.
 	IssuerRef ObjectReference `json:"issuerRef"`
@@ -203,10 +236,14 @@ type InstallationShard struct {
 	// +optional
 	Etcd *EtcdConfig `json:"etcd,omitempty"`
 
-	// ShardBaseURL is the URL other components reach this shard at, when it is not the
+	// ShardBaseURL is the URL kcp's components reach this shard at. Defaults to the
 	// in-cluster Service.
 	// +optional
 	ShardBaseURL string `json:"shardBaseURL,omitempty"`
+
+	// Public exposes this shard outside the cluster under a name of its own.
+	// +optional
+	Public *InstallationPublic `json:"public,omitempty"`
 }
 
 // InstallationCacheServer configures the installation's cache server.

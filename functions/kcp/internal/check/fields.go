@@ -3,6 +3,7 @@ package check
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/validation/path"
@@ -103,6 +104,59 @@ func External(p *field.Path, e v1alpha1.ExternalConfig) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("privatePort"), *e.PrivatePort, "must be a port between 1 and 65535"))
 	}
 	return errs
+}
+
+// Public checks a shard's public endpoint against its shardBaseURL (p is spec.public).
+func Public(p *field.Path, e *v1alpha1.PublicEndpoint, shardBaseURL string) field.ErrorList {
+	if e == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if e.Hostname == "" {
+		errs = append(errs, field.Required(p.Child("hostname"), "set the shard's public DNS name, for example alpha.kcp.example.com, or remove spec.public"))
+	} else if msgs := validation.IsDNS1123Subdomain(e.Hostname); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(p.Child("hostname"), e.Hostname, "must be a DNS name without scheme or port"))
+	}
+	if e.Port > 65535 {
+		errs = append(errs, field.Invalid(p.Child("port"), e.Port, "must be a port between 1 and 65535, for example 6443"))
+	}
+	c := e.ServerCertificate
+	if c == nil {
+		return errs
+	}
+	errs = append(errs, PublicServerCertificate(p.Child("serverCertificate"), c)...)
+	// kcp's components dial shardBaseURL and verify it against the installation's CA: were it
+	// a public name, they would be served the public certificate and refuse it.
+	if h := hostOf(shardBaseURL); h != "" && slices.Contains(publicNames(c, e.Hostname), h) {
+		errs = append(errs, field.Invalid(p.Child("serverCertificate"), h, "spec.shardBaseURL names "+h+", which this certificate serves, so kcp's own components would be served a certificate they cannot verify: leave spec.shardBaseURL unset (the in-cluster Service) or set it to another name"))
+	}
+	return errs
+}
+
+// PublicServerCertificate checks a second serving certificate for public names.
+func PublicServerCertificate(p *field.Path, c *v1alpha1.PublicServerCertificate) field.ErrorList {
+	errs := IssuerRef(p.Child("issuerRef"), &c.IssuerRef)
+	for i, n := range c.DNSNames {
+		if msgs := validation.IsWildcardDNS1123Subdomain(n); len(msgs) > 0 && len(validation.IsDNS1123Subdomain(n)) > 0 {
+			errs = append(errs, field.Invalid(p.Child("dnsNames").Index(i), n, "must be a DNS name, optionally starting with *."))
+		}
+	}
+	return errs
+}
+
+func publicNames(c *v1alpha1.PublicServerCertificate, host string) []string {
+	if len(c.DNSNames) > 0 {
+		return c.DNSNames
+	}
+	return []string{host}
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // BaseURL checks a spec.shardBaseURL: https, a host, an optional port and nothing else.

@@ -34,7 +34,7 @@ func (c CacheServer) Composed() []string {
 func (f FrontProxy) Composed(root RootShard) []string {
 	return []string{
 		f.Deployment(), f.Config(), f.MergedClientCA(), f.MergedCABundle(), f.DynamicKubeconfig(root),
-		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"),
+		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"), f.Cert(root, CertPublicServer),
 	}
 }
 

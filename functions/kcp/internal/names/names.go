@@ -54,6 +54,11 @@ func Labels(instance, component string) map[string]string {
 	}
 }
 
+// CertPublicServer is the certificate kind of a component's second serving certificate,
+// for its public names, from the issuer its publicServerCertificate names. Not
+// "public-server": that is the server certificate of a shard named <rs>-public.
+const CertPublicServer = "public-serving"
+
 // DefaultClusterDomain is used when spec.clusterDomain is empty.
 const DefaultClusterDomain = "cluster.local"
 

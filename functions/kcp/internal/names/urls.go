@@ -39,6 +39,26 @@ func ExternalAdminURL(e v1alpha1.ExternalConfig) string {
 	return HTTPS(e.PrivateHostname, port)
 }
 
+// PublicURL is a shard's public URL, https://<hostname>:<port, default 6443>; "" without one.
+func PublicURL(p *v1alpha1.PublicEndpoint) string {
+	if p == nil {
+		return ""
+	}
+	port := p.Port
+	if port == 0 {
+		port = Port
+	}
+	return HTTPS(p.Hostname, port)
+}
+
+// PublicDNSNames are the names of a public serving certificate: its dnsNames, else host.
+func PublicDNSNames(c *v1alpha1.PublicServerCertificate, host string) []string {
+	if len(c.DNSNames) > 0 {
+		return c.DNSNames
+	}
+	return []string{host}
+}
+
 // HostOf returns the hostname of a URL such as spec.shardBaseURL, or "" when it has none.
 func HostOf(raw string) string {
 	u, err := url.Parse(raw)

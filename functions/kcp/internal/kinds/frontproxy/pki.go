@@ -39,6 +39,19 @@ func (c *composer) composePKI() {
 	c.Certificate(server.Certificate(), tpl.Get("server"))
 	c.Certificate(leaf("kubeconfig", CommonName, []string{adminGroup}, pki.UsagesClient, names.CAClient).Certificate(), tpl.Get("kubeconfig"))
 	c.Certificate(leaf("requestheader", CommonName, nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), tpl.Get("requestheader"))
+	if pub := c.fp.Spec.PublicServerCertificate; pub != nil {
+		c.Certificate(pki.PublicServer(c.name.Cert(c.root, names.CertPublicServer), c.Namespace, pub, c.publicDNSNames(), labels, secretLabels), nil)
+	}
+}
+
+// publicDNSNames are the names of the public serving certificate: its dnsNames, else the
+// front-proxy's public hostname, which defaults to the RootShard's.
+func (c *composer) publicDNSNames() []string {
+	host := externalHost(c.fp)
+	if host == "" {
+		host = c.rs.Spec.External.Hostname
+	}
+	return names.PublicDNSNames(c.fp.Spec.PublicServerCertificate, host)
 }
 
 // serverDNSNames are the names the front-proxy serves under, in kcp-operator's order: its

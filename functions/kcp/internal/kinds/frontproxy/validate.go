@@ -34,6 +34,9 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 		root = r.Name
 	}
 	errs = append(errs, validateExternal(spec, s)...)
+	if c := s.PublicServerCertificate; c != nil {
+		errs = append(errs, check.PublicServerCertificate(spec.Child("publicServerCertificate"), c)...)
+	}
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)

@@ -64,6 +64,10 @@ func (c *composer) proxy() proxy.Proxy {
 		Auth:                s.Auth,
 		ServiceAccountCerts: c.serviceAccountCerts(),
 	}
+	if s.PublicServerCertificate != nil {
+		p.PublicServingCert = c.name.Cert(c.root, names.CertPublicServer)
+		p.PublicDNSNames = c.publicDNSNames()
+	}
 	for _, m := range s.AdditionalPathMappings {
 		p.AdditionalPathMappings = append(p.AdditionalPathMappings, proxy.PathMapping{
 			Path: m.Path, Backend: m.Backend, BackendServerCA: m.BackendServerCA, ProxyClientCert: m.ProxyClientCert, ProxyClientKey: m.ProxyClientKey,

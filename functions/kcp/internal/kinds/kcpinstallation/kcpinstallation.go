@@ -163,10 +163,16 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	common := func(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements) v1alpha1.CommonShardSpec {
 		return v1alpha1.CommonShardSpec{ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res}
 	}
+	fps := s.FrontProxies
+	if len(fps) == 0 {
+		fps = []v1alpha1.InstallationFrontProxy{{Name: DefaultFrontProxyName}}
+	}
 	rs := v1alpha1.RootShardSpec{External: external, Cache: cache, Certificates: s.Certificates}
+	rs.External.PrivateHostname, rs.External.PrivatePort = privateAddress(inst, fps[0], external)
 	if r := s.RootShard; r != nil {
 		rs.CommonShardSpec = common(store(""), r.Replicas, r.Resources)
 		rs.ShardBaseURL = r.ShardBaseURL
+		rs.Public, rs.ServiceTemplate = public(r.Public)
 	} else {
 		rs.CommonShardSpec = common(store(""), nil, nil)
 	}
@@ -180,19 +186,19 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 		}
 		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources), RootShard: v1alpha1.RootShardConfig{Ref: root}}
 		spec.ShardBaseURL = sh.ShardBaseURL
+		spec.Public, spec.ServiceTemplate = public(sh.Public)
 		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name.Shard(sh.Name), field: field.NewPath("spec", "shards").Index(i), spec: spec})
 	}
 
-	fps := s.FrontProxies
-	if len(fps) == 0 {
-		fps = []v1alpha1.InstallationFrontProxy{{Name: DefaultFrontProxyName}}
-	}
 	for i, fp := range fps {
 		p := field.NewPath("spec", "frontProxies").Index(i)
 		ext := external
 		switch {
 		case fp.External != nil:
 			ext = externalConfig(*fp.External)
+			if fp.External.PrivateHostname != "" || fp.External.PrivatePort != nil {
+				errs = append(errs, field.Forbidden(p.Child("external", "privateHostname"), "the private address is the installation's, not a front-proxy's: set spec.external.privateHostname and privatePort instead"))
+			}
 		case i > 0:
 			errs = append(errs, field.Required(p.Child("external"), "every front-proxy but the first needs its own public address"))
 		}
@@ -209,14 +215,9 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 			ServiceTemplate: &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
 		}
 		if sc := fp.ServerCertificate; sc != nil {
-			issuer := sc.IssuerRef
-			dnsNames := sc.DNSNames
-			if len(dnsNames) == 0 {
-				dnsNames = []string{ext.Hostname}
-			}
-			spec.CertificateTemplates = v1alpha1.CertificateTemplateMap{
-				"server": {Spec: &v1alpha1.CertificateSpecTemplate{IssuerRef: &issuer, DNSNames: dnsNames}},
-			}
+			// A second certificate for the public name only: the one from the installation's
+			// CA keeps serving the in-cluster names, which kcp's components dial.
+			spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: sc.IssuerRef, DNSNames: sc.DNSNames}
 			spec.CABundleSecretRef = sc.CABundleSecretRef
 		}
 		children = append(children, child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name.FrontProxy(fp.Name), field: p, spec: spec})
@@ -317,6 +318,41 @@ func validateChild(inst *v1alpha1.KcpInstallation, c child, validate ValidateXR)
 		out = append(out, field.Invalid(c.field, e.BadValue, msg))
 	}
 	return out
+}
+
+// privateAddress is where kcp's components reach the installation from inside the cluster
+// (a shard schedules a workspace through a front-proxy): spec.external's private address,
+// else the first front-proxy's Service, whose certificate from the installation's CA covers
+// that name. Through the public name, a shard would leave the cluster, and meet whatever
+// certificate a public issuer gave the name.
+func privateAddress(inst *v1alpha1.KcpInstallation, first v1alpha1.InstallationFrontProxy, external v1alpha1.ExternalConfig) (string, *uint32) {
+	e := inst.Spec.External
+	if e.PrivateHostname != "" {
+		return e.PrivateHostname, e.PrivatePort
+	}
+	port := external.Port // the first front-proxy's Service port, as its FrontProxy composes it
+	if first.External != nil {
+		port = externalConfig(*first.External).Port
+	}
+	if e.PrivatePort != nil {
+		port = *e.PrivatePort
+	}
+	svc := names.FrontProxy(names.Installation(inst.GetName()).FrontProxy(first.Name)).Deployment()
+	return names.ServiceFQDN(svc, inst.GetNamespace(), inst.Spec.ClusterDomain), &port
+}
+
+// public is a shard's public endpoint and the Service that exposes it (LoadBalancer unless
+// set).
+func public(p *v1alpha1.InstallationPublic) (*v1alpha1.PublicEndpoint, *v1alpha1.ServiceTemplate) {
+	if p == nil {
+		return nil, nil
+	}
+	svc := p.ServiceType
+	if svc == "" {
+		svc = corev1.ServiceTypeLoadBalancer
+	}
+	endpoint := p.PublicEndpoint
+	return &endpoint, &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}}
 }
 
 func externalConfig(e v1alpha1.InstallationExternal) v1alpha1.ExternalConfig {

@@ -121,6 +121,14 @@ func checkIssuers(inst *v1alpha1.KcpInstallation, p Policy) field.ErrorList {
 			kind, ref.Name, group, inst.GetNamespace(), PolicyKind, PolicyName, inst.GetNamespace())))
 	}
 	check(field.NewPath("spec", "certificates", "issuerRef"), inst.Spec.Certificates.IssuerRef)
+	if r := inst.Spec.RootShard; r != nil && r.Public != nil && r.Public.ServerCertificate != nil {
+		check(field.NewPath("spec", "rootShard", "public", "serverCertificate", "issuerRef"), &r.Public.ServerCertificate.IssuerRef)
+	}
+	for i, sh := range inst.Spec.Shards {
+		if sh.Public != nil && sh.Public.ServerCertificate != nil {
+			check(field.NewPath("spec", "shards").Index(i).Child("public", "serverCertificate", "issuerRef"), &sh.Public.ServerCertificate.IssuerRef)
+		}
+	}
 	for i, fp := range inst.Spec.FrontProxies {
 		if fp.ServerCertificate != nil {
 			check(field.NewPath("spec", "frontProxies").Index(i).Child("serverCertificate", "issuerRef"), &fp.ServerCertificate.IssuerRef)

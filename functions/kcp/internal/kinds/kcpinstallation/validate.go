@@ -1,17 +1,35 @@
 package kcpinstallation
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
 // Validate checks what no child's own validation can: the size of what the installation
 // copies into its children, and its managed etcd.
 func Validate(inst *v1alpha1.KcpInstallation) field.ErrorList {
 	errs := check.Budget(inst.Spec, copies(inst.Spec))
-	return append(errs, validateManagedEtcd(inst.Spec.Etcd)...)
+	errs = append(errs, validateManagedEtcd(inst.Spec.Etcd)...)
+	if r := inst.Spec.RootShard; r != nil {
+		errs = append(errs, validatePublic(field.NewPath("spec", "rootShard", "public"), r.Public)...)
+	}
+	for i, sh := range inst.Spec.Shards {
+		errs = append(errs, validatePublic(field.NewPath("spec", "shards").Index(i).Child("public"), sh.Public)...)
+	}
+	return errs
+}
+
+// validatePublic refuses a public port that the shard's LoadBalancer Service would not
+// expose: it has the shard's ports, 6443 for kcp.
+func validatePublic(p *field.Path, pub *v1alpha1.InstallationPublic) field.ErrorList {
+	if pub == nil || pub.Port == 0 || pub.Port == names.Port || (pub.ServiceType != "" && pub.ServiceType != corev1.ServiceTypeLoadBalancer) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(p.Child("port"), pub.Port, "a LoadBalancer Service exposes the shard on port 6443: leave port unset, or set serviceType to ClusterIP and expose the name on this port yourself (TLS passthrough to 6443)")}
 }
 
 // copies is how many composed objects each field of an installation's spec is copied into:

@@ -170,7 +170,7 @@ func (t target) reservedSecrets() map[string]string {
 func frontProxySecrets(rs, fp string) []string {
 	root, f := names.RootShard(rs), names.FrontProxy(fp)
 	return []string{
-		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"),
+		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"), f.Cert(root, names.CertPublicServer),
 		f.DynamicKubeconfig(root), f.MergedCABundle(), f.MergedClientCA(),
 	}
 }

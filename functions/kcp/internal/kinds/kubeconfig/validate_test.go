@@ -195,14 +195,17 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 	rs := rootShard(func(rs *v1alpha1.RootShard) {
 		rs.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
 		rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
+		rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "public", Kind: "ClusterIssuer"}}}
 	})
 	sh := shardXR(func(sh *v1alpha1.Shard) {
 		sh.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
 		sh.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
+		sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "public", Kind: "ClusterIssuer"}}}
 	})
 	fp := frontProxy(func(fp *v1alpha1.FrontProxy) {
 		fp.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
 		fp.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
+		fp.Spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "public", Kind: "ClusterIssuer"}}
 	})
 	base := func() *testworld.World {
 		w := testworld.New().Object(rs).Object(sh).Object(fp)

@@ -63,6 +63,9 @@ func (c *composer) composePKI() {
 	} {
 		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
 	}
+	if p := c.rs.Spec.Public; p != nil && p.ServerCertificate != nil {
+		c.Certificate(pki.PublicServer(c.name.Cert(names.CertPublicServer), ns, p.ServerCertificate, names.PublicDNSNames(p.ServerCertificate, p.Hostname), labels, secretLabels), nil)
+	}
 
 	// The internal proxy's certificates belong to the RootShard too.
 	proxyLabels := names.Labels(string(c.name), names.ComponentRootShardProxy)
@@ -90,6 +93,9 @@ func (c *composer) serverDNSNames() []string {
 	}
 	if h := names.HostOf(c.rs.Spec.ShardBaseURL); h != "" {
 		dns = append(dns, h)
+	}
+	if p := c.rs.Spec.Public; p != nil && p.ServerCertificate == nil {
+		dns = append(dns, p.Hostname) // no certificate of its own: this one serves the public name
 	}
 	slices.Sort(dns)
 	return slices.Compact(dns)

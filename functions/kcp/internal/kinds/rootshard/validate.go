@@ -30,6 +30,7 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	if s.ShardBaseURL != "" {
 		errs = append(errs, check.BaseURL(spec.Child("shardBaseURL"), s.ShardBaseURL)...)
 	}
+	errs = append(errs, check.Public(spec.Child("public"), s.Public, s.ShardBaseURL)...)
 	errs = append(errs, check.Etcd(spec.Child("etcd"), s.Etcd)...)
 	errs = append(errs, check.External(spec.Child("external"), s.External)...)
 	errs = append(errs, validateCertificates(spec.Child("certificates"), s.Certificates)...)

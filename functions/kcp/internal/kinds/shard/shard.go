@@ -187,6 +187,9 @@ func (c *composer) composePKI() {
 	if h := names.HostOf(c.sh.Spec.ShardBaseURL); h != "" {
 		server.DNSNames = append(server.DNSNames, h)
 	}
+	if p := c.sh.Spec.Public; p != nil && p.ServerCertificate == nil {
+		server.DNSNames = append(server.DNSNames, p.Hostname) // no certificate of its own: this one serves the public name
+	}
 	slices.Sort(server.DNSNames)
 	server.DNSNames = slices.Compact(server.DNSNames)
 	vw := leaf("virtual-workspaces", "", nil, pki.UsagesServerAuth, names.CAServer)
@@ -205,6 +208,9 @@ func (c *composer) composePKI() {
 		{"external-logical-cluster-admin", leaf("external-logical-cluster-admin", "external-logical-cluster-admin-shard-"+sh, []string{"system:kcp:external-logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
 	} {
 		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
+	}
+	if p := c.sh.Spec.Public; p != nil && p.ServerCertificate != nil {
+		c.Certificate(pki.PublicServer(c.name.Cert(names.CertPublicServer), c.Namespace, p.ServerCertificate, names.PublicDNSNames(p.ServerCertificate, p.Hostname), labels, secretLabels), nil)
 	}
 }
 

@@ -29,6 +29,7 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	if s.ShardBaseURL != "" {
 		errs = append(errs, check.BaseURL(spec.Child("shardBaseURL"), s.ShardBaseURL)...)
 	}
+	errs = append(errs, check.Public(spec.Child("public"), s.Public, s.ShardBaseURL)...)
 	errs = append(errs, check.Etcd(spec.Child("etcd"), s.Etcd)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)

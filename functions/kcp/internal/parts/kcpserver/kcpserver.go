@@ -23,6 +23,7 @@ const (
 	DirLogicalClusterAdmin    = "/etc/kcp/tls/logical-cluster-admin"
 	DirExternalLCA            = "/etc/kcp/tls/external-logical-cluster-admin"
 	DirClientCert             = "/etc/kcp/tls/client"
+	DirPublicServerCert       = "/etc/kcp/tls/public-server"
 	PathClientKubeconfig      = "/etc/kcp/client-kubeconfig/kubeconfig"
 	PathCacheServerKubeconfig = "/etc/cache-server/kubeconfig/kubeconfig"
 )
@@ -95,12 +96,15 @@ func (s Server) baseArgs() []string {
 		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 		"--tls-private-key-file=/etc/kcp/tls/server/tls.key",
 		"--tls-cert-file=/etc/kcp/tls/server/tls.crt",
+	}
+	args = append(args, s.publicServerCertArgs()...)
+	args = append(args,
 		"--service-account-key-file=/etc/kcp/tls/service-account/tls.crt",
 		"--service-account-private-key-file=/etc/kcp/tls/service-account/tls.key",
 		"--service-account-lookup=false",
-		"--shard-client-key-file=" + DirClientCert + "/tls.key",
-		"--shard-client-cert-file=" + DirClientCert + "/tls.crt",
-	}
+		"--shard-client-key-file="+DirClientCert+"/tls.key",
+		"--shard-client-cert-file="+DirClientCert+"/tls.crt",
+	)
 	if !s.IsRoot {
 		args = append(args, "--shard-name="+s.Name)
 	}
@@ -140,14 +144,31 @@ func (s Server) baseArgs() []string {
 	if s.IsRoot && s.CacheServer != "" {
 		args = append(args, "--cache-kubeconfig="+PathCacheServerKubeconfig)
 	}
-	if s.VirtualWorkspaceURL != "" {
+	switch {
+	case s.VirtualWorkspaceURL != "":
 		args = append(args,
 			"--run-virtual-workspaces=false",
 			"--shard-virtual-workspace-url="+s.VirtualWorkspaceURL,
 			"--shard-virtual-workspace-ca-file="+PathServerCA,
 		)
+	case s.Spec.Public != nil:
+		// The in-process virtual workspaces are served on the shard's port: advertise them
+		// at the public name, so that APIExport endpoints work from outside the cluster,
+		// while --shard-base-url keeps kcp's own traffic inside it.
+		args = append(args, "--shard-virtual-workspace-url="+names.PublicURL(s.Spec.Public))
 	}
 	return append(args, s.addons().Args...)
+}
+
+// publicServerCertArgs serve the public certificate to clients that ask for a public name
+// (TLS SNI); every other client, kcp's own components included, gets the certificate from
+// the installation's CA.
+func (s Server) publicServerCertArgs() []string {
+	p := s.Spec.Public
+	if p == nil || p.ServerCertificate == nil {
+		return nil
+	}
+	return []string{workload.SNICertKey(DirPublicServerCert, names.PublicDNSNames(p.ServerCertificate, p.Hostname))}
 }
 
 // addons are the optional etcd, audit and authorization flags and mounts, in kcp-operator's order.
@@ -187,6 +208,9 @@ func (s Server) Mounts() workload.Mounts {
 	m.Secret("requestheader-client-ca", s.Root.CA(names.CARequestHeaderClient), "/etc/kcp/tls/ca/requestheader-client")
 	m.Secret("client-ca", s.ClientCASecret(), "/etc/kcp/tls/ca/client")
 	m.Secret("server-cert", s.Cert("server"), "/etc/kcp/tls/server")
+	if p := s.Spec.Public; p != nil && p.ServerCertificate != nil {
+		m.Secret("public-server-cert", s.Cert(names.CertPublicServer), DirPublicServerCert)
+	}
 	m.Secret("service-account-cert", s.Cert("service-account"), "/etc/kcp/tls/service-account")
 	m.Secret("client-cert", s.Cert("client"), DirClientCert)
 	m.Secret("logical-cluster-admin-cert", s.Cert("logical-cluster-admin"), DirLogicalClusterAdmin)

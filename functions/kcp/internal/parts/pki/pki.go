@@ -67,6 +67,17 @@ func (l Leaf) Certificate() *cmv1.Certificate {
 	return c
 }
 
+// PublicServer returns a component's second serving certificate, for the names clients reach
+// it at from outside, issued by the user's issuer (typically a public ACME one). It has no
+// lifetime of its own: a public CA decides it, and cert-manager renews at two thirds.
+func PublicServer(name, namespace string, c *v1alpha1.PublicServerCertificate, dnsNames []string, labels, secretLabels map[string]string) *cmv1.Certificate {
+	cert := base(name, namespace, labels, secretLabels)
+	cert.Spec.DNSNames = slices.Clone(dnsNames)
+	cert.Spec.Usages = slices.Clone(UsagesServing)
+	cert.Spec.IssuerRef = cmmeta.IssuerReference{Name: c.IssuerRef.Name, Kind: c.IssuerRef.Kind, Group: c.IssuerRef.Group}
+	return cert
+}
+
 // CA returns a CA Certificate named name (also its CN and Secret) issued by issuer.
 func CA(name, namespace string, issuer cmmeta.IssuerReference, labels, secretLabels map[string]string) *cmv1.Certificate {
 	c := base(name, namespace, labels, secretLabels)

@@ -33,6 +33,7 @@ const (
 	dirKubeconfig       = "/etc/kcp-front-proxy/kubeconfig"
 	dirKubeconfigCert   = "/etc/kcp-front-proxy/kubeconfig-client-cert"
 	dirServing          = "/etc/kcp-front-proxy/tls"
+	dirPublicServing    = "/etc/kcp-front-proxy/public-tls"
 	dirRequestHeader    = "/etc/kcp-front-proxy/requestheader-client"
 	dirClientCA         = "/etc/kcp-front-proxy/client-ca"
 	dirConfig           = "/etc/kcp-front-proxy/config"
@@ -83,6 +84,10 @@ type Proxy struct {
 	// RootShardBaseURL is where the proxy sends /clusters/ and /services/.
 	RootShardBaseURL string
 	Secrets          Secrets
+	// PublicServingCert is the Secret of the certificate served for PublicDNSNames (TLS SNI),
+	// "" for none; front-proxy only.
+	PublicServingCert string
+	PublicDNSNames    []string
 	// Auth and AdditionalPathMappings are front-proxy only.
 	Auth                   *v1alpha1.AuthSpec
 	ServiceAccountCerts    []workload.ServiceAccountCert
@@ -156,9 +161,14 @@ func (p Proxy) Args() []string {
 		"--shards-kubeconfig=" + kc,
 		"--tls-private-key-file=" + dirServing + "/tls.key",
 		"--tls-cert-file=" + dirServing + "/tls.crt",
-		"--mapping-file=" + dirConfig + "/" + MappingFileName,
-		"--client-ca-file=" + dirClientCA + "/tls.crt",
 	}
+	if p.PublicServingCert != "" {
+		args = append(args, workload.SNICertKey(dirPublicServing, p.PublicDNSNames))
+	}
+	args = append(args,
+		"--mapping-file="+dirConfig+"/"+MappingFileName,
+		"--client-ca-file="+dirClientCA+"/tls.crt",
+	)
 	if p.requestHeaderSupported() {
 		allowed := allowedNamesRoot
 		if p.Mode == FrontProxy {
@@ -200,6 +210,9 @@ func (p Proxy) Mounts() (workload.Mounts, []corev1.Volume, []corev1.VolumeMount)
 	m.WritableSecret(s.DynamicKubeconfig, s.DynamicKubeconfig, dirKubeconfig)
 	m.Secret(s.KubeconfigCert, s.KubeconfigCert, dirKubeconfigCert)
 	m.Secret(s.ServingCert, s.ServingCert, dirServing)
+	if p.PublicServingCert != "" {
+		m.Secret(p.PublicServingCert, p.PublicServingCert, dirPublicServing)
+	}
 	m.Secret(s.RequestHeaderCert, s.RequestHeaderCert, dirRequestHeader)
 	m.Secret(s.RootCA, s.RootCA, dirRootCA)
 	if p.requestHeaderSupported() {

@@ -4,6 +4,8 @@
 package workload
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -80,4 +82,10 @@ type Spec struct {
 func (s *Spec) Add(o Spec) {
 	s.Args = append(s.Args, o.Args...)
 	s.Mounts = append(s.Mounts, o.Mounts...)
+}
+
+// SNICertKey is the --tls-sni-cert-key flag of kcp and kcp-front-proxy that serves the key
+// pair mounted at dir to clients asking for one of dnsNames.
+func SNICertKey(dir string, dnsNames []string) string {
+	return "--tls-sni-cert-key=" + dir + "/tls.crt," + dir + "/tls.key:" + strings.Join(dnsNames, ",")
 }
