@@ -127,7 +127,7 @@ func Public(p *field.Path, e *v1alpha1.PublicEndpoint, shardBaseURL string) fiel
 	errs = append(errs, PublicServerCertificate(p.Child("serverCertificate"), c)...)
 	// kcp's components dial shardBaseURL and verify it against the installation's CA: were it
 	// a public name, they would be served the public certificate and refuse it.
-	if h := hostOf(shardBaseURL); h != "" && slices.Contains(publicNames(c, e.Hostname), h) {
+	if h := hostOf(shardBaseURL); h != "" && slices.ContainsFunc(publicNames(c, e.Hostname), func(n string) bool { return sniMatches(n, h) }) {
 		errs = append(errs, field.Invalid(p.Child("serverCertificate"), h, "spec.shardBaseURL names "+h+", which this certificate serves, so kcp's own components would be served a certificate they cannot verify: leave spec.shardBaseURL unset (the in-cluster Service) or set it to another name"))
 	}
 	return errs
@@ -149,6 +149,17 @@ func publicNames(c *v1alpha1.PublicServerCertificate, host string) []string {
 		return c.DNSNames
 	}
 	return []string{host}
+}
+
+// sniMatches says whether TLS SNI serves the certificate of name to a client asking for
+// host: the same name, or a wildcard for host's first label, as crypto/tls looks names up.
+func sniMatches(name, host string) bool {
+	if name == host {
+		return true
+	}
+	labels := strings.Split(host, ".")
+	labels[0] = "*"
+	return name == strings.Join(labels, ".")
 }
 
 func hostOf(raw string) string {

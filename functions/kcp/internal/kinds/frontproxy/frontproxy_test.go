@@ -287,6 +287,13 @@ func TestArgs(t *testing.T) {
 			extra:  func(w *testworld.World) { w.Secret("tokens") },
 			want:   concat(defaultArgs, []string{"--token-auth-file=/etc/kcp/authentication/token/token.csv"}),
 		},
+		"PublicServerCertificate": {
+			reason: "The public certificate is served by SNI for the public hostname (the RootShard's by default), right after the serving certificate.",
+			fp:     withPublicCert(),
+			want: concat(defaultArgs[:5], []string{
+				"--tls-sni-cert-key=/etc/kcp-front-proxy/public-tls/tls.crt,/etc/kcp-front-proxy/public-tls/tls.key:api.example.com",
+			}, defaultArgs[5:]),
+		},
 		"RequestHeaderGate0.32.2": {
 			reason: "kcp 0.32.2 predates the front-proxy's requestheader flags.",
 			fp:     func(fp *v1alpha1.FrontProxy) { fp.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.32.2"} },
@@ -400,6 +407,14 @@ func TestMounts(t *testing.T) {
 				mount("alpha-service-account", "/etc/kcp/tls/alpha/service-account"),
 				mount("beta-service-account", "/etc/kcp/tls/beta/service-account"),
 			}),
+		},
+		"PublicServerCertificate": {
+			reason: "The public certificate's Secret is mounted right after the serving certificate's.",
+			fp:     withPublicCert(),
+			wantVols: vols(base[:3], []corev1.Volume{secretVolume("root-fp-public-serving", "root-fp-public-serving")}, base[3:],
+				[]corev1.Volume{rootCA, rh}, tail),
+			wantMounts: mounts(baseMounts[:3], []corev1.VolumeMount{mount("root-fp-public-serving", "/etc/kcp-front-proxy/public-tls")}, baseMounts[3:],
+				[]corev1.VolumeMount{rootCAMount, rhMount}, tailMounts),
 		},
 		"ExtraVolumesFirst": {
 			reason: "Extra volumes and mounts come first, as in kcp-operator's proxies.",
@@ -544,6 +559,121 @@ func TestServerDNSNames(t *testing.T) {
 			o, _ := r.Desired.Get("certificate-root-fp-server")
 			if diff := cmp.Diff(tc.want, o.Resource.(*cmv1.Certificate).Spec.DNSNames); diff != "" {
 				t.Errorf("%s\nDNS names: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// withPublicCert sets spec.publicServerCertificate from ClusterIssuer letsencrypt with dnsNames.
+func withPublicCert(dnsNames ...string) func(*v1alpha1.FrontProxy) {
+	return func(fp *v1alpha1.FrontProxy) {
+		fp.Spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{
+			IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer", Group: "cert-manager.io"},
+			DNSNames:  dnsNames,
+		}
+	}
+}
+
+func TestPublicServerCertificate(t *testing.T) {
+	publicCert := func(dnsNames ...string) *cmv1.Certificate {
+		return &cmv1.Certificate{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "cert-manager.io/v1", Kind: "Certificate"},
+			ObjectMeta: metav1.ObjectMeta{Name: "root-fp-public-serving", Namespace: "kcp", Labels: fpLabels},
+			Spec: cmv1.CertificateSpec{
+				SecretName:     "root-fp-public-serving",
+				SecretTemplate: &cmv1.CertificateSecretTemplate{Labels: map[string]string{"operator.kcp.io/rootshard": "root", "operator.kcp.io/front-proxy": "fp"}},
+				PrivateKey:     &cmv1.CertificatePrivateKey{Algorithm: cmv1.RSAKeyAlgorithm, Size: 4096},
+				DNSNames:       dnsNames,
+				Usages:         []cmv1.KeyUsage{cmv1.UsageServerAuth, cmv1.UsageKeyEncipherment, cmv1.UsageDigitalSignature},
+				IssuerRef:      cmmeta.IssuerReference{Name: "letsencrypt", Kind: "ClusterIssuer", Group: "cert-manager.io"},
+			},
+		}
+	}
+	sni := func(names string) []string {
+		return []string{"--tls-sni-cert-key=/etc/kcp-front-proxy/public-tls/tls.crt,/etc/kcp-front-proxy/public-tls/tls.key:" + names}
+	}
+	cases := map[string]struct {
+		reason   string
+		fp       func(*v1alpha1.FrontProxy)
+		wantSNI  []string // the flags between --tls-cert-file and --mapping-file
+		wantCert *cmv1.Certificate
+	}{
+		"None": {
+			reason: "Without publicServerCertificate: one serving certificate, no SNI flag.",
+		},
+		"RootShardHostname": {
+			reason:   "Without a hostname of its own the front-proxy serves the RootShard's public hostname.",
+			fp:       withPublicCert(),
+			wantSNI:  sni("api.example.com"),
+			wantCert: publicCert("api.example.com"),
+		},
+		"ExternalHostname": {
+			reason: "The front-proxy's external.hostname is its public name.",
+			fp: func(fp *v1alpha1.FrontProxy) {
+				withPublicCert()(fp)
+				fp.Spec.External = v1alpha1.ExternalConfig{Hostname: "kcp.example.com", Port: 443}
+			},
+			wantSNI:  sni("kcp.example.com"),
+			wantCert: publicCert("kcp.example.com"),
+		},
+		"DeprecatedExternalHostname": {
+			reason: "The deprecated externalHostname, without its port.",
+			fp: func(fp *v1alpha1.FrontProxy) {
+				withPublicCert()(fp)
+				fp.Spec.ExternalHostname = "kcp.example.com:443"
+			},
+			wantSNI:  sni("kcp.example.com"),
+			wantCert: publicCert("kcp.example.com"),
+		},
+		"DNSNames": {
+			reason: "dnsNames replace the public hostname, in order, on the certificate and in the SNI flag.",
+			fp: func(fp *v1alpha1.FrontProxy) {
+				withPublicCert("kcp.example.com", "*.kcp.example.com")(fp)
+				fp.Spec.External = v1alpha1.ExternalConfig{Hostname: "other.example.com", Port: 443}
+			},
+			wantSNI:  sni("kcp.example.com,*.kcp.example.com"),
+			wantCert: publicCert("kcp.example.com", "*.kcp.example.com"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			fp := frontProxy()
+			if tc.fp != nil {
+				tc.fp(fp)
+			}
+			r := converge(fp, testworld.RootShard(), nil)
+			args := deployment(t, r).Spec.Template.Spec.Containers[0].Args
+			var sniArgs []string
+			for i, a := range args {
+				if a == "--tls-cert-file=/etc/kcp-front-proxy/tls/tls.crt" {
+					for _, b := range args[i+1:] {
+						if strings.HasPrefix(b, "--mapping-file=") {
+							break
+						}
+						sniArgs = append(sniArgs, b)
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.wantSNI, sniArgs); diff != "" {
+				t.Errorf("%s\nflags after --tls-cert-file: -want, +got:\n%s", tc.reason, diff)
+			}
+			var got *cmv1.Certificate
+			if o, ok := r.Desired.Get("certificate-root-fp-public-serving"); ok {
+				got = o.Resource.(*cmv1.Certificate)
+			}
+			if diff := cmp.Diff(tc.wantCert, got); diff != "" {
+				t.Errorf("%s\ncertificate-root-fp-public-serving: -want, +got:\n%s", tc.reason, diff)
+			}
+			o, _ := r.Desired.Get("certificate-root-fp-server")
+			if diff := cmp.Diff([]string{"fp-front-proxy", "fp-front-proxy.kcp", "fp-front-proxy.kcp.svc.cluster.local", "api.example.com"}, o.Resource.(*cmv1.Certificate).Spec.DNSNames[:4]); diff != "" {
+				t.Errorf("%s\nthe certificate from the installation's CA keeps serving the in-cluster names: -want, +got:\n%s", tc.reason, diff)
+			}
+			wantCount := "All 3 certificates are issued."
+			if tc.wantCert != nil {
+				wantCount = "All 4 certificates are issued."
+			}
+			if got := r.Conditions[0].Message; got != wantCount {
+				t.Errorf("%s\nCertificatesReady: got %q, want %q", tc.reason, got, wantCount)
 			}
 		})
 	}

@@ -88,6 +88,18 @@ func TestValidate(t *testing.T) {
 			`spec.extraVolumes[1].name: Duplicate value: "token-auth-file"`,
 			`spec.extraVolumes[2].name: Duplicate value: "root-service-account"`,
 		}},
+		"PublicServerCertificate": {reason: "a public certificate from the user's issuer", mod: withPublicCert("kcp.example.com", "*.kcp.example.com")},
+		"BadPublicServerCertificate": {reason: "the public certificate's issuer and names are checked under publicServerCertificate", mod: func(fp *v1alpha1.FrontProxy) {
+			fp.Spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Kind: "ClusterIssuers"}, DNSNames: []string{"kcp.example.com:443"}}
+		}, want: []string{
+			"spec.publicServerCertificate.issuerRef.name: Required value: name the cert-manager issuer",
+			`spec.publicServerCertificate.issuerRef.kind: Unsupported value: "ClusterIssuers": supported values: "Issuer", "ClusterIssuer"`,
+			`spec.publicServerCertificate.dnsNames[0]: Invalid value: "kcp.example.com:443": must be a DNS name, optionally starting with *.`,
+		}},
+		"PublicCertVolumeClash": {reason: "with a public certificate, its Secret's name is a generated volume", mod: func(fp *v1alpha1.FrontProxy) {
+			withPublicCert()(fp)
+			fp.Spec.ExtraVolumes = []corev1.Volume{{Name: "root-fp-public-serving"}}
+		}, want: []string{`spec.extraVolumes[0].name: Duplicate value: "root-fp-public-serving"`}},
 		"UnknownMount": {reason: "extra mounts mount existing volumes", mod: func(fp *v1alpha1.FrontProxy) {
 			fp.Spec.ExtraVolumeMounts = []corev1.VolumeMount{{Name: "plugins", MountPath: "/plugins"}, {Name: "root-ca", MountPath: "/ca"}}
 		}, want: []string{`spec.extraVolumeMounts[0].name: Not found: "plugins"`}},

@@ -159,6 +159,7 @@ func (c *composer) composeWorkload(p proxy.Proxy) builder.Outcome {
 // generatedVolumeNames lists every volume name the front-proxy may generate, with every
 // optional volume switched on, so that any possible clash with an extra volume is caught.
 // The service account keys of Shards are not known here; only the RootShard's is listed.
+// The public serving certificate's volume is listed when spec.publicServerCertificate is set.
 func generatedVolumeNames(fp *v1alpha1.FrontProxy, root names.RootShard) []string {
 	p := proxy.Proxy{
 		Mode:    proxy.FrontProxy,
@@ -171,6 +172,9 @@ func generatedVolumeNames(fp *v1alpha1.FrontProxy, root names.RootShard) []strin
 			ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true},
 		},
 		ServiceAccountCerts: kcpserver.ServiceAccountCerts(string(root), nil),
+	}
+	if fp.Spec.PublicServerCertificate != nil {
+		p.PublicServingCert = names.FrontProxy(fp.Name).Cert(root, names.CertPublicServer)
 	}
 	m, _, _ := p.Mounts()
 	var out []string

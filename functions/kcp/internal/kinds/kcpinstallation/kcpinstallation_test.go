@@ -2,6 +2,7 @@ package kcpinstallation
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
 
 // frontProxyNameLength stands in for fn.go's table of kinds, which checks every child with
@@ -69,6 +71,11 @@ func TestCompose(t *testing.T) {
 	longName.Name = "a-very-long-installation-name"
 	noHost := smallest()
 	noHost.Spec.External.Hostname = ""
+	fpPrivateHostname := smallest()
+	fpPrivateHostname.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", External: &v1alpha1.InstallationExternal{Hostname: "kcp.example.com", PrivateHostname: "kcp.internal"}}}
+	fpPrivatePort := smallest()
+	privatePort := uint32(7443)
+	fpPrivatePort.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public"}, {Name: "internal", External: &v1alpha1.InstallationExternal{Hostname: "internal.example.com", PrivatePort: &privatePort}}}
 
 	cases := map[string]struct {
 		inst *v1alpha1.KcpInstallation
@@ -102,6 +109,14 @@ func TestCompose(t *testing.T) {
 		"NameTooLongForDerivedNames": {
 			inst: longName,
 			want: want{errs: []string{"spec.frontProxies[0]: Invalid value", "the FrontProxy a-very-long-installation-name-public this composes", "shorten this KcpInstallation's metadata.name or spec.frontProxies[0].name"}},
+		},
+		"FrontProxyPrivateHostname": {
+			inst: fpPrivateHostname,
+			want: want{errs: []string{"spec.frontProxies[0].external.privateHostname: Forbidden: the private address is the installation's, not a front-proxy's: set spec.external.privateHostname and privatePort instead"}},
+		},
+		"FrontProxyPrivatePort": {
+			inst: fpPrivatePort,
+			want: want{errs: []string{"spec.frontProxies[1].external.privateHostname: Forbidden: the private address is the installation's, not a front-proxy's"}},
 		},
 		"NoHostname": {
 			inst: noHost,
@@ -255,4 +270,300 @@ func runtimeDecode(in any, out any) error {
 		return err
 	}
 	return json.Unmarshal(b, out)
+}
+
+// childSpec decodes the spec of the child XR named name that Compose desires.
+func childSpec[T any](t *testing.T, r result.Result[v1alpha1.KcpInstallationStatus], name string) T {
+	t.Helper()
+	var spec T
+	for _, o := range r.Desired.Objects() {
+		u, ok := o.Resource.(*resource.Unstructured)
+		if !ok || u.GetName() != name || u.GroupVersionKind().Group != v1alpha1.Group {
+			continue
+		}
+		if err := runtimeDecode(u.Object["spec"], &spec); err != nil {
+			t.Fatal(err)
+		}
+		return spec
+	}
+	t.Fatalf("no child XR %s is desired", name)
+	return spec
+}
+
+// composeOK composes inst with frontProxyNameLength and fails the test on any error.
+func composeOK(t *testing.T, inst *v1alpha1.KcpInstallation) result.Result[v1alpha1.KcpInstallationStatus] {
+	t.Helper()
+	r, errs := Compose(inst, observed.New(nil), frontProxyNameLength)
+	if len(errs) > 0 {
+		t.Fatalf("Compose(...): %v", errs.ToAggregate())
+	}
+	return r
+}
+
+// TestPublic: a shard's public endpoint is copied into its child's spec.public, and the
+// child's Service gets the public service type, LoadBalancer by default.
+func TestPublic(t *testing.T) {
+	letsencrypt := &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}, DNSNames: []string{"*.kcp.example.com"}}
+	svc := func(typ corev1.ServiceType) *v1alpha1.ServiceTemplate {
+		return &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: typ}}
+	}
+	type shard struct {
+		Public          *v1alpha1.PublicEndpoint
+		ServiceTemplate *v1alpha1.ServiceTemplate
+	}
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.KcpInstallation)
+		want   map[string]shard // by child name
+	}{
+		"Private": {
+			reason: "Without public the shards keep their ClusterIP Service and no public name.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{}
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha"}}
+			},
+			want: map[string]shard{"team-a": {}, "team-a-alpha": {}},
+		},
+		"RootShardPublic": {
+			reason: "rootShard.public is the RootShard's spec.public, exposed by a LoadBalancer Service.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Public: &v1alpha1.InstallationPublic{
+					PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", ServerCertificate: letsencrypt},
+				}}
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha"}}
+			},
+			want: map[string]shard{
+				"team-a":       {Public: &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", ServerCertificate: letsencrypt}, ServiceTemplate: svc(corev1.ServiceTypeLoadBalancer)},
+				"team-a-alpha": {},
+			},
+		},
+		"ShardsPublic": {
+			reason: "Each shard's public is its own, with its own service type; a shard without stays private.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{
+					{Name: "alpha", Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", Port: 443}, ServiceType: corev1.ServiceTypeClusterIP}},
+					{Name: "beta"},
+					{Name: "gamma", Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "gamma.kcp.example.com"}, ServiceType: corev1.ServiceTypeNodePort}},
+				}
+			},
+			want: map[string]shard{
+				"team-a":       {},
+				"team-a-alpha": {Public: &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", Port: 443}, ServiceTemplate: svc(corev1.ServiceTypeClusterIP)},
+				"team-a-beta":  {},
+				"team-a-gamma": {Public: &v1alpha1.PublicEndpoint{Hostname: "gamma.kcp.example.com"}, ServiceTemplate: svc(corev1.ServiceTypeNodePort)},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := external()
+			tc.mod(inst)
+			r := composeOK(t, inst)
+			got := map[string]shard{}
+			for n := range tc.want {
+				s := childSpec[v1alpha1.CommonShardSpec](t, r, n)
+				got[n] = shard{Public: s.Public, ServiceTemplate: s.ServiceTemplate}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\npublic and serviceTemplate per shard: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestFrontProxyServerCertificate: a front-proxy's serverCertificate becomes the FrontProxy's
+// publicServerCertificate, beside the certificate from the installation's CA, which it no
+// longer replaces.
+func TestFrontProxyServerCertificate(t *testing.T) {
+	issuer := v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer", Group: "cert-manager.io"}
+	cases := map[string]struct {
+		reason string
+		sc     *v1alpha1.InstallationServerCertificate
+		want   v1alpha1.FrontProxySpec // only PublicServerCertificate, CABundleSecretRef and CertificateTemplates
+	}{
+		"None": {
+			reason: "Without serverCertificate: the installation's CA alone.",
+		},
+		"IssuerOnly": {
+			reason: "The issuer is copied; dnsNames stay empty, for the FrontProxy to default to its public hostname.",
+			sc:     &v1alpha1.InstallationServerCertificate{IssuerRef: issuer},
+			want:   v1alpha1.FrontProxySpec{PublicServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: issuer}},
+		},
+		"Everything": {
+			reason: "dnsNames and the issuer's CA bundle are copied too.",
+			sc: &v1alpha1.InstallationServerCertificate{
+				IssuerRef: issuer, DNSNames: []string{"kcp.example.com", "*.kcp.example.com"},
+				CABundleSecretRef: &corev1.LocalObjectReference{Name: "staging-ca"},
+			},
+			want: v1alpha1.FrontProxySpec{
+				PublicServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: issuer, DNSNames: []string{"kcp.example.com", "*.kcp.example.com"}},
+				CABundleSecretRef:       &corev1.LocalObjectReference{Name: "staging-ca"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := external()
+			inst.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", ServerCertificate: tc.sc}}
+			s := childSpec[v1alpha1.FrontProxySpec](t, composeOK(t, inst), "team-a-public")
+			got := v1alpha1.FrontProxySpec{PublicServerCertificate: s.PublicServerCertificate, CABundleSecretRef: s.CABundleSecretRef, CertificateTemplates: s.CertificateTemplates}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nFrontProxy spec: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestPrivateAddress: kcp's components reach the installation through the first
+// front-proxy's in-cluster Service unless spec.external names a private address.
+func TestPrivateAddress(t *testing.T) {
+	port := func(p uint32) *uint32 { return &p }
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.KcpInstallation)
+		want   v1alpha1.ExternalConfig
+	}{
+		"Default": {
+			reason: "The default front-proxy's Service, on the installation's port, 6443 by default.",
+			want: v1alpha1.ExternalConfig{
+				Hostname: "kcp.example.com", Port: 6443,
+				PrivateHostname: "team-a-public-front-proxy.tenant.svc.cluster.local", PrivatePort: port(6443),
+			},
+		},
+		"InstallationPort": {
+			reason: "A front-proxy without an address of its own listens on the installation's port.",
+			mod:    func(i *v1alpha1.KcpInstallation) { i.Spec.External.Port = 443 },
+			want: v1alpha1.ExternalConfig{
+				Hostname: "kcp.example.com", Port: 443,
+				PrivateHostname: "team-a-public-front-proxy.tenant.svc.cluster.local", PrivatePort: port(443),
+			},
+		},
+		"ClusterDomain": {
+			reason: "The Service's name ends in spec.clusterDomain.",
+			mod:    func(i *v1alpha1.KcpInstallation) { i.Spec.ClusterDomain = "corp.internal" },
+			want: v1alpha1.ExternalConfig{
+				Hostname: "kcp.example.com", Port: 6443,
+				PrivateHostname: "team-a-public-front-proxy.tenant.svc.corp.internal", PrivatePort: port(6443),
+			},
+		},
+		"FirstFrontProxyWithItsOwnPort": {
+			reason: "The first front-proxy's Service listens on its own external port; the second one does not count.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{
+					{Name: "edge", External: &v1alpha1.InstallationExternal{Hostname: "edge.example.com", Port: 8443}},
+					{Name: "other", External: &v1alpha1.InstallationExternal{Hostname: "other.example.com", Port: 9443}},
+				}
+			},
+			want: v1alpha1.ExternalConfig{
+				Hostname: "kcp.example.com", Port: 6443,
+				PrivateHostname: "team-a-edge-front-proxy.tenant.svc.cluster.local", PrivatePort: port(8443),
+			},
+		},
+		"FirstFrontProxyWithItsOwnHostname": {
+			reason: "A front-proxy's address without a port means 6443, not the installation's port.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.External.Port = 443
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "edge", External: &v1alpha1.InstallationExternal{Hostname: "edge.example.com"}}}
+			},
+			want: v1alpha1.ExternalConfig{
+				Hostname: "kcp.example.com", Port: 443,
+				PrivateHostname: "team-a-edge-front-proxy.tenant.svc.cluster.local", PrivatePort: port(6443),
+			},
+		},
+		"PrivatePort": {
+			reason: "spec.external.privatePort overrides the Service's port, not its name.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.External.PrivatePort = port(7443)
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "edge", External: &v1alpha1.InstallationExternal{Hostname: "edge.example.com", Port: 8443}}}
+			},
+			want: v1alpha1.ExternalConfig{
+				Hostname: "kcp.example.com", Port: 6443,
+				PrivateHostname: "team-a-edge-front-proxy.tenant.svc.cluster.local", PrivatePort: port(7443),
+			},
+		},
+		"PrivateHostnameAndPort": {
+			reason: "spec.external's private address is used as it is.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.External.PrivateHostname = "kcp.internal.example.com"
+				i.Spec.External.PrivatePort = port(9443)
+			},
+			want: v1alpha1.ExternalConfig{Hostname: "kcp.example.com", Port: 6443, PrivateHostname: "kcp.internal.example.com", PrivatePort: port(9443)},
+		},
+		"PrivateHostnameOnly": {
+			reason: "A private hostname without a port leaves the port unset: the RootShard defaults it to the public port, not the front-proxy's.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.External.PrivateHostname = "kcp.internal.example.com"
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "edge", External: &v1alpha1.InstallationExternal{Hostname: "edge.example.com", Port: 8443}}}
+			},
+			want: v1alpha1.ExternalConfig{Hostname: "kcp.example.com", Port: 6443, PrivateHostname: "kcp.internal.example.com"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := external()
+			if tc.mod != nil {
+				tc.mod(inst)
+			}
+			got := childSpec[v1alpha1.RootShardSpec](t, composeOK(t, inst), "team-a").External
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nRootShard spec.external: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestValidatePublic(t *testing.T) {
+	public := func(port uint32, svc corev1.ServiceType) *v1alpha1.InstallationPublic {
+		return &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "x.kcp.example.com", Port: port}, ServiceType: svc}
+	}
+	msg := "a LoadBalancer Service exposes the shard on port 6443: leave port unset, or set serviceType to ClusterIP and expose the name on this port yourself (TLS passthrough to 6443)"
+	cases := map[string]struct {
+		reason string
+		root   *v1alpha1.InstallationPublic
+		shards []*v1alpha1.InstallationPublic
+		want   []string
+	}{
+		"DefaultPort": {
+			reason: "Port unset is 6443, which the default LoadBalancer exposes.",
+			root:   public(0, ""),
+			shards: []*v1alpha1.InstallationPublic{public(0, corev1.ServiceTypeLoadBalancer)},
+		},
+		"Port6443": {
+			reason: "6443 is the port a LoadBalancer exposes.",
+			root:   public(6443, ""),
+		},
+		"OtherPortWithoutServiceType": {
+			reason: "The default service type is LoadBalancer: another port would not be exposed.",
+			root:   public(443, ""),
+			want:   []string{"spec.rootShard.public.port: Invalid value: 443: " + msg},
+		},
+		"OtherPortWithLoadBalancer": {
+			reason: "A shard's public port is checked at its index.",
+			shards: []*v1alpha1.InstallationPublic{nil, public(8443, corev1.ServiceTypeLoadBalancer)},
+			want:   []string{"spec.shards[1].public.port: Invalid value: 8443: " + msg},
+		},
+		"OtherPortBehindYourOwnExposure": {
+			reason: "With ClusterIP or NodePort the user exposes the name on the port of their choice.",
+			root:   public(443, corev1.ServiceTypeClusterIP),
+			shards: []*v1alpha1.InstallationPublic{public(443, corev1.ServiceTypeNodePort)},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := external()
+			if tc.root != nil {
+				inst.Spec.RootShard = &v1alpha1.InstallationRootShard{Public: tc.root}
+			}
+			for i, p := range tc.shards {
+				inst.Spec.Shards = append(inst.Spec.Shards, v1alpha1.InstallationShard{Name: fmt.Sprintf("s%d", i), Public: p})
+			}
+			var got []string
+			for _, e := range Validate(inst) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nValidate(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

@@ -122,6 +122,40 @@ func TestSafety(t *testing.T) {
 			world: testworld.New().Answer(policyAnswered),
 			want:  want{errs: []string{"spec.frontProxies[0].serverCertificate.issuerRef: Forbidden: ClusterIssuer letsencrypt-prod"}},
 		},
+		"PublicIssuerForTheRootShard": {
+			reason: "The root shard's public certificate from a ClusterIssuer is refused like the root CA's issuer, naming its field.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{
+					Hostname: "root.corp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt-prod", Kind: "ClusterIssuer"}},
+				}}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want:  want{errs: []string{"spec.rootShard.public.serverCertificate.issuerRef: Forbidden: ClusterIssuer letsencrypt-prod (group cert-manager.io) is not allowed for installations in namespace tenant"}},
+		},
+		"PublicIssuerForAShard": {
+			reason: "A shard's public certificate from a ClusterIssuer is refused at the shard's index; a shard with its namespace's Issuer is fine.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{
+					{Name: "alpha", Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{
+						Hostname: "alpha.corp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "team-acme"}},
+					}}},
+					{Name: "beta", Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{
+						Hostname: "beta.corp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt-prod", Kind: "ClusterIssuer"}},
+					}}},
+				}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want:  want{errs: []string{"spec.shards[1].public.serverCertificate.issuerRef: Forbidden: ClusterIssuer letsencrypt-prod"}},
+		},
+		"PublicIssuerAllowed": {
+			reason: "The platform allows the public ClusterIssuer for this namespace: the shards' public certificates may use it.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				cert := &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt-prod", Kind: "ClusterIssuer"}}
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "root.corp.example.com", ServerCertificate: cert}}}
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha", Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "alpha.corp.example.com", ServerCertificate: cert}}}}
+			}),
+			world: testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "letsencrypt-prod", "namespaces": []any{"tenant"}})),
+		},
 		"PolicyUnreadable": {
 			reason: "A policy the function cannot read allows nothing beyond the default, and says the platform must fix it.",
 			inst:   tenant(clusterIssuer("corp-root-ca")),

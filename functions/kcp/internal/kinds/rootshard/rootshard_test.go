@@ -1,10 +1,12 @@
 package rootshard
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -403,5 +405,161 @@ func TestClusterDomainInProxySANs(t *testing.T) {
 	want = []string{"api.example.com", "root-kcp.kcp.svc.corp.internal"}
 	if diff := cmp.Diff(want, o.Resource.(*cmv1.Certificate).Spec.DNSNames); diff != "" {
 		t.Errorf("server SANs: -want, +got:\n%s", diff)
+	}
+}
+
+// between returns the elements of list after the first one equal to after and before the
+// next one equal to before; nil if there are none.
+func between(t *testing.T, list []string, after, before string) []string {
+	t.Helper()
+	start := slices.Index(list, after)
+	if start < 0 {
+		t.Fatalf("%q not in %q", after, list)
+	}
+	end := slices.Index(list[start+1:], before)
+	if end < 0 {
+		t.Fatalf("%q not after %q in %q", before, after, list)
+	}
+	if end == 0 {
+		return nil
+	}
+	return list[start+1 : start+1+end]
+}
+
+func TestPublic(t *testing.T) {
+	letsencrypt := v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer", Group: "cert-manager.io"}
+	svc := "root-kcp.kcp.svc.cluster.local"
+	publicCert := func(dnsNames ...string) *cmv1.Certificate {
+		return &cmv1.Certificate{
+			TypeMeta: metav1.TypeMeta{APIVersion: "cert-manager.io/v1", Kind: "Certificate"},
+			ObjectMeta: metav1.ObjectMeta{Name: "root-public-serving", Namespace: "kcp", Labels: map[string]string{
+				"app.kubernetes.io/managed-by": "configuration-kcp", "app.kubernetes.io/name": "kcp",
+				"app.kubernetes.io/instance": "root", "app.kubernetes.io/component": "rootshard",
+			}},
+			Spec: cmv1.CertificateSpec{
+				SecretName:     "root-public-serving",
+				SecretTemplate: &cmv1.CertificateSecretTemplate{Labels: map[string]string{"operator.kcp.io/rootshard": "root"}},
+				PrivateKey:     &cmv1.CertificatePrivateKey{Algorithm: cmv1.RSAKeyAlgorithm, Size: 4096},
+				DNSNames:       dnsNames,
+				Usages:         []cmv1.KeyUsage{cmv1.UsageServerAuth, cmv1.UsageKeyEncipherment, cmv1.UsageDigitalSignature},
+				IssuerRef:      cmmeta.IssuerReference{Name: "letsencrypt", Kind: "ClusterIssuer", Group: "cert-manager.io"},
+			},
+		}
+	}
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.RootShard)
+		extra  func(*testworld.World)
+		// wantSNI are the flags between --tls-cert-file and --service-account-key-file.
+		wantSNI []string
+		// wantVW are the flags between --logging-format and --etcd-servers.
+		wantVW []string
+		// wantVolumes are the volumes (name=secret@path) between server-cert and service-account-cert.
+		wantVolumes []string
+		wantSANs    []string
+		wantCert    *cmv1.Certificate // certificate-public-serving, nil for none
+	}{
+		"Private": {
+			reason:   "Without spec.public: no virtual workspace URL, no second certificate.",
+			wantSANs: []string{"api.example.com", svc},
+		},
+		"PublicHostname": {
+			reason: "A public name without a certificate of its own: the virtual workspaces are advertised there on port 6443, and the serving certificate from the installation's CA covers it.",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com"}
+			},
+			wantVW:   []string{"--shard-virtual-workspace-url=https://root.kcp.example.com:6443"},
+			wantSANs: []string{"api.example.com", svc, "root.kcp.example.com"},
+		},
+		"PublicPort": {
+			reason: "The public port is the virtual workspace URL's.",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", Port: 8443}
+			},
+			wantVW:   []string{"--shard-virtual-workspace-url=https://root.kcp.example.com:8443"},
+			wantSANs: []string{"api.example.com", svc, "root.kcp.example.com"},
+		},
+		"ServerCertificate": {
+			reason: "A certificate from the user's issuer for the public name, without a lifetime of its own, served by SNI right after the serving certificate and mounted after it; the serving certificate keeps its names.",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: letsencrypt}}
+			},
+			wantSNI:     []string{"--tls-sni-cert-key=/etc/kcp/tls/public-server/tls.crt,/etc/kcp/tls/public-server/tls.key:root.kcp.example.com"},
+			wantVW:      []string{"--shard-virtual-workspace-url=https://root.kcp.example.com:6443"},
+			wantVolumes: []string{"public-server-cert=root-public-serving@/etc/kcp/tls/public-server"},
+			wantSANs:    []string{"api.example.com", svc},
+			wantCert:    publicCert("root.kcp.example.com"),
+		},
+		"ServerCertificateDNSNames": {
+			reason: "The certificate's dnsNames replace the hostname, on the certificate and in the SNI flag.",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{
+					IssuerRef: letsencrypt, DNSNames: []string{"root.kcp.example.com", "kcp-root.example.org"},
+				}}
+			},
+			wantSNI:     []string{"--tls-sni-cert-key=/etc/kcp/tls/public-server/tls.crt,/etc/kcp/tls/public-server/tls.key:root.kcp.example.com,kcp-root.example.org"},
+			wantVW:      []string{"--shard-virtual-workspace-url=https://root.kcp.example.com:6443"},
+			wantVolumes: []string{"public-server-cert=root-public-serving@/etc/kcp/tls/public-server"},
+			wantSANs:    []string{"api.example.com", svc},
+			wantCert:    publicCert("root.kcp.example.com", "kcp-root.example.org"),
+		},
+		"VirtualWorkspaceWins": {
+			reason: "An external VirtualWorkspace serves the virtual workspaces: its URL is advertised, not the public name.",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: "vw"}
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: letsencrypt}}
+			},
+			extra: func(w *testworld.World) {
+				w.Object(&v1alpha1.VirtualWorkspace{
+					TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "VirtualWorkspace"},
+					ObjectMeta: metav1.ObjectMeta{Name: "vw", Namespace: "kcp"},
+					Spec:       v1alpha1.VirtualWorkspaceSpec{External: v1alpha1.ExternalConfig{Hostname: "vw.example.com", Port: 443}},
+				})
+			},
+			wantSNI: []string{"--tls-sni-cert-key=/etc/kcp/tls/public-server/tls.crt,/etc/kcp/tls/public-server/tls.key:root.kcp.example.com"},
+			wantVW: []string{
+				"--run-virtual-workspaces=false",
+				"--shard-virtual-workspace-url=https://vw.example.com:443",
+				"--shard-virtual-workspace-ca-file=/etc/kcp/tls/ca/server/tls.crt",
+			},
+			wantVolumes: []string{"public-server-cert=root-public-serving@/etc/kcp/tls/public-server"},
+			wantSANs:    []string{"api.example.com", svc},
+			wantCert:    publicCert("root.kcp.example.com"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, _ := converge(basic(func(rs *v1alpha1.RootShard) {
+				if tc.mod != nil {
+					tc.mod(rs)
+				}
+			}), tc.extra)
+			d := deployment(t, r, "deployment-kcp")
+			args := d.Spec.Template.Spec.Containers[0].Args
+			if diff := cmp.Diff(tc.wantSNI, between(t, args, "--tls-cert-file=/etc/kcp/tls/server/tls.crt", "--service-account-key-file=/etc/kcp/tls/service-account/tls.crt")); diff != "" {
+				t.Errorf("%s\nflags after --tls-cert-file: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantVW, between(t, args, "--logging-format=json", "--etcd-servers=http://etcd.kcp.svc.cluster.local:2379")); diff != "" {
+				t.Errorf("%s\nvirtual workspace flags: -want, +got:\n%s", tc.reason, diff)
+			}
+			var vols []string
+			for i, v := range d.Spec.Template.Spec.Volumes {
+				vols = append(vols, v.Name+"="+v.Secret.SecretName+"@"+d.Spec.Template.Spec.Containers[0].VolumeMounts[i].MountPath)
+			}
+			if diff := cmp.Diff(tc.wantVolumes, between(t, vols, "server-cert=root-server@/etc/kcp/tls/server", "service-account-cert=root-service-account@/etc/kcp/tls/service-account")); diff != "" {
+				t.Errorf("%s\nvolumes after server-cert: -want, +got:\n%s", tc.reason, diff)
+			}
+			o, _ := r.Desired.Get("certificate-server")
+			if diff := cmp.Diff(tc.wantSANs, o.Resource.(*cmv1.Certificate).Spec.DNSNames); diff != "" {
+				t.Errorf("%s\nserver SANs: -want, +got:\n%s", tc.reason, diff)
+			}
+			var got *cmv1.Certificate
+			if o, ok := r.Desired.Get("certificate-public-serving"); ok {
+				got = o.Resource.(*cmv1.Certificate)
+			}
+			if diff := cmp.Diff(tc.wantCert, got); diff != "" {
+				t.Errorf("%s\ncertificate-public-serving: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

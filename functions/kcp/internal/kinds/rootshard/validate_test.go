@@ -86,6 +86,45 @@ func TestValidate(t *testing.T) {
 				`spec.extraVolumeMounts[1].name: Not found: "typo"`,
 			},
 		},
+		"Public": {
+			reason: "a public name with a certificate from the user's issuer, beside the in-cluster shardBaseURL",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.ShardBaseURL = "https://root-kcp.kcp.svc.cluster.local:6443"
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", Port: 443, ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}}}
+			},
+		},
+		"PublicHostnameWithScheme": {
+			reason: "spec.public.hostname is a DNS name",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "https://root.kcp.example.com"}
+			},
+			want: []string{`spec.public.hostname: Invalid value: "https://root.kcp.example.com": must be a DNS name without scheme or port`},
+		},
+		"PublicCertificateIssuer": {
+			reason: "the public certificate names its issuer",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{}}
+			},
+			want: []string{"spec.public.serverCertificate.issuerRef.name: Required value: name the cert-manager issuer"},
+		},
+		"PublicCertificateOnShardBaseURL": {
+			reason: "kcp's components dial shardBaseURL: a wildcard of the public certificate must not cover it",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.ShardBaseURL = "https://internal.kcp.example.com:6443"
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{
+					IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}, DNSNames: []string{"*.kcp.example.com"},
+				}}
+			},
+			want: []string{`spec.public.serverCertificate: Invalid value: "internal.kcp.example.com": spec.shardBaseURL names internal.kcp.example.com, which this certificate serves, so kcp's own components would be served a certificate they cannot verify: leave spec.shardBaseURL unset (the in-cluster Service) or set it to another name`},
+		},
+		"PublicCertVolumeClash": {
+			reason: "with a public certificate, public-server-cert is a generated volume",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}}}
+				rs.Spec.ExtraVolumes = []corev1.Volume{{Name: "public-server-cert"}}
+			},
+			want: []string{`spec.extraVolumes[0].name: Duplicate value: "public-server-cert"`},
+		},
 		"ProxyExtraMountOfGeneratedVolume": {
 			reason: "extra mounts may mount a generated volume elsewhere",
 			mod: func(rs *v1alpha1.RootShard) {

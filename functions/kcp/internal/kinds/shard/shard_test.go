@@ -1,10 +1,12 @@
 package shard
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -340,6 +342,20 @@ func TestValidate(t *testing.T) {
 		"EmptyCache": {reason: "a cache ref needs a name", mod: func(sh *v1alpha1.Shard) {
 			sh.Spec.Cache = &v1alpha1.ShardCacheConfig{Ref: &corev1.LocalObjectReference{}}
 		}, want: []string{"spec.cache.ref.name: Required value: name the CacheServer, or remove spec.cache to use the RootShard's cache"}},
+		"Public": {reason: "a public name with a certificate from the user's issuer", mod: func(sh *v1alpha1.Shard) {
+			sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}}}
+		}},
+		"PublicNoHostname": {reason: "spec.public is checked under its own path", mod: func(sh *v1alpha1.Shard) {
+			sh.Spec.Public = &v1alpha1.PublicEndpoint{}
+		}, want: []string{"spec.public.hostname: Required value: set the shard's public DNS name, for example alpha.kcp.example.com, or remove spec.public"}},
+		"PublicCertificateOnShardBaseURL": {reason: "kcp's components dial shardBaseURL: it must not be served the public certificate", mod: func(sh *v1alpha1.Shard) {
+			sh.Spec.ShardBaseURL = "https://alpha.kcp.example.com:6443"
+			sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}}}
+		}, want: []string{`spec.public.serverCertificate: Invalid value: "alpha.kcp.example.com": spec.shardBaseURL names alpha.kcp.example.com, which this certificate serves, so kcp's own components would be served a certificate they cannot verify: leave spec.shardBaseURL unset (the in-cluster Service) or set it to another name`}},
+		"PublicCertVolumeClash": {reason: "with a public certificate, public-server-cert is a generated volume", mod: func(sh *v1alpha1.Shard) {
+			sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}}}
+			sh.Spec.ExtraVolumes = []corev1.Volume{{Name: "public-server-cert"}}
+		}, want: []string{`spec.extraVolumes[0].name: Duplicate value: "public-server-cert"`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -351,6 +367,167 @@ func TestValidate(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nValidate(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// between returns the elements of list after the first one equal to after and before the
+// next one equal to before; nil if there are none.
+func between(t *testing.T, list []string, after, before string) []string {
+	t.Helper()
+	start := slices.Index(list, after)
+	if start < 0 {
+		t.Fatalf("%q not in %q", after, list)
+	}
+	end := slices.Index(list[start+1:], before)
+	if end < 0 {
+		t.Fatalf("%q not after %q in %q", before, after, list)
+	}
+	if end == 0 {
+		return nil
+	}
+	return list[start+1 : start+1+end]
+}
+
+func TestPublic(t *testing.T) {
+	letsencrypt := v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer", Group: "cert-manager.io"}
+	svc := "alpha-shard-kcp.kcp.svc.cluster.local"
+	publicCert := func(dnsNames ...string) *cmv1.Certificate {
+		return &cmv1.Certificate{
+			TypeMeta: metav1.TypeMeta{APIVersion: "cert-manager.io/v1", Kind: "Certificate"},
+			ObjectMeta: metav1.ObjectMeta{Name: "alpha-public-serving", Namespace: "kcp", Labels: map[string]string{
+				"app.kubernetes.io/managed-by": "configuration-kcp", "app.kubernetes.io/name": "kcp",
+				"app.kubernetes.io/instance": "alpha", "app.kubernetes.io/component": "shard",
+			}},
+			Spec: cmv1.CertificateSpec{
+				SecretName:     "alpha-public-serving",
+				SecretTemplate: &cmv1.CertificateSecretTemplate{Labels: map[string]string{"operator.kcp.io/rootshard": "root", "operator.kcp.io/shard": "alpha"}},
+				PrivateKey:     &cmv1.CertificatePrivateKey{Algorithm: cmv1.RSAKeyAlgorithm, Size: 4096},
+				DNSNames:       dnsNames,
+				Usages:         []cmv1.KeyUsage{cmv1.UsageServerAuth, cmv1.UsageKeyEncipherment, cmv1.UsageDigitalSignature},
+				IssuerRef:      cmmeta.IssuerReference{Name: "letsencrypt", Kind: "ClusterIssuer", Group: "cert-manager.io"},
+			},
+		}
+	}
+	vw := func(w *testworld.World) {
+		w.Object(&v1alpha1.VirtualWorkspace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "VirtualWorkspace"},
+			ObjectMeta: metav1.ObjectMeta{Name: "vw", Namespace: "kcp"},
+			Spec:       v1alpha1.VirtualWorkspaceSpec{External: v1alpha1.ExternalConfig{Hostname: "vw.example.com", Port: 6443}},
+		})
+	}
+	cases := map[string]struct {
+		reason string
+		sh     func(*v1alpha1.Shard)
+		extra  func(*testworld.World)
+		// wantSNI are the flags between --tls-cert-file and --service-account-key-file.
+		wantSNI []string
+		// wantVW are the flags between the mounts proxy's and --etcd-servers.
+		wantVW []string
+		// wantVolumes are the volumes (name=secret@path) between server-cert and service-account-cert.
+		wantVolumes []string
+		wantSANs    []string
+		wantCert    *cmv1.Certificate // certificate-public-serving, nil for none
+	}{
+		"Private": {
+			reason:   "Without spec.public: no virtual workspace URL, no second certificate.",
+			wantSANs: []string{svc, "localhost"},
+		},
+		"PublicHostname": {
+			reason:   "A public name without a certificate of its own: the virtual workspaces are advertised there on port 6443, and the serving certificate from the installation's CA covers it.",
+			sh:       func(sh *v1alpha1.Shard) { sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com"} },
+			wantVW:   []string{"--shard-virtual-workspace-url=https://alpha.kcp.example.com:6443"},
+			wantSANs: []string{svc, "alpha.kcp.example.com", "localhost"},
+		},
+		"PublicPort": {
+			reason: "The public port is the virtual workspace URL's.",
+			sh: func(sh *v1alpha1.Shard) {
+				sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", Port: 443}
+			},
+			wantVW:   []string{"--shard-virtual-workspace-url=https://alpha.kcp.example.com:443"},
+			wantSANs: []string{svc, "alpha.kcp.example.com", "localhost"},
+		},
+		"PublicAndShardBaseURL": {
+			reason: "shardBaseURL's host and the public name are both on the serving certificate, once each.",
+			sh: func(sh *v1alpha1.Shard) {
+				sh.Spec.ShardBaseURL = "https://alpha.kcp.example.com:6443"
+				sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com"}
+			},
+			wantVW:   []string{"--shard-virtual-workspace-url=https://alpha.kcp.example.com:6443"},
+			wantSANs: []string{svc, "alpha.kcp.example.com", "localhost"},
+		},
+		"ServerCertificate": {
+			reason: "A certificate from the user's issuer for the public name, served by SNI right after the serving certificate and mounted after it; the serving certificate keeps the in-cluster names only.",
+			sh: func(sh *v1alpha1.Shard) {
+				sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: letsencrypt}}
+			},
+			wantSNI:     []string{"--tls-sni-cert-key=/etc/kcp/tls/public-server/tls.crt,/etc/kcp/tls/public-server/tls.key:alpha.kcp.example.com"},
+			wantVW:      []string{"--shard-virtual-workspace-url=https://alpha.kcp.example.com:6443"},
+			wantVolumes: []string{"public-server-cert=alpha-public-serving@/etc/kcp/tls/public-server"},
+			wantSANs:    []string{svc, "localhost"},
+			wantCert:    publicCert("alpha.kcp.example.com"),
+		},
+		"ServerCertificateDNSNames": {
+			reason: "The certificate's dnsNames replace the hostname, on the certificate and in the SNI flag.",
+			sh: func(sh *v1alpha1.Shard) {
+				sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", Port: 443, ServerCertificate: &v1alpha1.PublicServerCertificate{
+					IssuerRef: letsencrypt, DNSNames: []string{"alpha.kcp.example.com", "*.alpha.kcp.example.com"},
+				}}
+			},
+			wantSNI:     []string{"--tls-sni-cert-key=/etc/kcp/tls/public-server/tls.crt,/etc/kcp/tls/public-server/tls.key:alpha.kcp.example.com,*.alpha.kcp.example.com"},
+			wantVW:      []string{"--shard-virtual-workspace-url=https://alpha.kcp.example.com:443"},
+			wantVolumes: []string{"public-server-cert=alpha-public-serving@/etc/kcp/tls/public-server"},
+			wantSANs:    []string{svc, "localhost"},
+			wantCert:    publicCert("alpha.kcp.example.com", "*.alpha.kcp.example.com"),
+		},
+		"VirtualWorkspaceWins": {
+			reason: "An external VirtualWorkspace serves the virtual workspaces: its URL is advertised, not the public name, which stays on the serving certificate.",
+			sh: func(sh *v1alpha1.Shard) {
+				sh.Spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: "vw"}
+				sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com"}
+			},
+			extra: vw,
+			wantVW: []string{
+				"--run-virtual-workspaces=false",
+				"--shard-virtual-workspace-url=https://vw.example.com:6443",
+				"--shard-virtual-workspace-ca-file=/etc/kcp/tls/ca/server/tls.crt",
+			},
+			wantSANs: []string{svc, "alpha.kcp.example.com", "localhost"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sh := shard()
+			if tc.sh != nil {
+				tc.sh(sh)
+			}
+			r := converge(sh, testworld.RootShard(), tc.extra)
+			d := deployment(t, r)
+			args := d.Spec.Template.Spec.Containers[0].Args
+			if diff := cmp.Diff(tc.wantSNI, between(t, args, "--tls-cert-file=/etc/kcp/tls/server/tls.crt", "--service-account-key-file=/etc/kcp/tls/service-account/tls.crt")); diff != "" {
+				t.Errorf("%s\nflags after --tls-cert-file: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantVW, between(t, args, "--mount-proxy-client-key-file=/etc/kcp/tls/mounts-proxy/tls.key", "--etcd-servers=http://etcd-alpha:2379")); diff != "" {
+				t.Errorf("%s\nvirtual workspace flags: -want, +got:\n%s", tc.reason, diff)
+			}
+			var vols []string
+			for i, v := range d.Spec.Template.Spec.Volumes {
+				vols = append(vols, v.Name+"="+v.Secret.SecretName+"@"+d.Spec.Template.Spec.Containers[0].VolumeMounts[i].MountPath)
+			}
+			if diff := cmp.Diff(tc.wantVolumes, between(t, vols, "server-cert=alpha-server@/etc/kcp/tls/server", "service-account-cert=alpha-service-account@/etc/kcp/tls/service-account")); diff != "" {
+				t.Errorf("%s\nvolumes after server-cert: -want, +got:\n%s", tc.reason, diff)
+			}
+			o, _ := r.Desired.Get("certificate-server")
+			if diff := cmp.Diff(tc.wantSANs, o.Resource.(*cmv1.Certificate).Spec.DNSNames); diff != "" {
+				t.Errorf("%s\nserver SANs: -want, +got:\n%s", tc.reason, diff)
+			}
+			var got *cmv1.Certificate
+			if o, ok := r.Desired.Get("certificate-public-serving"); ok {
+				got = o.Resource.(*cmv1.Certificate)
+			}
+			if diff := cmp.Diff(tc.wantCert, got); diff != "" {
+				t.Errorf("%s\ncertificate-public-serving: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
