@@ -104,7 +104,8 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 ## kube-apiserver, kube-controller-manager, cert-manager, Crossplane; local processes in a
 ## private network namespace) and run the scenarios of test/e2e/scenarios: basic, renewal,
 ## bad input, delete, migrate from kcp-operator, sharded, a tenant's KcpInstallation, a claim,
-## the self-signed topology, provider-kubernetes on a kcp stand-in (StandIn), scale, faults.
+## kcp's three production topologies side by side (each as a KcpInstallation and as per-kind
+## XRs), provider-kubernetes on a kcp stand-in (StandIn), scale, faults.
 ## Progress on standard error; logs in _output/e2e/. E2E_RUN='TestKCP/(Basic|Delete|Migrate)$$'
 ## runs some of them (-test.run); E2E_RUN='TestKCP/StandIn' runs StandIn alone.
 E2E_RUN ?=
@@ -116,7 +117,8 @@ e2e: build $(E2E_BINARIES) $(E2E_PROVIDER_KUBERNETES_XPKG)
 	@# Every scenario takes about 2,600 s on 2 quiet cores and about 2,700 s on busy ones; 55m
 	@# leaves room for a slow machine and still fails, with every goroutine's stack, well
 	@# before CI's 90 minutes.
-	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=55m $(if $(E2E_RUN),-test.run '$(E2E_RUN)')
+	@# -test.parallel: the six topologies run side by side (the default is one per core).
+	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=55m -test.parallel=6 $(if $(E2E_RUN),-test.run '$(E2E_RUN)')
 
 ## package-test: check the built packages (make build): the Configuration holds exactly
 ## crossplane.yaml and apis/*, pins the function at VERSION and carries registry metadata;

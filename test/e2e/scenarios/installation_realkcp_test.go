@@ -2,10 +2,14 @@ package scenarios
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/realkcp"
 )
@@ -17,8 +21,19 @@ import (
 // installation's admin kubeconfig (status.kubeconfigSecret), through the front-proxy it names:
 // every shard has registered with the root shard, and a workspace placed on each shard is
 // Ready, served through the front-proxy and lives on that shard.
-func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir, ns, installation string) {
+//
+// Each public shard name resolves to its shard's pod too: a client that trusts only
+// publicRoots (nil: the installation's CA) reaches the shard there, and kcp's Shard
+// advertises it as its virtual workspace URL. Every other front-proxy serves the admin too.
+func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir string, tp topology, publicRoots []byte) {
+	ns := tp.namespace
 	c := startRealKCP(ctx, t, e, binDir, ns)
+	if tp.etcdReplicas == 0 {
+		// The per-kind examples point at an etcd of the user's: run one at that address.
+		if _, err := c.RunEtcd(ctx, "etcd."+ns+".svc.cluster.local"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	pods := runNamespace(ctx, t, e, c, ns)
 	exited := func() error {
 		for _, p := range pods {
@@ -41,6 +56,7 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir, 
 		t.Fatal(err)
 	}
 	var proxy *realkcp.Pod
+	var proxies []string
 	for _, fp := range fps.Items {
 		p := pods[fp.Metadata.Name+"-front-proxy"]
 		if p == nil || fp.Spec.External.Hostname == "" {
@@ -50,15 +66,26 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir, 
 			t.Fatal(err)
 		}
 		proxy = p
+		proxies = append(proxies, fp.Spec.External.Hostname)
 		e.Step("RealKCP %s: %s -> front-proxy %s (%s)", ns, fp.Spec.External.Hostname, p.Name, p.IP)
 	}
-
-	x, err := getXR(ctx, e, "KcpInstallation", ns, installation)
-	if err != nil {
-		t.Fatal(err)
+	w := readWorld(ctx, t, e, ns)
+	for host, pub := range w.public {
+		if strings.HasSuffix(pub.deployment, "-front-proxy") {
+			continue
+		}
+		p := pods[pub.deployment]
+		if p == nil {
+			t.Fatalf("public name %s: no pod of Deployment %s", host, pub.deployment)
+		}
+		if err := c.Host(host, p.IP); err != nil {
+			t.Fatal(err)
+		}
+		e.Step("RealKCP %s: %s -> shard %s (%s)", ns, host, p.Name, p.IP)
 	}
-	secret, _ := x.Status["kubeconfigSecret"].(string)
-	admin := podKubectl(t, c, proxy, installation+"-admin", secretKey(ctx, t, e, ns, secret, "kubeconfig"))
+
+	secret := adminKubeconfigSecret(ctx, t, e, tp)
+	admin := podKubectl(t, c, proxy, tp.rootShard()+"-admin", secretKey(ctx, t, e, ns, secret, "kubeconfig"))
 	start := time.Now()
 	if err := e.Eventually(ctx, 4*time.Minute, "kcp serves workspace root through the front-proxy", func(ctx context.Context) (bool, string, error) {
 		out, err := admin(ctx, "", "get", "workspaces")
@@ -90,6 +117,76 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir, 
 	}
 	e.Step("RealKCP %s: shards %v registered with the root shard %.1fs after start", ns, names, time.Since(start).Seconds())
 	workspaceOnEachShard(ctx, t, e, admin, ns, exited, names...)
+
+	adminKubeconfig := secretKey(ctx, t, e, ns, secret, "kubeconfig")
+	for _, host := range proxies {
+		fpURL := "https://" + host + ":" + portOf(t, w, host)
+		k := podKubectl(t, c, proxy, "via-"+host, withServer(t, adminKubeconfig, fpURL, nil))
+		out, err := k(ctx, "", "get", "workspaces", "-o", "name")
+		if err != nil {
+			t.Errorf("through front-proxy %s: %v\n%s", fpURL, err, out)
+			continue
+		}
+		e.Step("RealKCP %s: through front-proxy %s the admin lists %s", ns, fpURL, strings.Join(strings.Fields(out), " "))
+	}
+	for host, pub := range w.public {
+		if strings.HasSuffix(pub.deployment, "-front-proxy") {
+			continue
+		}
+		roots := publicRoots
+		if !pub.ownCertificate || roots == nil {
+			roots = w.secrets[tp.rootShard()+"-ca"]["tls.crt"]
+		}
+		shardURL := "https://" + host + ":6443"
+		k := podKubectl(t, c, proxy, "public-"+host, withServer(t, adminKubeconfig, shardURL, roots))
+		if out, err := k(ctx, "", "get", "--raw", "/readyz"); err != nil || strings.TrimSpace(out) != "ok" {
+			t.Errorf("a client trusting only the public CA cannot reach %s: %v\n%s", shardURL, err, out)
+		} else {
+			e.Step("RealKCP %s: %s answers /readyz to a client that trusts only the public CA (certificate from TLS SNI)", ns, shardURL)
+		}
+		kcpShard := strings.TrimSuffix(strings.TrimSuffix(pub.deployment, "-shard-kcp"), "-kcp")
+		if pub.deployment == tp.rootShard()+"-kcp" {
+			kcpShard = "root"
+		}
+		out, err := admin(ctx, "", "get", "shard", kcpShard, "-o", "jsonpath={.spec.baseURL} {.spec.virtualWorkspaceURL}")
+		if err != nil || !strings.HasSuffix(out, " "+shardURL) || strings.Contains(strings.Fields(out)[0], host) {
+			t.Errorf("kcp's Shard %s: baseURL and virtualWorkspaceURL %q, want the in-cluster Service and %s: %v", kcpShard, out, shardURL, err)
+		} else {
+			e.Step("RealKCP %s: kcp's Shard %s: baseURL %s, virtualWorkspaceURL %s", ns, kcpShard, strings.Fields(out)[0], shardURL)
+		}
+	}
+}
+
+// portOf is the port of a front-proxy's public name: its Service's.
+func portOf(t *testing.T, w trustWorld, host string) string {
+	t.Helper()
+	p, ok := w.servicePorts[w.public[host].deployment]
+	if !ok {
+		t.Fatalf("no Service for the public name %s", host)
+	}
+	return fmt.Sprint(p)
+}
+
+// withServer is a kubeconfig with its cluster's server replaced, and its CA data too when
+// roots is set.
+func withServer(t *testing.T, kubeconfig []byte, server string, roots []byte) []byte {
+	t.Helper()
+	var kc map[string]any
+	if err := yaml.Unmarshal(kubeconfig, &kc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range kc["clusters"].([]any) {
+		cl := c.(map[string]any)["cluster"].(map[string]any)
+		cl["server"] = server
+		if roots != nil {
+			cl["certificate-authority-data"] = base64.StdEncoding.EncodeToString(roots)
+		}
+	}
+	out, err := yaml.Marshal(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // runNamespace runs every StatefulSet's pods, then one pod of every Deployment, of the
