@@ -117,8 +117,8 @@ e2e: build $(E2E_BINARIES) $(E2E_PROVIDER_KUBERNETES_XPKG)
 	@# Every scenario takes about 2,600 s on 2 quiet cores and about 2,700 s on busy ones; 55m
 	@# leaves room for a slow machine and still fails, with every goroutine's stack, well
 	@# before CI's 90 minutes.
-	@# -test.parallel: the six topologies run side by side (the default is one per core).
-	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=55m -test.parallel=6 $(if $(E2E_RUN),-test.run '$(E2E_RUN)')
+	@# -test.parallel: three topologies run side by side (the default is one per core).
+	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=55m -test.parallel=3 $(if $(E2E_RUN),-test.run '$(E2E_RUN)')
 
 ## package-test: check the built packages (make build): the Configuration holds exactly
 ## crossplane.yaml and apis/*, pins the function at VERSION and carries registry metadata;

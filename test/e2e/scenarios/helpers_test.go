@@ -56,7 +56,12 @@ var composedKinds = []string{"certificates.cert-manager.io", "issuers.cert-manag
 // waitCertificatesReady waits until every Certificate in the namespace is issued (see
 // certificates) and there are at least want of them.
 func waitCertificatesReady(ctx context.Context, e *env, namespace string, want int) error {
-	return e.Eventually(ctx, timeout, "certificates in "+namespace+" Ready", func(ctx context.Context) (bool, string, error) {
+	return waitCertificatesReadyWithin(ctx, e, namespace, want, timeout)
+}
+
+// waitCertificatesReadyWithin is waitCertificatesReady with a timeout of its own.
+func waitCertificatesReadyWithin(ctx context.Context, e *env, namespace string, want int, within time.Duration) error {
+	return e.Eventually(ctx, within, "certificates in "+namespace+" Ready", func(ctx context.Context) (bool, string, error) {
 		certs, err := certificates(ctx, e, namespace)
 		if err != nil {
 			return false, "", err

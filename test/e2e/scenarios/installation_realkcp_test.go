@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -167,8 +168,8 @@ func portOf(t *testing.T, w trustWorld, host string) string {
 	return fmt.Sprint(p)
 }
 
-// withServer is a kubeconfig with its cluster's server replaced, and its CA data too when
-// roots is set.
+// withServer is a kubeconfig whose cluster's server is at another scheme, host and port
+// (the path, a workspace's, is kept), trusting roots instead when set.
 func withServer(t *testing.T, kubeconfig []byte, server string, roots []byte) []byte {
 	t.Helper()
 	var kc map[string]any
@@ -177,7 +178,11 @@ func withServer(t *testing.T, kubeconfig []byte, server string, roots []byte) []
 	}
 	for _, c := range kc["clusters"].([]any) {
 		cl := c.(map[string]any)["cluster"].(map[string]any)
-		cl["server"] = server
+		old, err := url.Parse(fmt.Sprint(cl["server"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl["server"] = server + old.Path
 		if roots != nil {
 			cl["certificate-authority-data"] = base64.StdEncoding.EncodeToString(roots)
 		}
