@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,19 +11,25 @@ import (
 
 // testVirtualWorkspaceRealKCP runs examples/external-virtual-workspace as real kcp: an etcd at
 // the example's address, the root shard (told to run no virtual workspaces of its own), its
-// proxy, and the external virtual-workspaces server, whose public name vw.example.com resolves
-// to its pod. With the root shard's admin kubeconfig (the example's Kubeconfig XR): kcp's
+// proxy, the front-proxy at api.example.com, and the external virtual-workspaces server, whose
+// public name vw.example.com resolves to its pod. With the root shard's admin kubeconfig (the example's Kubeconfig XR): kcp's
 // Shard root advertises the external server as its virtual workspace URL, and the external
 // server answers the APIExport endpoint of tenancy.kcp.io there.
 func testVirtualWorkspaceRealKCP(ctx context.Context, t *testing.T, e *env, binDir string, tp topology) {
+	if _, err := os.Stat(filepath.Join(binDir, "virtual-workspaces")); err != nil {
+		t.Skipf("KCP_BIN=%s holds no virtual-workspaces binary (build kcp's ./cmd/virtual-workspaces too): the external virtual workspace server cannot run", binDir)
+	}
 	ns := tp.namespace
 	c := startRealKCP(ctx, t, e, binDir, ns)
 	if _, err := c.RunEtcd(ctx, "etcd."+ns+".svc.cluster.local"); err != nil {
 		t.Fatal(err)
 	}
-	pods := runDeployments(ctx, t, c, ns, "root-kcp", "root-proxy", "root-vw-virtual-workspace")
+	pods := runDeployments(ctx, t, c, ns, "root-kcp", "root-proxy", "root-vw-virtual-workspace", "frontproxy-front-proxy")
 	vw := pods["root-vw-virtual-workspace"]
 	if err := c.Host("vw.example.com", vw.IP); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Host("api.example.com", pods["frontproxy-front-proxy"].IP); err != nil {
 		t.Fatal(err)
 	}
 	exited := func() error {

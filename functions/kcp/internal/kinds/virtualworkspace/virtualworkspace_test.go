@@ -246,6 +246,7 @@ func TestComposeConverged(t *testing.T) {
 							"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 							"--kubeconfig=/etc/kcp/logical-cluster-admin-kubeconfig/kubeconfig",
 							"--shard-external-url=https://127.0.0.1:6443",
+							"--authentication-kubeconfig=/etc/kcp/logical-cluster-admin-kubeconfig/kubeconfig",
 						},
 						Ports:        []corev1.ContainerPort{{Name: "https", ContainerPort: 6443, Protocol: corev1.ProtocolTCP}},
 						VolumeMounts: join(sharedMounts, adminMounts),
@@ -397,6 +398,9 @@ func TestArgs(t *testing.T) {
 		own   = "--kubeconfig=/etc/kcp/server-kubeconfig/kubeconfig"
 		ext   = "--shard-external-url=https://127.0.0.1:6443"
 		cache = "--cache-kubeconfig=/etc/cache-server/kubeconfig/kubeconfig"
+		// Not in kcp-operator: kcp's own server authenticates tokens against kcp.
+		authnAdmin = "--authentication-kubeconfig=/etc/kcp/logical-cluster-admin-kubeconfig/kubeconfig"
+		authnOwn   = "--authentication-kubeconfig=/etc/kcp/server-kubeconfig/kubeconfig"
 	)
 	cacheSecrets := func(cs string) func(*testworld.World) {
 		return func(w *testworld.World) { w.Secret(cs+"-kubeconfig", cs+"-ca", cs+"-client-certificate") }
@@ -420,10 +424,10 @@ func TestArgs(t *testing.T) {
 			vw:      virtualWorkspace(),
 			base:    withRoot(testworld.RootShard()),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext}),
+			args:    join(base, []string{admin, ext, authnAdmin}),
 		},
 		"CustomCommand": {
-			reason: "spec.command only picks the binary; the flags are the same (kcp-operator's TestVirtualWorkspaceArgumentSurface)",
+			reason: "spec.command picks the binary and gets kcp-operator's flags (its TestVirtualWorkspaceArgumentSurface), without the --authentication-kubeconfig a custom server may not know",
 			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 				vw.Spec.Command = []string{"/access-vw", "serve"}
 			}),
@@ -438,21 +442,21 @@ func TestArgs(t *testing.T) {
 			}),
 			base:    withRoot(testworld.RootShard(), func(w *testworld.World) { w.Secret("vw-kubeconfig") }),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{own, ext}),
+			args:    join(base, []string{own, ext, authnOwn}),
 		},
 		"RootShardCache": {
 			reason:  "the RootShard's cache server is the effective cache of a RootShard target",
 			vw:      virtualWorkspace(),
 			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache")),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, cache}),
+			args:    join(base, []string{admin, ext, authnAdmin, cache}),
 		},
 		"ShardInheritsRootShardCache": {
 			reason:  "a Shard without a cache ref uses its RootShard's cache server",
 			vw:      virtualWorkspace(targetShard("alpha")),
 			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache"), shardWorld(shard())),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, cache}),
+			args:    join(base, []string{admin, ext, authnAdmin, cache}),
 		},
 		"ShardCache": {
 			reason: "a Shard's own cache ref is the effective cache",
@@ -461,14 +465,14 @@ func TestArgs(t *testing.T) {
 				sh.Spec.Cache = &v1alpha1.ShardCacheConfig{Ref: &corev1.LocalObjectReference{Name: "shard-cache"}}
 			}))),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, cache}),
+			args:    join(base, []string{admin, ext, authnAdmin, cache}),
 		},
 		"ShardWithoutCache": {
 			reason:  "without a cache ref anywhere there is no cache kubeconfig",
 			vw:      virtualWorkspace(targetShard("alpha")),
 			base:    withRoot(testworld.RootShard(), shardWorld(shard())),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext}),
+			args:    join(base, []string{admin, ext, authnAdmin}),
 		},
 		"LoggingThenExtraArgs": {
 			reason: "quirk 12 fixed: extraArgs follow every generated flag, -v included",
@@ -478,7 +482,7 @@ func TestArgs(t *testing.T) {
 			}),
 			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache")),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, cache, "-v=4", "--shard-external-url=https://api.example.com:6443", "--endpoint-base=x"}),
+			args:    join(base, []string{admin, ext, authnAdmin, cache, "-v=4", "--shard-external-url=https://api.example.com:6443", "--endpoint-base=x"}),
 		},
 	}
 	for name, tc := range cases {

@@ -85,6 +85,14 @@ func (s Server) Args() []string {
 		"--kubeconfig=" + kubeconfig + "/kubeconfig",
 		"--shard-external-url=https://127.0.0.1:6443",
 	}
+	if len(s.Spec.Command) == 0 {
+		// Unlike kcp-operator, which leaves kcp's server to find the hosting cluster's API
+		// server for its delegated authentication (in-cluster config, through the pod's
+		// service account token), point it at kcp, whose tokens it authenticates: our pods
+		// mount no token, and without one kcp's server does not start ("unable to load
+		// in-cluster configuration"). A custom command gets kcp-operator's flags only.
+		args = append(args, "--authentication-kubeconfig="+kubeconfig+"/kubeconfig")
+	}
 	if s.CacheServer != "" {
 		args = append(args, "--cache-kubeconfig="+kcpserver.PathCacheServerKubeconfig)
 	}
