@@ -2,6 +2,7 @@ package virtualworkspace
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
@@ -26,9 +27,16 @@ func (c *composer) composePKI() {
 	}
 	c.Certificate(client.Certificate(), tpl.Get("client"))
 
+	// Unlike kcp-operator, the certificate covers spec.external.hostname too: shards advertise
+	// that name as their virtual workspace URL, so clients, and the shard itself when it
+	// forwards /services/ there, verify the server under it (found running kcp v0.32.3).
+	dns := []string{"localhost", names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.vw.Spec.ClusterDomain)}
+	if h := c.vw.Spec.External.Hostname; h != "" && !slices.Contains(dns, h) {
+		dns = append(dns, h)
+	}
 	server := pki.Leaf{
 		Name: c.name.Cert("server"), Namespace: c.Namespace,
-		DNSNames: []string{"localhost", names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.vw.Spec.ClusterDomain)},
+		DNSNames: dns,
 		Usages:   pki.UsagesServing, Issuer: c.root.CA(names.CAServer),
 		Labels: names.Labels(c.vw.Name, names.ComponentVirtualWS), SecretLabels: secretLabels,
 	}

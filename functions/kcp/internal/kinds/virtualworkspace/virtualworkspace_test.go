@@ -335,28 +335,28 @@ func TestCertificates(t *testing.T) {
 		wantServer *cmv1.Certificate
 	}{
 		"RootShardTarget": {
-			reason:     "The client certificate carries a copy of the VirtualWorkspace's labels (kcp-operator's quirk, kept); the server certificate the resource labels.",
+			reason:     "The client certificate carries a copy of the VirtualWorkspace's labels (kcp-operator's quirk, kept); the server certificate the resource labels, and covers spec.external.hostname (unlike kcp-operator), the name shards advertise.",
 			vw:         virtualWorkspace(),
 			base:       installation(testworld.RootShard()),
 			wantClient: client(map[string]string{"team": "platform"}),
-			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.cluster.local"),
+			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.cluster.local", "vw.example.com"),
 		},
 		"NoLabelsClusterDomain": {
 			reason:     "Without labels on the VirtualWorkspace the client certificate has none; clusterDomain goes into the server SAN.",
 			vw:         virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) { vw.Labels = nil; vw.Spec.ClusterDomain = "corp.internal" }),
 			base:       installation(testworld.RootShard()),
 			wantClient: client(nil),
-			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.corp.internal"),
+			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.corp.internal", "vw.example.com"),
 		},
 		"ShardTarget": {
 			reason:     "A Shard target's certificates are issued by its RootShard's CAs and labelled with that RootShard.",
 			vw:         virtualWorkspace(targetShard("alpha")),
 			base:       installation(testworld.RootShard()).Object(shard()),
 			wantClient: client(map[string]string{"team": "platform"}),
-			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.cluster.local"),
+			wantServer: server("localhost", "vw-virtual-workspace.kcp.svc.cluster.local", "vw.example.com"),
 		},
 		"Templates": {
-			reason: "Certificate templates apply per key: client and server.",
+			reason: "Certificate templates apply per key: client and server; a name already there is listed once.",
 			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
 				vw.Spec.CertificateTemplates = v1alpha1.CertificateTemplateMap{
 					"server": {Spec: &v1alpha1.CertificateSpecTemplate{DNSNames: []string{"vw.example.com"}}},
