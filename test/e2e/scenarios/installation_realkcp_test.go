@@ -172,6 +172,12 @@ func portOf(t *testing.T, w trustWorld, host string) string {
 // (the path, a workspace's, is kept), trusting roots instead when set.
 func withServer(t *testing.T, kubeconfig []byte, server string, roots []byte) []byte {
 	t.Helper()
+	return replaceServer(t, kubeconfig, server, true, roots)
+}
+
+// replaceServer replaces the server of a kubeconfig's clusters, keeping their path or not.
+func replaceServer(t *testing.T, kubeconfig []byte, server string, keepPath bool, roots []byte) []byte {
+	t.Helper()
 	var kc map[string]any
 	if err := yaml.Unmarshal(kubeconfig, &kc); err != nil {
 		t.Fatal(err)
@@ -182,7 +188,10 @@ func withServer(t *testing.T, kubeconfig []byte, server string, roots []byte) []
 		if err != nil {
 			t.Fatal(err)
 		}
-		cl["server"] = server + old.Path
+		if keepPath {
+			server += old.Path
+		}
+		cl["server"] = server
 		if roots != nil {
 			cl["certificate-authority-data"] = base64.StdEncoding.EncodeToString(roots)
 		}

@@ -52,9 +52,10 @@ func testVirtualWorkspaceRealKCP(ctx context.Context, t *testing.T, e *env, binD
 	}
 	e.Step("RealKCP %s: the root shard (--run-virtual-workspaces=false) answers %.1fs after start; kcp's Shard root has virtualWorkspaceURL %s", ns, time.Since(start).Seconds(), vwURL)
 
-	// The external server, with the same credentials: the APIExport endpoint of
-	// tenancy.kcp.io in workspace root lists the workspaces of every workspace bound to it.
-	external := podKubectl(t, c, vw, "root-shard-admin-vw", withServer(t, kubeconfig, vwURL, nil))
+	// The external server, with the same credentials at its own root (its paths are
+	// /services/...): the APIExport endpoint of tenancy.kcp.io in workspace root lists the
+	// workspaces of every workspace bound to it.
+	external := podKubectl(t, c, vw, "root-shard-admin-vw", replaceServer(t, kubeconfig, vwURL, false, nil))
 	const endpoint = "/services/apiexport/root/tenancy.kcp.io/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces"
 	var out string
 	if err := e.Eventually(ctx, 2*time.Minute, "the external virtual workspace server answers "+endpoint, func(ctx context.Context) (bool, string, error) {
