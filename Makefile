@@ -111,12 +111,12 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 E2E_RUN ?=
 .PHONY: e2e
 e2e: build $(E2E_BINARIES) $(E2E_PROVIDER_KUBERNETES_XPKG)
-	@echo "== end-to-end scenarios on a real control plane (about 45 minutes; logs in _output/e2e/TestKCP)"
+	@echo "== end-to-end scenarios on a real control plane (about 40 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.
-	@# Every scenario takes about 2,600 s on 2 quiet cores and about 2,700 s on busy ones; 55m
-	@# leaves room for a slow machine and still fails, with every goroutine's stack, well
-	@# before CI's 90 minutes.
+	@# Every scenario takes about 2,400 s on 2 cores (two lanes side by side, see
+	@# test/e2e/README.md); 55m leaves room for a slow machine and still fails, with every
+	@# goroutine's stack, before CI's 90 minutes.
 	@# -test.parallel: three topologies run side by side (the default is one per core).
 	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=55m -test.parallel=3 $(if $(E2E_RUN),-test.run '$(E2E_RUN)')
 

@@ -71,7 +71,7 @@ func testFaults(t *testing.T, e *env) {
 		if err := p.Restart(faultDowntime); err != nil {
 			t.Fatalf("restart %s: %v", f.process, err)
 		}
-		if err := e.Eventually(ctx, 2*time.Minute, f.process+" serving again", f.back); err != nil {
+		if err := e.Eventually(ctx, timeout, f.process+" serving again", f.back); err != nil {
 			t.Fatal(err)
 		}
 		e.Step("faults: %s killed, down %s, serving again %.1fs after the kill", f.process, faultDowntime, time.Since(start).Seconds())

@@ -57,10 +57,10 @@ type env struct {
 	// functionName is the Function Crossplane installed as the Configuration's dependency.
 	functionName string
 
-	// t is TestKCP's T: what lives as long as the stack (the fake kubelets) is bound to it.
-	t        *testing.T
-	mu       sync.Mutex
-	kubelets map[string]*fakeKubelet
+	// t is TestKCP's T: what lives as long as the stack (the fake kubelet) is bound to it.
+	t           *testing.T
+	kubeletOnce sync.Once
+	kubelet     *fakeKubelet
 }
 
 // Environment variables naming the packages to install; make e2e sets them to make build's
@@ -79,31 +79,47 @@ func TestKCP(t *testing.T) {
 	ctx := t.Context()
 	e := setUp(t)
 
-	// The scenarios build on each other: Basic installs what Renewal, BadInput and Delete
-	// act on; Migrate and then Sharded reuse the namespace Delete emptied, and KeepsWhatRuns
-	// breaks what Sharded installed there. Tenant, Claim, Topology, Scale and Faults each use
-	// a namespace of their own.
+	// Basic runs alone: the figures docs/performance.md quotes for it are its own.
 	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: the scenarios that build on it cannot run")
 	}
+
+	// Then two lanes side by side, each scenario in namespaces of its own (the control plane
+	// is shared; most of a scenario is waiting for Crossplane and cert-manager, so two lanes
+	// take little more than the longer one). t.Run may be called from several goroutines.
+	var lanes sync.WaitGroup
+	lanes.Go(func() {
+		// Independent scenarios, in order: Tenant, HostileTenant and Claim apply
+		// examples/installation's issuer policy, Topology replaces it with its own.
+		t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
+		t.Run("HostileTenant", func(t *testing.T) { testHostileTenant(t, e) })
+		t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
+		t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
+		t.Run("StandIn", func(t *testing.T) { testStandIn(t, e) })
+	})
+	// The scenarios that build on Basic's namespace, in order: Renewal, BadInput and Delete act
+	// on what Basic installed; Migrate and then Sharded reuse the namespace Delete emptied,
+	// KeepsWhatRuns breaks what Sharded installed there, InKCP acts in kcp through it.
 	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, e) })
-	if !t.Run("Delete", func(t *testing.T) { testDelete(t, e) }) {
-		t.Fatal("Delete failed: Migrate and Sharded need the namespace it empties")
-	}
-	if !t.Run("Migrate", func(t *testing.T) { testMigrate(t, e) }) {
-		t.Fatal("Migrate failed: Sharded needs the namespace it empties")
-	}
-	if t.Run("Sharded", func(t *testing.T) { testSharded(t, e) }) {
-		if t.Run("KeepsWhatRuns", func(t *testing.T) { testKeepsWhatRuns(t, e) }) {
-			t.Run("InKCP", func(t *testing.T) { testInKCP(t, e) })
+	for _, s := range []struct {
+		name string
+		test func(*testing.T, *env)
+	}{
+		{"Delete", testDelete},
+		{"Migrate", testMigrate},
+		{"Sharded", testSharded},
+		{"KeepsWhatRuns", testKeepsWhatRuns},
+		{"InKCP", testInKCP},
+	} {
+		if !t.Run(s.name, func(t *testing.T) { s.test(t, e) }) {
+			t.Errorf("%s failed: the scenarios after it in namespace %s did not run", s.name, basicNamespace)
+			break
 		}
 	}
-	t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
-	t.Run("HostileTenant", func(t *testing.T) { testHostileTenant(t, e) })
-	t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
-	t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
-	t.Run("StandIn", func(t *testing.T) { testStandIn(t, e) })
+	lanes.Wait()
+
+	// Scale runs alone: it measures calls and events per XR.
 	t.Run("Scale", func(t *testing.T) { testScale(t, e) })
 	// Faults restarts the function, which resets its call counters: it runs last.
 	t.Run("Faults", func(t *testing.T) { testFaults(t, e) })
@@ -166,7 +182,7 @@ func setUp(t *testing.T) *env {
 	if err := s.Install(t.Context(), pkgs); err != nil {
 		t.Fatalf("cannot install the packages (logs in %s): %v", s.Dir, err)
 	}
-	return &env{Stack: s, root: root, functionName: stack.FunctionName(repository), t: t, kubelets: map[string]*fakeKubelet{}}
+	return &env{Stack: s, root: root, functionName: stack.FunctionName(repository), t: t}
 }
 
 // progress writes the stack's steps to standard error as they happen, and to the test log.
@@ -187,5 +203,6 @@ func envOr(name, def string) string {
 
 // timeout for one wait of a scenario. Crossplane re-reads required resources (the XRs and
 // Secrets one XR reads from another) only on its poll interval, one minute by default, so
-// one step can take two of them.
-const timeout = 3 * time.Minute
+// one step can take two of them, and with two lanes of scenarios side by side on CI's two
+// cores a step takes longer than alone.
+const timeout = 4 * time.Minute
