@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -375,6 +376,37 @@ func (c *Cluster) Kubectl(ctx context.Context, stdin []byte, args ...string) ([]
 	}
 	return stdout.Bytes(), nil
 }
+
+// Get reads an API path with the admin client and decodes its JSON into out. It is for the
+// harness's own loops that poll every second (the package runtime, the fake kubelet): a
+// kubectl process each time costs far more CPU than the request. A missing object is
+// ErrNotFound.
+func (c *Cluster) Get(ctx context.Context, path string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return json.Unmarshal(b, out)
+	case http.StatusNotFound:
+		return fmt.Errorf("GET %s: %w", path, ErrNotFound)
+	default:
+		return fmt.Errorf("GET %s: HTTP %d: %s", path, resp.StatusCode, bytes.TrimSpace(b))
+	}
+}
+
+// ErrNotFound is what Get returns for a path the API server has no object at.
+var ErrNotFound = errors.New("not found")
 
 // Process is the cluster's process whose log is <name>.log (etcd, kube-apiserver,
 // kube-controller-manager), or nil.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -105,7 +103,7 @@ func (k *fakeKubelet) markKind(ctx context.Context, e *env, kind string) error {
 	var list struct {
 		Items []rollout `json:"items"`
 	}
-	if err := getAPI(ctx, e, "/apis/apps/v1/"+kind, &list); err != nil {
+	if err := e.Get(ctx, "/apis/apps/v1/"+kind, &list); err != nil {
 		return err
 	}
 	for _, d := range list.Items {
@@ -141,25 +139,4 @@ func readyStatus(kind string, d rollout) map[string]any {
 		status["currentReplicas"] = replicas
 	}
 	return status
-}
-
-// getAPI reads a path of the API server with the admin client, as JSON into out.
-func getAPI(ctx context.Context, e *env, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := e.HTTP.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: HTTP %d: %s", path, resp.StatusCode, b)
-	}
-	return json.Unmarshal(b, out)
 }

@@ -4,15 +4,18 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/certs"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
@@ -73,7 +76,7 @@ func (r *packageRuntime) reconcileProviders(ctx context.Context) error {
 	var list struct {
 		Items []providerRevision `json:"items"`
 	}
-	if err := r.s.GetJSON(ctx, &list, "providerrevisions"); err != nil {
+	if err := r.s.Get(ctx, "/apis/pkg.crossplane.io/v1/providerrevisions", &list); err != nil {
 		return err
 	}
 	active := map[string]bool{}
@@ -125,8 +128,11 @@ func (r *packageRuntime) reconcileProviderRevision(ctx context.Context, rev prov
 		return nil // Its CRDs are not established yet.
 	}
 	role := "crossplane:provider:" + name + ":system"
-	if _, err := r.s.Kubectl(ctx, nil, "get", "clusterrole", role); err != nil {
+	var clusterRole Object
+	if err := r.s.Get(ctx, "/apis/rbac.authorization.k8s.io/v1/clusterroles/"+url.PathEscape(role), &clusterRole); errors.Is(err, cluster.ErrNotFound) {
 		return nil // The RBAC manager has not written it yet.
+	} else if err != nil {
+		return err
 	}
 
 	r.mu.Lock()

@@ -139,7 +139,7 @@ func (r *packageRuntime) reconcile(ctx context.Context) error {
 	var list struct {
 		Items []functionRevision `json:"items"`
 	}
-	if err := r.s.GetJSON(ctx, &list, "functionrevisions"); err != nil {
+	if err := r.s.Get(ctx, "/apis/pkg.crossplane.io/v1/functionrevisions", &list); err != nil {
 		return err
 	}
 	var errs []error
