@@ -84,13 +84,6 @@ func testScale(t *testing.T, e *env) {
 			if n := r.breakerOpens["kubeconfigs"]; n > 0 {
 				t.Errorf("the circuit breaker of Kubeconfig XRs opened %d times during creation: a Kubeconfig composes one Certificate, so its watch events came from a loop", n)
 			}
-			// The next size and Faults measure without this installation reconciling.
-			start := time.Now()
-			if _, err := e.Kubectl(ctx, nil, "delete", "namespace", ns, "--timeout="+timeout.String()); err != nil {
-				t.Errorf("delete the %s installation: %v", ns, err)
-				return
-			}
-			e.Step("scale %s: namespace deleted with its %d XRs %.1fs after the delete", ns, r.xrs, time.Since(start).Seconds())
 		})
 	}
 }
