@@ -21,6 +21,7 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -126,7 +127,7 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 	if err != nil {
 		return errors.Wrap(err, "cannot convert composite status")
 	}
-	if err := setDesiredXR(rsp, xr, status, out.NotReady); err != nil {
+	if err := setDesiredXR(rsp, xr, status, compositeReady(rsp, out.NotReady)); err != nil {
 		return errors.Wrap(err, "cannot set desired composite resource")
 	}
 
@@ -158,6 +159,7 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 	for _, c := range out.Conditions {
 		setCondition(rsp, c)
 	}
+	rsp.Meta.Ttl = durationpb.New(ttl(out))
 	for _, w := range out.Warnings {
 		warning(rsp, w)
 	}

@@ -9,22 +9,52 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
 
 // The function reads requests and writes responses with the protobuf types alone, not with
 // function-sdk-go's request and response packages: see internal/resource for why.
 
-// responseTTL is how long Crossplane may cache a response (the SDK's default).
-const responseTTL = time.Minute
+// The response's TTL is also when Crossplane calls the function next: with realtime
+// compositions (the default) it requeues the XR after the TTL, and that requeue is not
+// subject to the XR's circuit breaker. An XR that is still settling is therefore called
+// again soon, whether or not the watch event it waits for gets through.
+const (
+	// responseTTL is the TTL of a settled XR (the SDK's default).
+	responseTTL = time.Minute
+	// settlingTTL is the TTL while the XR is not ready or a condition is False: a
+	// certificate issued, a Deployment available or another XR's output written reaches
+	// the XR within this long even when Crossplane drops its watch event.
+	settlingTTL = 5 * time.Second
+)
 
-// newResponse starts the response to req: its tag, the TTL, and the desired state and
-// context of earlier pipeline steps, carried forward.
+// newResponse starts the response to req: its tag, the TTL of a settled XR, and the
+// desired state and context of earlier pipeline steps, carried forward.
 func newResponse(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	return &fnv1.RunFunctionResponse{
 		Meta:    &fnv1.ResponseMeta{Tag: req.GetMeta().GetTag(), Ttl: durationpb.New(responseTTL)},
 		Desired: req.GetDesired(),
 		Context: req.GetContext(),
 	}
+}
+
+// ttl is the response TTL for a composition: short while it settles, else responseTTL.
+func ttl(out result.Result[any]) time.Duration {
+	if out.NotReady {
+		return settlingTTL
+	}
+	for _, c := range out.Conditions {
+		if !c.Status {
+			return settlingTTL
+		}
+	}
+	for _, o := range out.Desired.Objects() {
+		if o.Ready != resource.ReadyTrue {
+			return settlingTTL
+		}
+	}
+	return responseTTL
 }
 
 // observedXR is the observed composite resource.
@@ -57,20 +87,37 @@ func setCondition(rsp *fnv1.RunFunctionResponse, c condition.Condition) {
 	})
 }
 
-// setDesiredXR sets what the function wants of the XR itself: its status, and not ready
-// while notReady.
-func setDesiredXR(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, status map[string]any, notReady bool) error {
+// setDesiredXR sets what the function wants of the XR itself: its status and readiness.
+func setDesiredXR(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, status map[string]any, ready fnv1.Ready) error {
 	s, err := structpb.NewStruct(map[string]any{"apiVersion": xr.GetAPIVersion(), "kind": xr.GetKind(), "status": status})
 	if err != nil {
 		return err
 	}
-	r := &fnv1.Resource{Resource: s}
-	if notReady {
-		r.Ready = fnv1.Ready_READY_FALSE
-	}
 	if rsp.Desired == nil {
 		rsp.Desired = &fnv1.State{}
 	}
-	rsp.Desired.Composite = r
+	rsp.Desired.Composite = &fnv1.Resource{Resource: s, Ready: ready}
 	return nil
+}
+
+// compositeReady is the XR's readiness: false while the composition forces it, else what
+// every desired resource's readiness adds up to. Saying it explicitly keeps Crossplane's
+// Ready condition at a plain Creating while the XR settles; left to Crossplane it names the
+// unready resources, and every change of that list is one more status write and watch
+// event for the XR. Unspecified only when an earlier pipeline step left a resource's
+// readiness to Crossplane.
+func compositeReady(rsp *fnv1.RunFunctionResponse, notReady bool) fnv1.Ready {
+	if notReady {
+		return fnv1.Ready_READY_FALSE
+	}
+	ready := fnv1.Ready_READY_TRUE
+	for _, r := range rsp.GetDesired().GetResources() {
+		switch r.GetReady() {
+		case fnv1.Ready_READY_FALSE:
+			return fnv1.Ready_READY_FALSE
+		case fnv1.Ready_READY_UNSPECIFIED:
+			ready = fnv1.Ready_READY_UNSPECIFIED
+		}
+	}
+	return ready
 }

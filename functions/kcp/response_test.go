@@ -1,0 +1,114 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+)
+
+func TestTTL(t *testing.T) {
+	set := func(ready ...resource.Ready) desired.Set {
+		var s desired.Set
+		for i, r := range ready {
+			s.Add(resource.Name(string(rune('a'+i))), &corev1.ConfigMap{}, r)
+		}
+		return s
+	}
+	ok := condition.Condition{Type: condition.TypeAvailable, Status: true}
+	notOK := condition.Condition{Type: condition.TypeAvailable, Status: false}
+	cases := map[string]struct {
+		reason string
+		out    result.Result[any]
+		want   time.Duration
+	}{
+		"Settled": {
+			reason: "Every condition True and every resource ready: the SDK's default minute.",
+			out:    result.Result[any]{Desired: set(resource.ReadyTrue, resource.ReadyTrue), Conditions: []condition.Condition{ok}},
+			want:   responseTTL,
+		},
+		"ForcedNotReady": {
+			reason: "A workload not composed yet: called again soon, whatever Crossplane's watches let through.",
+			out:    result.Result[any]{Desired: set(resource.ReadyTrue), Conditions: []condition.Condition{ok}, NotReady: true},
+			want:   settlingTTL,
+		},
+		"ConditionFalse": {
+			reason: "A False condition (a certificate being issued, an input missing) means the XR is still settling.",
+			out:    result.Result[any]{Desired: set(resource.ReadyTrue), Conditions: []condition.Condition{ok, notOK}},
+			want:   settlingTTL,
+		},
+		"ResourceNotReady": {
+			reason: "A composed resource not ready yet, e.g. a Deployment rolling out.",
+			out:    result.Result[any]{Desired: set(resource.ReadyTrue, resource.ReadyFalse), Conditions: []condition.Condition{ok}},
+			want:   settlingTTL,
+		},
+		"NothingComposed": {
+			reason: "An XR that composes nothing and reports no condition is settled.",
+			out:    result.Result[any]{},
+			want:   responseTTL,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ttl(tc.out)); diff != "" {
+				t.Errorf("%s\nttl(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestCompositeReady(t *testing.T) {
+	rsp := func(ready ...fnv1.Ready) *fnv1.RunFunctionResponse {
+		r := &fnv1.RunFunctionResponse{Desired: &fnv1.State{Resources: map[string]*fnv1.Resource{}}}
+		for i, x := range ready {
+			r.Desired.Resources[string(rune('a'+i))] = &fnv1.Resource{Ready: x}
+		}
+		return r
+	}
+	cases := map[string]struct {
+		reason   string
+		rsp      *fnv1.RunFunctionResponse
+		notReady bool
+		want     fnv1.Ready
+	}{
+		"AllReady": {
+			reason: "Every resource ready: the XR is said ready, so Crossplane need not work it out.",
+			rsp:    rsp(fnv1.Ready_READY_TRUE, fnv1.Ready_READY_TRUE),
+			want:   fnv1.Ready_READY_TRUE,
+		},
+		"OneNotReady": {
+			reason: "One resource not ready: the XR is not ready, with no list of names to churn in its condition.",
+			rsp:    rsp(fnv1.Ready_READY_TRUE, fnv1.Ready_READY_FALSE),
+			want:   fnv1.Ready_READY_FALSE,
+		},
+		"Forced": {
+			reason: "The composition forces the XR not ready although every resource it returned is ready.",
+			rsp:    rsp(fnv1.Ready_READY_TRUE),
+			want:   fnv1.Ready_READY_FALSE, notReady: true,
+		},
+		"EarlierStepUnspecified": {
+			reason: "An earlier pipeline step left a resource's readiness to Crossplane: so is the XR's.",
+			rsp:    rsp(fnv1.Ready_READY_TRUE, fnv1.Ready_READY_UNSPECIFIED),
+			want:   fnv1.Ready_READY_UNSPECIFIED,
+		},
+		"UnspecifiedAndNotReady": {
+			reason: "A resource known not ready decides, whatever another leaves to Crossplane.",
+			rsp:    rsp(fnv1.Ready_READY_UNSPECIFIED, fnv1.Ready_READY_FALSE),
+			want:   fnv1.Ready_READY_FALSE,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, compositeReady(tc.rsp, tc.notReady)); diff != "" {
+				t.Errorf("%s\ncompositeReady(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
