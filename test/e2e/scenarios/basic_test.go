@@ -58,6 +58,10 @@ func testBasic(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	opensBefore, err := crossplaneCounts(ctx, e, "circuit_breaker_opens_total")
+	if err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	applyExample(ctx, t, e, "basic")
 
@@ -111,7 +115,15 @@ func testBasic(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Step("basic: RootShard, FrontProxy and Kubeconfig Ready %.1fs after apply (Deployments marked available by the FakeKubelet), after %d RunFunction calls", time.Since(start).Seconds(), calls-callsBefore)
+	ready := time.Since(start)
+	opensAfter, err := crossplaneCounts(ctx, e, "circuit_breaker_opens_total")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reported, not asserted: on Crossplane's default burst a RootShard's breaker still opens
+	// (docs/performance.md), and the settling TTL keeps it moving meanwhile.
+	e.Step("basic: RootShard, FrontProxy and Kubeconfig Ready %.1fs after apply (Deployments marked available by the FakeKubelet), after %d RunFunction calls; circuit breaker opened %s",
+		ready.Seconds(), calls-callsBefore, opensAfter.minus(opensBefore))
 
 	t.Run("ComposedAsRendered", func(t *testing.T) {
 		for _, x := range xrs {

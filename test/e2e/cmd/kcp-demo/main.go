@@ -1,8 +1,10 @@
 // Command kcp-demo brings up the e2e stack (package stack: etcd, kube-apiserver,
 // kube-controller-manager, cert-manager, Crossplane, a local registry; local processes in a
 // private network namespace), installs configuration-kcp's packages as a user would, applies
-// examples/basic, shows the XRs with `crossplane resource trace` until the certificates are
-// issued and the kubeconfig Secret exists, and keeps everything running until interrupted.
+// examples/basic, shows the XRs with `crossplane resource trace` until every certificate is
+// issued, the Deployments exist and the kubeconfig Secret is written (no kubelet runs pods
+// here, so the RootShard and FrontProxy do not turn Ready), and keeps everything running
+// until interrupted.
 //
 // Run it with `make demo`; `make demo-down` stops it from another terminal.
 package main
@@ -17,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -119,12 +122,14 @@ func demo(ctx context.Context, fn, cfg string) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	if _, err := s.ApplyFiles(ctx, files...); err != nil {
 		return err
 	}
 	s.Step("applied examples/basic: a ClusterIssuer, a RootShard, a FrontProxy and a Kubeconfig in namespace %s", namespace)
 
-	if err := watch(ctx, s, bin.CrossplaneCLI); err != nil {
+	took, err := watch(ctx, s, bin.CrossplaneCLI, start)
+	if err != nil {
 		return err
 	}
 	kcpKubeconfig := filepath.Join(out, "kcp-admin.kubeconfig")
@@ -137,7 +142,9 @@ func demo(ctx context.Context, fn, cfg string) error {
 	}
 
 	fmt.Printf(`
-Every certificate is issued and the kubeconfig Secret %[1]s/%[2]s exists.
+%[7].0fs after apply every certificate is issued, the Deployments %[8]s exist and the
+kubeconfig Secret %[1]s/%[2]s is written. The RootShard and the FrontProxy stay not Ready
+here: no kubelet runs their pods (on a real cluster they turn Ready once the pods are up).
 
 The control plane keeps running until Ctrl-C here, or make demo-down elsewhere. Reach it with
   %[3]s get rootshards,frontproxies,kubeconfigs -n %[1]s
@@ -149,47 +156,101 @@ The kcp admin kubeconfig (the Secret's content) is in %[6]s:
 It targets https://api.example.com:6443, the FrontProxy's external address. No kubelet runs
 here, so the composed Deployments have no pods: on a real cluster, point api.example.com at
 the front-proxy's LoadBalancer Service and use the kubeconfig as it is.
-`, namespace, kubeconfigName, kubectl, crossplane, s.Kubeconfig, kcpKubeconfig)
+`, namespace, kubeconfigName, kubectl, crossplane, s.Kubeconfig, kcpKubeconfig, took.Seconds(), strings.Join(basicDeployments, ", "))
 
 	<-ctx.Done()
 	fmt.Println("\nStopping the control plane")
 	return nil
 }
 
-// watch prints `crossplane resource trace` of the basic example's XRs every few seconds
-// until every Certificate in the namespace is Ready and the kubeconfig Secret exists.
-func watch(ctx context.Context, s *stack.Stack, cli string) error {
-	return s.Eventually(ctx, 10*time.Minute, "certificates issued and kubeconfig written", func(ctx context.Context) (bool, string, error) {
-		var certs struct {
-			Items []stack.Object `json:"items"`
-		}
-		if err := s.GetJSON(ctx, &certs, "certificates.cert-manager.io", "-n", namespace); err != nil {
-			return false, "", err
-		}
-		ready := 0
-		for _, c := range certs.Items {
-			if c.Condition("Ready").Status == "True" {
-				ready++
-			}
-		}
-		_, secretErr := s.Kubectl(ctx, nil, "get", "secret", "-n", namespace, kubeconfigName)
-		done := len(certs.Items) > 0 && ready == len(certs.Items) && secretErr == nil
+// basicDeployments are the Deployments examples/basic composes once every certificate they
+// mount is issued.
+var basicDeployments = []string{"root-kcp", "root-proxy", "frontproxy-front-proxy"}
 
-		fmt.Printf("\n--- %s: %d/%d certificates issued, kubeconfig Secret %s\n", time.Now().Format(time.TimeOnly), ready, len(certs.Items), map[bool]string{true: "written", false: "not yet written"}[secretErr == nil])
+// progress is how far examples/basic has come, from the objects themselves.
+type progress struct {
+	certsReady, certs int
+	// certsReported: the RootShard and the FrontProxy both say CertificatesReady=True, so
+	// every certificate they compose exists and is issued (not just those created so far).
+	certsReported bool
+	deployments   int
+	kubeconfig    bool
+}
+
+func (p progress) done() bool {
+	return p.certsReported && p.deployments == len(basicDeployments) && p.kubeconfig
+}
+
+func (p progress) String() string {
+	return fmt.Sprintf("%d/%d certificates issued (all composed: %t), %d/%d Deployments created, Kubeconfig admin Ready: %t",
+		p.certsReady, p.certs, p.certsReported, p.deployments, len(basicDeployments), p.kubeconfig)
+}
+
+// observe reads the basic example's progress.
+func observe(ctx context.Context, s *stack.Stack) (progress, error) {
+	var p progress
+	var list struct {
+		Items []stack.Object `json:"items"`
+	}
+	if err := s.GetJSON(ctx, &list, "certificates.cert-manager.io", "-n", namespace); err != nil {
+		return p, err
+	}
+	p.certs = len(list.Items)
+	for _, c := range list.Items {
+		if c.Condition("Ready").Status == "True" {
+			p.certsReady++
+		}
+	}
+	p.certsReported = true
+	for _, xr := range []string{"rootshards.kcp.crossplane.io/root", "frontproxies.kcp.crossplane.io/frontproxy"} {
+		var o stack.Object
+		if err := s.GetJSON(ctx, &o, xr, "-n", namespace); err != nil {
+			return p, err
+		}
+		p.certsReported = p.certsReported && o.Condition("CertificatesReady").Status == "True"
+	}
+	if err := s.GetJSON(ctx, &list, "deployments.apps", "-n", namespace); err != nil {
+		return p, err
+	}
+	for _, d := range list.Items {
+		if slices.Contains(basicDeployments, d.Metadata.Name) {
+			p.deployments++
+		}
+	}
+	var kc stack.Object
+	if err := s.GetJSON(ctx, &kc, "kubeconfigs.kcp.crossplane.io/admin", "-n", namespace); err != nil {
+		return p, err
+	}
+	p.kubeconfig = kc.Condition("Ready").Status == "True"
+	return p, nil
+}
+
+// watch prints `crossplane resource trace` of the basic example's XRs every few seconds
+// until every certificate the XRs compose is issued, their Deployments exist and the
+// Kubeconfig is Ready (its Secret written). It returns how long that took from start.
+func watch(ctx context.Context, s *stack.Stack, cli string, start time.Time) (time.Duration, error) {
+	err := s.Eventually(ctx, 10*time.Minute, "certificates issued, Deployments created and kubeconfig written", func(ctx context.Context) (bool, string, error) {
+		p, err := observe(ctx, s)
+		if err != nil {
+			// Not created yet, or the API server is busy: say so and look again.
+			return false, err.Error(), nil
+		}
+		fmt.Printf("\n--- %s (%.0fs after apply): %s\n", time.Now().Format(time.TimeOnly), time.Since(start).Seconds(), p)
 		for _, xr := range []string{"rootshard.kcp.crossplane.io/root", "frontproxy.kcp.crossplane.io/frontproxy", "kubeconfig.kcp.crossplane.io/admin"} {
 			cmd := exec.CommandContext(ctx, cli, "resource", "trace", xr, "-n", namespace)
 			cmd.Env = append(os.Environ(), "KUBECONFIG="+s.Kubeconfig)
 			b, _ := cmd.CombinedOutput()
 			fmt.Print(string(b))
 		}
-		if !done {
+		if !p.done() {
 			select {
 			case <-ctx.Done():
 			case <-time.After(4 * time.Second):
 			}
 		}
-		return done, fmt.Sprintf("%d/%d certificates issued", ready, len(certs.Items)), nil
+		return p.done(), p.String(), nil
 	})
+	return time.Since(start), err
 }
 
 // writeWrapper writes dir/name, a script that runs command with args inside this process's
