@@ -110,7 +110,7 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 ## runs some of them (-test.run); E2E_RUN='TestKCP/StandIn' runs StandIn alone.
 E2E_RUN ?=
 .PHONY: e2e
-e2e: build $(E2E_BINARIES) $(E2E_PROVIDER_KUBERNETES_XPKG)
+e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_PROVIDER_KUBERNETES_XPKG)
 	@echo "== end-to-end scenarios on a real control plane (about 40 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.

@@ -18,19 +18,25 @@ BIN ?= $(CURDIR)/bin
 
 CROSSPLANE_CLI_VERSION   := v2.5.0
 CROSSPLANE_CORE_VERSION  := v2.3.4
+# The newer core the e2e also runs on, pinned by its own module (test/tools/crossplane-next):
+# v2.4.0, the newest that builds from the Go module proxy (v2.4.1 and v2.4.2 need
+# crossplane-runtime v2.4.1 and v2.4.2, which it does not serve).
+CROSSPLANE_CORE_NEXT_VERSION := v2.4.0
 CONTROLLER_TOOLS_VERSION := v0.20.1
 GGCR_VERSION             := v0.21.9
 
 CROSSPLANE      := $(BIN)/crossplane
 CROSSPLANE_CORE := $(BIN)/crossplane-core
+CROSSPLANE_CORE_NEXT := $(BIN)/crossplane-core-next
 XRDGEN          := $(BIN)/xrdgen
 RUNTIME_IMAGE   := $(BIN)/runtime-image
-export CROSSPLANE CROSSPLANE_CORE XRDGEN RUNTIME_IMAGE
+export CROSSPLANE CROSSPLANE_CORE CROSSPLANE_CORE_NEXT XRDGEN RUNTIME_IMAGE
 
 TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/tools)
 
 # Build from inside the tools module, never through a go.work of the caller.
 TOOLS_GO := cd $(TOOLS_DIR) && GOWORK=off go
+TOOLS_NEXT_GO := cd $(TOOLS_DIR)/crossplane-next && GOWORK=off go
 TOOLS_VERSION_LDFLAG := github.com/crossplane/crossplane-runtime/v2/pkg/version.version
 
 XRDGEN_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xrdgen/*.go)) \
@@ -73,6 +79,14 @@ $(BIN)/crossplane-core-$(CROSSPLANE_CORE_VERSION):
 	@$(TOOLS_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_VERSION)" \
 	  -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane && mv $@.tmp $@
 
+$(BIN)/crossplane-core-$(CROSSPLANE_CORE_NEXT_VERSION):
+	@v=$$($(TOOLS_NEXT_GO) list -m -f '{{.Version}}' github.com/crossplane/crossplane/v2) && test "$$v" = "$(CROSSPLANE_CORE_NEXT_VERSION)" || \
+	  { echo "make/tools.mk wants Crossplane core $(CROSSPLANE_CORE_NEXT_VERSION) but test/tools/crossplane-next/go.mod has $$v" >&2; exit 1; }
+	@echo "building Crossplane core $(CROSSPLANE_CORE_NEXT_VERSION) into $(BIN) (first time takes several minutes)"
+	@mkdir -p $(BIN)
+	@$(TOOLS_NEXT_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_NEXT_VERSION)" \
+	  -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane && mv $@.tmp $@
+
 # xrdgen is our own code: rebuild it when its sources or the tools module change.
 $(BIN)/xrdgen-$(CONTROLLER_TOOLS_VERSION): $(XRDGEN_SRCS)
 	$(call tools_check_version,sigs.k8s.io/controller-tools,$(CONTROLLER_TOOLS_VERSION))
@@ -91,5 +105,6 @@ $(BIN)/runtime-image-$(GGCR_VERSION): $(RUNTIME_IMAGE_SRCS)
 
 $(eval $(call tools_link,$(CROSSPLANE),crossplane-$(CROSSPLANE_CLI_VERSION)))
 $(eval $(call tools_link,$(CROSSPLANE_CORE),crossplane-core-$(CROSSPLANE_CORE_VERSION)))
+$(eval $(call tools_link,$(CROSSPLANE_CORE_NEXT),crossplane-core-$(CROSSPLANE_CORE_NEXT_VERSION)))
 $(eval $(call tools_link,$(XRDGEN),xrdgen-$(CONTROLLER_TOOLS_VERSION)))
 $(eval $(call tools_link,$(RUNTIME_IMAGE),runtime-image-$(GGCR_VERSION)))

@@ -129,9 +129,34 @@ func TestKCP(t *testing.T) {
 	reportFunctionCalls(ctx, t, e)
 }
 
+// TestCrossplaneNext runs Basic and Renewal again on a control plane of its own with the
+// newer Crossplane core (CROSSPLANE_CORE_NEXT, v2.4): the versions differ in how they watch
+// what an XR reads and collect what it stops composing, and both figures are reported.
+// The other scenarios run on v2.3 only, to stay within CI's time (test/e2e/README.md).
+func TestCrossplaneNext(t *testing.T) {
+	core := os.Getenv(stack.EnvCrossplaneCoreNext)
+	if core == "" {
+		t.Fatalf("%s is not set: run this through make e2e, which builds it", stack.EnvCrossplaneCoreNext)
+	}
+	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)))
+	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
+		t.Fatal("Basic failed: Renewal builds on it")
+	}
+	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
+}
+
+// withCore runs the stack with another Crossplane core binary and its CRDs.
+func withCore(binary, crds string) func(*stack.Binaries, *stack.Options) {
+	return func(b *stack.Binaries, o *stack.Options) {
+		b.CrossplaneCore = binary
+		o.CrossplaneCRDs = crds
+	}
+}
+
 // setUp starts the stack and installs the packages, with progress on standard error (a cold
-// start takes a while; nobody should stare at a silent terminal).
-func setUp(t *testing.T) *env {
+// start takes a while; nobody should stare at a silent terminal). Options change the stack
+// before it starts.
+func setUp(t *testing.T, opts ...func(*stack.Binaries, *stack.Options)) *env {
 	t.Helper()
 	root, err := cluster.ModuleRoot()
 	if err != nil {
@@ -163,8 +188,7 @@ func setUp(t *testing.T) *env {
 		}
 	}
 
-	s, err := stack.Up(t.Context(), stack.Options{
-		Bin:             bin,
+	o := stack.Options{
 		Dir:             cluster.OutputDir(t),
 		CrossplaneCRDs:  os.Getenv(stack.EnvCrossplaneCRDs),
 		CertManagerCRDs: os.Getenv(stack.EnvCertManagerCRDs),
@@ -172,7 +196,12 @@ func setUp(t *testing.T) *env {
 		CrossplaneArgs:  strings.Fields(os.Getenv(envCrossplaneArgs)),
 		// provider-kubernetes and kcp stand-ins (TestKCP/StandIn); idle until a scenario uses them.
 		ProviderKubernetes: providerKubernetes,
-	})
+	}
+	for _, opt := range opts {
+		opt(&bin, &o)
+	}
+	o.Bin = bin
+	s, err := stack.Up(t.Context(), o)
 	if s != nil {
 		t.Cleanup(s.Stop)
 	}
@@ -186,10 +215,15 @@ func setUp(t *testing.T) *env {
 }
 
 // progress writes the stack's steps to standard error as they happen, and to the test log.
+// Lines of TestCrossplaneNext's stack carry its name, so the two versions' figures stay apart.
 type progress struct{ t *testing.T }
 
 func (p progress) Write(b []byte) (int, error) {
-	fmt.Fprintf(os.Stderr, "e2e %s", b)
+	prefix := "e2e "
+	if p.t.Name() != "TestKCP" {
+		prefix = "e2e [" + p.t.Name() + "] "
+	}
+	fmt.Fprintf(os.Stderr, "%s%s", prefix, b)
 	p.t.Log(strings.TrimSpace(string(b)))
 	return len(b), nil
 }

@@ -123,15 +123,18 @@ func (s *Stack) WaitCondition(ctx context.Context, timeout time.Duration, condit
 const (
 	EnvCrossplaneCRDs  = "E2E_CROSSPLANE_CRDS"
 	EnvCertManagerCRDs = "E2E_CERT_MANAGER_CRDS"
+	// EnvCrossplaneNextCRDs are the CRDs of the newer Crossplane core (CROSSPLANE_CORE_NEXT).
+	EnvCrossplaneNextCRDs = "E2E_CROSSPLANE_NEXT_CRDS"
 )
 
-// ResolveCRDs sets E2E_CROSSPLANE_CRDS and E2E_CERT_MANAGER_CRDS, unless set, to the CRD
-// directories of the Crossplane core version test/tools pins and of the cert-manager version
-// the root module pins. Call it before cluster.Run re-executes into the network namespace,
+// ResolveCRDs sets E2E_CROSSPLANE_CRDS, E2E_CROSSPLANE_NEXT_CRDS and E2E_CERT_MANAGER_CRDS,
+// unless set, to the CRD directories of the Crossplane core versions test/tools and
+// test/tools/crossplane-next pin and of the cert-manager version the root module pins. Call it before cluster.Run re-executes into the network namespace,
 // which inherits the environment.
 func ResolveCRDs(moduleRoot string) error {
 	for _, r := range []struct{ env, goModDir, module, sub string }{
 		{EnvCrossplaneCRDs, filepath.Join(moduleRoot, "test", "tools"), "github.com/crossplane/crossplane/v2", "cluster/crds"},
+		{EnvCrossplaneNextCRDs, filepath.Join(moduleRoot, "test", "tools", "crossplane-next"), "github.com/crossplane/crossplane/v2", "cluster/crds"},
 		{EnvCertManagerCRDs, moduleRoot, "github.com/cert-manager/cert-manager", "deploy/crds"},
 	} {
 		if os.Getenv(r.env) != "" {

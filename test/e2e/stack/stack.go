@@ -33,7 +33,9 @@ import (
 const (
 	EnvCertManager    = "E2E_CERT_MANAGER_CONTROLLER"
 	EnvCrossplaneCore = "CROSSPLANE_CORE"
-	EnvCrossplaneCLI  = "CROSSPLANE"
+	// EnvCrossplaneCoreNext is the newer Crossplane core the e2e also runs on.
+	EnvCrossplaneCoreNext = "CROSSPLANE_CORE_NEXT"
+	EnvCrossplaneCLI      = "CROSSPLANE"
 )
 
 // Binaries are the paths of the programs the stack runs.
