@@ -220,9 +220,17 @@ func (s *State) Strings(name resource.Name, path ...string) []string {
 	return out
 }
 
-// CertificateIssued reports whether a composed cert-manager Certificate is Ready.
+// CertificateIssued reports whether a composed cert-manager Certificate is Ready, its first
+// issuance finished. cert-manager writes the Secret before it sets status.revision and
+// drops the Issuing condition, and may report Ready=True in between: a workload composed
+// then would carry revision 0 in its pods' annotations and change again a moment later (a
+// second rollout). A Certificate that adopted a valid existing Secret was never issued and
+// has no revision: it is issued once Ready. Renewals keep the revision and are not waited for.
 func (s *State) CertificateIssued(name resource.Name) bool {
-	return s.ConditionTrue(name, "Ready")
+	if !s.ConditionTrue(name, "Ready") {
+		return false
+	}
+	return s.CertificateRevision(name) > 0 || !s.ConditionTrue(name, "Issuing")
 }
 
 // CertificateRevision is the Certificate's status.revision, 0 when unknown.

@@ -195,6 +195,21 @@ func TestCertificate(t *testing.T) {
 			obj:    certificate(float64(3), conditions("Issuing", "False", "Ready", "True")),
 			issued: true, revision: 3,
 		},
+		"FirstIssuanceFinishing": {
+			reason: "Ready=True while still Issuing with no revision: cert-manager wrote the Secret but not yet the revision, so a workload must wait for it.",
+			obj:    certificate(nil, conditions("Issuing", "True", "Ready", "True")),
+			issued: false, revision: 0,
+		},
+		"Renewing": {
+			reason: "Ready=True and Issuing during a renewal: the current revision is issued and serves until the next one.",
+			obj:    certificate(float64(1), conditions("Issuing", "True", "Ready", "True")),
+			issued: true, revision: 1,
+		},
+		"AdoptedSecret": {
+			reason: "A Certificate over a valid existing Secret is Ready without ever issuing: no revision, and issued.",
+			obj:    certificate(nil, conditions("Ready", "True")),
+			issued: true, revision: 0,
+		},
 		"NotReady": {
 			reason: "Ready=False is not issued, whatever the revision.",
 			obj:    certificate(float64(1), conditions("Ready", "False")),
