@@ -64,6 +64,11 @@ func testBasic(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	watch, err := watchEvents(ctx, e, basicNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.stop()
 	start := time.Now()
 	applyExample(ctx, t, e, "basic")
 
@@ -124,8 +129,8 @@ func testBasic(t *testing.T, e *env) {
 	}
 	// Reported, not asserted: on Crossplane's default burst a RootShard's breaker still opens
 	// (docs/performance.md), and the settling TTL keeps it moving meanwhile.
-	e.Step("basic: RootShard, FrontProxy and Kubeconfig Ready %.1fs after apply (Deployments marked available by the FakeKubelet), after %d RunFunction calls; circuit breaker opened %s",
-		ready.Seconds(), calls-callsBefore, opensAfter.minus(opensBefore))
+	e.Step("basic: RootShard, FrontProxy and Kubeconfig Ready %.1fs after apply (Deployments marked available by the FakeKubelet), after %d RunFunction calls; circuit breaker opened %s; watch events per XR until then: %s",
+		ready.Seconds(), calls-callsBefore, opensAfter.minus(opensBefore), watch.summary())
 
 	t.Run("ComposedAsRendered", func(t *testing.T) {
 		for _, x := range xrs {

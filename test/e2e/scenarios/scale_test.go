@@ -357,6 +357,7 @@ var watchedResources = []schema.GroupVersionResource{
 	{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: "rootshards"},
 	{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: "shards"},
 	{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: "kubeconfigs"},
+	{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: "frontproxies"},
 	{Group: "cert-manager.io", Version: "v1", Resource: "certificates"},
 	{Group: "cert-manager.io", Version: "v1", Resource: "issuers"},
 	{Version: "v1", Resource: "secrets"},
