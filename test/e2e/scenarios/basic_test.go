@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -129,6 +130,10 @@ func testBasic(t *testing.T, e *env) {
 	}
 	// Reported, not asserted: on Crossplane's default burst a RootShard's breaker still opens
 	// (docs/performance.md), and the settling TTL keeps it moving meanwhile.
+	// Every update of the XRs themselves, with what it changed, for reading their own events.
+	if err := os.WriteFile(filepath.Join(e.Dir, "basic-xr-updates.log"), []byte(strings.Join(watch.updates(), "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	e.Step("basic: RootShard, FrontProxy and Kubeconfig Ready %.1fs after apply (Deployments marked available by the FakeKubelet), after %d RunFunction calls; circuit breaker opened %s; watch events per XR until then: %s",
 		ready.Seconds(), calls-callsBefore, opensAfter.minus(opensBefore), watch.summary())
 

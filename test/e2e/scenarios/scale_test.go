@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -197,7 +198,7 @@ func measureScale(ctx context.Context, t *testing.T, e *env, ns string, shards, 
 	r.unresponsive = keys(unresponsive)
 	r.events = watch.summary()
 	watch.stop()
-	if err := os.WriteFile(filepath.Join(e.Dir, ns+"-xr-updates.log"), []byte(strings.Join(watch.changes, "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Dir, ns+"-xr-updates.log"), []byte(strings.Join(watch.updates(), "\n")+"\n"), 0o600); err != nil {
 		t.Logf("cannot write the XRs' updates: %v", err)
 	}
 	return r
@@ -461,6 +462,13 @@ func xrState(o metav1.Object) string {
 	delete(status, "conditions")
 	rest, _ := json.Marshal(status)
 	return fmt.Sprintf("gen %d, %d refs; %s; %s", u.GetGeneration(), len(refs), strings.Join(cs, "; "), rest)
+}
+
+// updates are the XRs' own updates so far, each with what the XR then held.
+func (w *eventWatch) updates() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.changes)
 }
 
 func (w *eventWatch) stop() {
