@@ -159,7 +159,7 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 	for _, c := range out.Conditions {
 		setCondition(rsp, c)
 	}
-	rsp.Meta.Ttl = durationpb.New(ttl(out))
+	rsp.Meta.Ttl = durationpb.New(ttl(out, xr))
 	for _, w := range out.Warnings {
 		warning(rsp, w)
 	}

@@ -29,6 +29,19 @@ const (
 	settlingTTL = 5 * time.Second
 )
 
+// circuitOpen reports whether Crossplane says, in the XR's Responsive condition, that its
+// circuit breaker is open: for up to five minutes it then acts on a watch event only every
+// 30 seconds.
+func circuitOpen(xr *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(xr.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Responsive" {
+			return m["status"] == "False"
+		}
+	}
+	return false
+}
+
 // newResponse starts the response to req: its tag, the TTL of a settled XR, and the
 // desired state and context of earlier pipeline steps, carried forward.
 func newResponse(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
@@ -39,9 +52,11 @@ func newResponse(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	}
 }
 
-// ttl is the response TTL for a composition: short while it settles, else responseTTL.
-func ttl(out result.Result[any]) time.Duration {
-	if out.NotReady {
+// ttl is the response TTL for a composition: short while it settles or while Crossplane
+// drops the XR's watch events (its circuit breaker is open: a renewed certificate would
+// otherwise wait for the next minute), else responseTTL.
+func ttl(out result.Result[any], xr *unstructured.Unstructured) time.Duration {
+	if out.NotReady || circuitOpen(xr) {
 		return settlingTTL
 	}
 	for _, c := range out.Conditions {

@@ -7,6 +7,7 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
@@ -24,9 +25,14 @@ func TestTTL(t *testing.T) {
 	}
 	ok := condition.Condition{Type: condition.TypeAvailable, Status: true}
 	notOK := condition.Condition{Type: condition.TypeAvailable, Status: false}
+	xr := func(conditions ...any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": conditions}}}
+	}
+	responsive := func(status string) any { return map[string]any{"type": "Responsive", "status": status} }
 	cases := map[string]struct {
 		reason string
 		out    result.Result[any]
+		xr     *unstructured.Unstructured
 		want   time.Duration
 	}{
 		"Settled": {
@@ -54,10 +60,31 @@ func TestTTL(t *testing.T) {
 			out:    result.Result[any]{},
 			want:   responseTTL,
 		},
+		"CircuitOpen": {
+			reason: "Settled, but Crossplane drops the XR's watch events: a renewal must not wait for the next minute.",
+			out:    result.Result[any]{Desired: set(resource.ReadyTrue), Conditions: []condition.Condition{ok}},
+			xr:     xr(map[string]any{"type": "Ready", "status": "True"}, responsive("False")),
+			want:   settlingTTL,
+		},
+		"CircuitClosed": {
+			reason: "Settled and every watch event gets through.",
+			out:    result.Result[any]{Desired: set(resource.ReadyTrue), Conditions: []condition.Condition{ok}},
+			xr:     xr(responsive("True")),
+			want:   responseTTL,
+		},
+		"MalformedConditions": {
+			reason: "Conditions that are not objects say nothing about the circuit breaker.",
+			out:    result.Result[any]{},
+			xr:     xr("Responsive"),
+			want:   responseTTL,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, ttl(tc.out)); diff != "" {
+			if tc.xr == nil {
+				tc.xr = xr()
+			}
+			if diff := cmp.Diff(tc.want, ttl(tc.out, tc.xr)); diff != "" {
 				t.Errorf("%s\nttl(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
