@@ -131,7 +131,7 @@ package-test: build
 ## show the XRs until the certificates are issued and the kubeconfig Secret exists; keeps
 ## running until Ctrl-C (or `make demo-down` in another terminal). Logs in _output/demo/.
 .PHONY: demo demo-down
-demo: build $(E2E_BINARIES)
+demo: build $(E2E_BINARIES) $(E2E_PROVIDER_KUBERNETES_XPKG)
 	@go build -o $(OUTPUT)/demo/kcp-demo ./test/e2e/cmd/kcp-demo
 	@$(OUTPUT)/demo/kcp-demo -function $(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS))) -configuration $(CONFIGURATION_XPKG)
 

@@ -86,10 +86,18 @@ func demo(ctx context.Context, fn, cfg string) error {
 	}
 
 	fmt.Println("Starting a local control plane in a private network namespace (logs in " + out + ")")
+	// The Configuration depends on provider-kubernetes (what acts inside kcp): without its
+	// package in the local registry the Configuration never becomes healthy. make demo
+	// builds it and exports its path.
+	provider := os.Getenv(stack.EnvProviderKubernetesXpkg)
+	if provider == "" {
+		return fmt.Errorf("%s is not set: run the demo through make demo, which builds provider-kubernetes' package", stack.EnvProviderKubernetesXpkg)
+	}
 	s, err := stack.Up(ctx, stack.Options{
 		Bin: bin, Dir: out, Progress: os.Stdout,
-		CrossplaneCRDs:  os.Getenv(stack.EnvCrossplaneCRDs),
-		CertManagerCRDs: os.Getenv(stack.EnvCertManagerCRDs),
+		CrossplaneCRDs:     os.Getenv(stack.EnvCrossplaneCRDs),
+		CertManagerCRDs:    os.Getenv(stack.EnvCertManagerCRDs),
+		ProviderKubernetes: &stack.ProviderKubernetes{Package: provider},
 	})
 	if s != nil {
 		defer s.Stop()
@@ -142,7 +150,7 @@ func demo(ctx context.Context, fn, cfg string) error {
 	}
 
 	fmt.Printf(`
-%[7].0fs after apply every certificate is issued, the Deployments %[8]s exist and the
+%.0[7]fs after apply every certificate is issued, the Deployments %[8]s exist and the
 kubeconfig Secret %[1]s/%[2]s is written. The RootShard and the FrontProxy stay not Ready
 here: no kubelet runs their pods (on a real cluster they turn Ready once the pods are up).
 
