@@ -73,8 +73,10 @@ func TestConvergedShardComposesWorkload(t *testing.T) {
 	if _, ok := rsp.GetDesired().GetResources()["deployment-shard-kcp"]; !ok {
 		t.Errorf("converged Shard must compose its Deployment; results: %v", rsp.GetResults())
 	}
-	if got := len(rsp.GetDesired().GetResources()); got != 13 {
-		t.Errorf("converged Shard composes %d resources, want 13 (with its PodDisruptionBudget)", got)
+	// kcp-operator's objects with its PodDisruptionBudget, the 7 Certificates in one
+	// CertificateSet.
+	if got := len(rsp.GetDesired().GetResources()); got != 7 {
+		t.Errorf("converged Shard composes %d resources, want 7 (its Certificates in one CertificateSet, with its PodDisruptionBudget)", got)
 	}
 }
 
@@ -92,10 +94,11 @@ func TestConvergedRequestComposesWorkloads(t *testing.T) {
 			t.Errorf("converged basic RootShard must compose %s", k)
 		}
 	}
-	// What kcp-operator composes (31), and the ProviderConfig and credentials through which
-	// provider-kubernetes acts in workspace root.
-	if got := len(rsp.GetDesired().GetResources()); got != 33 {
-		t.Errorf("converged basic RootShard composes %d resources, want 33", got)
+	// What kcp-operator composes (31), its 15 Certificates and 5 Issuers in three
+	// CertificateSets, and the ProviderConfig and credentials through which
+	// provider-kubernetes acts in workspace root: 31 - 20 + 3 + 2.
+	if got := len(rsp.GetDesired().GetResources()); got != 16 {
+		t.Errorf("converged basic RootShard composes %d resources, want 16", got)
 	}
 	if rsp.GetDesired().GetComposite().GetReady() == fnv1.Ready_READY_FALSE {
 		t.Errorf("converged XR must not be forced not ready")

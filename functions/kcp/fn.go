@@ -9,6 +9,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/cacheserver"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/certificateset"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/claimedkcpinstallation"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation"
@@ -57,6 +58,7 @@ func init() {
 		"Workspace":              kindOf(workspace.Validate, workspace.Warnings, workspace.Compose),
 		"KcpInstallation":        kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(validateXR)),
 		"ClaimedKcpInstallation": kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
+		"CertificateSet":         kindOf(certificateset.Validate, nil, certificateset.Compose),
 	}
 }
 

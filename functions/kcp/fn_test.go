@@ -105,7 +105,7 @@ func TestRunFunctionFatal(t *testing.T) {
 		"UnsupportedKind": {
 			reason: "Only kcp.crossplane.io kinds are composed.",
 			xr:     `{"apiVersion": "example.org/v1", "kind": "Thing", "metadata": {"name": "x"}}`,
-			want:   fatal("unsupported composite resource kind Thing.example.org: this function composes kcp.crossplane.io kinds (CacheServer, ClaimedKcpInstallation, FrontProxy, KcpInstallation, Kubeconfig, RootShard, Shard, VirtualWorkspace, Workspace)"),
+			want:   fatal("unsupported composite resource kind Thing.example.org: this function composes kcp.crossplane.io kinds (CacheServer, CertificateSet, ClaimedKcpInstallation, FrontProxy, KcpInstallation, Kubeconfig, RootShard, Shard, VirtualWorkspace, Workspace)"),
 		},
 	}
 	for name, tc := range cases {
@@ -124,8 +124,8 @@ func TestRunFunctionComposes(t *testing.T) {
 	if len(rsp.GetResults()) != 0 {
 		t.Errorf("a valid RootShard yields no results, got %v", rsp.GetResults())
 	}
-	if got := len(rsp.GetDesired().GetResources()); got != 25 {
-		t.Errorf("fresh RootShard composes 25 resources (PKI, kubeconfigs, proxy config, the ProviderConfig of workspace root), got %d", got)
+	if got := len(rsp.GetDesired().GetResources()); got != 8 {
+		t.Errorf("fresh RootShard composes 8 resources (its PKI in three CertificateSets, kubeconfigs, proxy config, the ProviderConfig of workspace root), got %d", got)
 	}
 	if got := rsp.GetDesired().GetComposite().GetReady(); got != fnv1.Ready_READY_FALSE {
 		t.Errorf("XR readiness = %v, want READY_FALSE until workloads exist", got)

@@ -1,7 +1,7 @@
 // Package fnrequest builds RunFunction requests the way Crossplane sends them, for the
 // benchmarks and the load test: fresh (only the XR) and converged, where the function's own
 // responses are fed back as observed state after the controllers acted on them (cert-manager
-// issued every Certificate and readied every Issuer, Deployments and StatefulSets rolled out,
+// issued every Certificate (those of CertificateSets too) and readied every Issuer, Deployments and StatefulSets rolled out,
 // composed XRs became Ready).
 package fnrequest
 
@@ -58,20 +58,22 @@ func Next(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*f
 		switch obj["kind"] {
 		case "Certificate":
 			obj["status"] = map[string]any{"revision": 1, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-			secret := obj["spec"].(map[string]any)["secretName"].(string)
-			s, err := Struct(map[string]any{
-				"apiVersion": "v1", "kind": "Secret",
-				"metadata": map[string]any{"name": secret, "namespace": md["namespace"]},
-				"data": map[string]any{
-					"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n")),
-					// A key too, as cert-manager writes: what embeds credentials needs both.
-					"tls.key": base64.StdEncoding.EncodeToString([]byte("-----BEGIN PRIVATE KEY-----\n" + secret + "\n-----END PRIVATE KEY-----\n")),
-				},
-			})
-			if err != nil {
+			if err := issuedSecret(required, obj); err != nil {
 				return nil, err
 			}
-			required["secret/"+secret] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: s}}}
+		case "CertificateSet":
+			// Crossplane reconciled the set, cert-manager issued its certificates: the set
+			// reports them all, as its own composition does.
+			var issued []any
+			members, _ := obj["spec"].(map[string]any)["certificates"].([]any)
+			for _, m := range members {
+				mm := m.(map[string]any)
+				if err := issuedSecret(required, mm["resource"].(map[string]any)); err != nil {
+					return nil, err
+				}
+				issued = append(issued, map[string]any{"key": mm["key"], "revision": 1})
+			}
+			obj["status"] = map[string]any{"certificates": issued, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
 		case "Issuer":
 			obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
 		case "Deployment":
@@ -102,6 +104,26 @@ func Next(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*f
 	}
 	req.RequiredResources = required
 	return req, nil
+}
+
+// issuedSecret offers the Secret cert-manager writes for Certificate cert.
+func issuedSecret(required map[string]*fnv1.Resources, cert map[string]any) error {
+	md := cert["metadata"].(map[string]any)
+	secret := cert["spec"].(map[string]any)["secretName"].(string)
+	s, err := Struct(map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": secret, "namespace": md["namespace"]},
+		"data": map[string]any{
+			"tls.crt": base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\n" + secret + "\n-----END CERTIFICATE-----\n")),
+			// A key too, as cert-manager writes: what embeds credentials needs both.
+			"tls.key": base64.StdEncoding.EncodeToString([]byte("-----BEGIN PRIVATE KEY-----\n" + secret + "\n-----END PRIVATE KEY-----\n")),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	required["secret/"+secret] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: s}}}
+	return nil
 }
 
 // WithWorld offers the objects as required resources.

@@ -39,7 +39,7 @@ func renderAll() ([]*Rendered, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	h, err := Start(ctx, repoRoot, tools)
 	if err != nil {

@@ -97,6 +97,7 @@ func testMigrate(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	guide.run(ctx, t, "kubectl delete -n kcp rootshard.kcp.crossplane.io root --cascade=orphan")
+	guide.run(ctx, t, "kubectl delete -n kcp certificatesets.kcp.crossplane.io -l crossplane.io/composite=root --cascade=orphan")
 	e.Step("migrate: the early RootShard then reported the objects it could not observe, as the guide quotes; deleted with --cascade=orphan")
 
 	start := time.Now()
@@ -221,6 +222,7 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 	// kcp-operator's own objects: the example's manifests in its API group, and the
 	// Compiled* objects its config controllers create for the workload controllers.
 	owners := map[string]stack.OwnerReference{}
+	setOwners := map[string]string{} // CertificateSet name -> the kind of the XR composing it
 	for _, d := range golden {
 		var o map[string]any
 		if err := json.Unmarshal(d, &o); err != nil {
@@ -230,6 +232,13 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 			continue
 		}
 		kind, meta := o["kind"].(string), o["metadata"].(map[string]any)
+		if kind == "CertificateSet" {
+			// kcp-operator has no such kind: the RootShard owns the certificates itself.
+			if refs, _ := meta["ownerReferences"].([]any); len(refs) == 1 {
+				setOwners[meta["name"].(string)], _ = refs[0].(map[string]any)["kind"].(string)
+			}
+			continue
+		}
 		spec := o["spec"].(map[string]any)
 		delete(spec, "crossplane")
 		owners[kind] = create(map[string]any{
@@ -262,7 +271,7 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 		if err := json.Unmarshal(d, &o); err != nil {
 			t.Fatal(err)
 		}
-		obj, ok := asKCPOperatorWrote(o, owners)
+		obj, ok := asKCPOperatorWrote(o, owners, setOwners)
 		if !ok {
 			continue
 		}
@@ -279,7 +288,7 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 // PodDisruptionBudgets (kcp-operator composes none), and what provider-kubernetes acts inside
 // kcp with (its ProviderConfigs and Objects, and the RootShard's credentials Secret for them;
 // kcp-operator uses its certificate itself).
-func asKCPOperatorWrote(o map[string]any, owners map[string]stack.OwnerReference) (map[string]any, bool) {
+func asKCPOperatorWrote(o map[string]any, owners map[string]stack.OwnerReference, setOwners map[string]string) (map[string]any, bool) {
 	kind := o["kind"].(string)
 	meta := o["metadata"].(map[string]any)
 	apiVersion := o["apiVersion"].(string)
@@ -289,7 +298,12 @@ func asKCPOperatorWrote(o map[string]any, owners map[string]stack.OwnerReference
 	}
 	var xrKind string
 	if refs, _ := meta["ownerReferences"].([]any); len(refs) == 1 {
-		xrKind, _ = refs[0].(map[string]any)["kind"].(string)
+		ref := refs[0].(map[string]any)
+		xrKind, _ = ref["kind"].(string)
+		if xrKind == "CertificateSet" {
+			// What a CertificateSet composes, kcp-operator's RootShard (or Shard) owns.
+			xrKind = setOwners[ref["name"].(string)]
+		}
 	}
 	delete(o, "status")
 	delete(meta, "ownerReferences")

@@ -359,6 +359,7 @@ var watchedResources = []schema.GroupVersionResource{
 	{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: "shards"},
 	{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: "kubeconfigs"},
 	{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: "frontproxies"},
+	{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: "certificatesets"},
 	{Group: "cert-manager.io", Version: "v1", Resource: "certificates"},
 	{Group: "cert-manager.io", Version: "v1", Resource: "issuers"},
 	{Version: "v1", Resource: "secrets"},
@@ -424,24 +425,32 @@ func watchEvents(ctx context.Context, e *env, ns string) (*eventWatch, error) {
 }
 
 func (w *eventWatch) count(gvr schema.GroupVersionResource, o metav1.Object) {
-	xrName := o.GetLabels()["crossplane.io/composite"]
-	if gvr.Group == "kcp.crossplane.io" {
-		xrName = o.GetName()
+	// A composed object's events reach the XR that composes it (its crossplane.io/composite
+	// label); an XR's own events reach it, and, when an XR composes it (a RootShard's
+	// CertificateSet, an installation's RootShard), that XR too.
+	var to []string
+	if parent := o.GetLabels()["crossplane.io/composite"]; parent != "" && parent != o.GetName() {
+		to = append(to, parent)
 	}
-	if xrName == "" {
+	if gvr.Group == "kcp.crossplane.io" {
+		to = append(to, o.GetName())
+	}
+	if len(to) == 0 {
 		return // Not composed: no XR's circuit breaker sees it.
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if gvr.Group == "kcp.crossplane.io" {
-		w.xrKindOf[xrName] = gvr.Resource
-		w.changes = append(w.changes, time.Now().Format("15:04:05.000")+" "+gvr.Resource+"/"+xrName+" "+xrState(o))
+		w.xrKindOf[o.GetName()] = gvr.Resource
+		w.changes = append(w.changes, time.Now().Format("15:04:05.000")+" "+gvr.Resource+"/"+o.GetName()+" "+xrState(o))
 	}
-	w.perXR[xrName]++
-	if w.perKind[xrName] == nil {
-		w.perKind[xrName] = map[string]int{}
+	for _, xrName := range to {
+		w.perXR[xrName]++
+		if w.perKind[xrName] == nil {
+			w.perKind[xrName] = map[string]int{}
+		}
+		w.perKind[xrName][gvr.Resource]++
 	}
-	w.perKind[xrName][gvr.Resource]++
 }
 
 // xrState is the part of an XR its own updates change: resource references, conditions and

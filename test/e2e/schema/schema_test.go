@@ -233,7 +233,9 @@ func testExamples(t *testing.T, c *cluster.Cluster, root string, plurals map[str
 	}
 	var missing []string
 	for kind := range plurals {
-		if !seen[kind] {
+		// CertificateSet is internal: RootShards and Shards compose it, users never write
+		// one, and the e2e admits every set they compose.
+		if !seen[kind] && kind != "CertificateSet" {
 			missing = append(missing, kind)
 		}
 	}

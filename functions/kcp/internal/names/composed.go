@@ -16,6 +16,9 @@ package names
 // clash with another XR's objects.
 func (r RootShard) Composed(shards ...string) []string {
 	out := append(r.Secrets(), r.Deployment(), r.Proxy(), r.ProxyConfig(), r.ProviderConfig(RootWorkspace))
+	for _, set := range RootShardCertificateSets {
+		out = append(out, string(r)+"-"+set)
+	}
 	for _, sh := range shards {
 		out = append(out, r.Registration(sh))
 	}
@@ -23,7 +26,18 @@ func (r RootShard) Composed(shards ...string) []string {
 }
 
 // Composed lists the names a Shard's composition may give an object.
-func (s Shard) Composed() []string { return append(s.Secrets(), s.Deployment()) }
+func (s Shard) Composed() []string {
+	return append(s.Secrets(), s.Deployment(), string(s)+"-"+ShardCertificateSet)
+}
+
+// The CertificateSets a RootShard and a Shard compose their Issuers and Certificates through,
+// by the suffix each adds to the XR's name: short enough that the longest admitted name gives
+// a valid label value (Crossplane labels what a set composes with its name), and the Shard's
+// unlike any RootShard's, so no Shard's set has a RootShard's set's name.
+var RootShardCertificateSets = []string{"ca-certs", "serving-certs", "client-certs"}
+
+// ShardCertificateSet is the suffix of a Shard's CertificateSet.
+const ShardCertificateSet = "shard-certs"
 
 // Composed lists the names a CacheServer's composition may give an object.
 func (c CacheServer) Composed() []string {

@@ -36,10 +36,14 @@ type Builder struct {
 	Inputs inputs.Inputs
 	Set    desired.Set
 
-	certificates []resource.Name
-	waiting      []string
-	notReady     bool
-	conditions   []condition.Condition
+	certificates []certificate
+	// set is the CertificateSet the next Certificates and Issuers go to ("" for none), and
+	// sets the spec of each set so far (certificateset.go).
+	set        certificateSet
+	sets       map[string]*v1alpha1.CertificateSetSpec
+	waiting    []string
+	notReady   bool
+	conditions []condition.Condition
 }
 
 // New returns a builder for an XR named name in namespace.
@@ -60,19 +64,35 @@ func Readiness(ok bool) resource.Ready {
 	return resource.ReadyFalse
 }
 
+// certificate is a Certificate the XR composes, itself or through a CertificateSet.
+type certificate struct {
+	key  resource.Name
+	name string
+}
+
 // Certificate applies the user's template, registers the certificate's Secret as a workload
-// input and composes it, ready once cert-manager reports it Ready.
+// input and composes it, ready once cert-manager reports it Ready; or adds it to the current
+// CertificateSet (InCertificateSet).
 func (b *Builder) Certificate(cert *cmv1.Certificate, tpl *v1alpha1.CertificateTemplate) {
 	pki.ApplyTemplate(cert, tpl)
 	key := b.Key("certificate", cert.Name)
 	b.Inputs.Certificate(cert.Spec.SecretName, key)
-	b.certificates = append(b.certificates, key)
+	b.certificates = append(b.certificates, certificate{key: key, name: cert.Name})
+	if b.set.name != "" && !b.St.Exists(key) {
+		b.addToSet(key, cert)
+		return
+	}
 	b.Set.Add(key, cert, Readiness(b.St.CertificateIssued(key)))
 }
 
-// Issuer composes an Issuer, ready once cert-manager reports it Ready.
+// Issuer composes an Issuer, ready once cert-manager reports it Ready; or adds it to the
+// current CertificateSet.
 func (b *Builder) Issuer(iss *cmv1.Issuer) {
 	key := b.Key("issuer", iss.Name)
+	if b.set.name != "" && !b.St.Exists(key) {
+		b.addToSet(key, iss)
+		return
+	}
 	b.Set.Add(key, iss, Readiness(b.St.ConditionTrue(key, "Ready")))
 }
 

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 )
 
@@ -15,10 +13,9 @@ import (
 // Deployment is available. The XR is forced not ready while any workload is not composed.
 func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 	var unissued []string
-	for _, key := range b.certificates {
-		if !b.St.CertificateIssued(key) {
-			o, _ := b.Set.Get(key)
-			unissued = append(unissued, o.Resource.(*cmv1.Certificate).Name)
+	for _, c := range b.certificates {
+		if !b.St.CertificateIssued(c.key) {
+			unissued = append(unissued, c.name)
 		}
 	}
 	if len(unissued) == 0 {

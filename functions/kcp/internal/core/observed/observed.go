@@ -30,6 +30,9 @@ type State struct {
 	// answered holds the keys of the requirements Crossplane answered in this request,
 	// found or not.
 	answered map[string]bool
+	// setCertificates are the certificates composed CertificateSets report issued, indexed
+	// on first use (certificateset.go).
+	setCertificates map[resource.Name]issuedInSet
 }
 
 // Lookup is the outcome of requiring a Secret or ConfigMap by name.
@@ -227,6 +230,9 @@ func (s *State) Strings(name resource.Name, path ...string) []string {
 // second rollout). A Certificate that adopted a valid existing Secret was never issued and
 // has no revision: it is issued once Ready. Renewals keep the revision and are not waited for.
 func (s *State) CertificateIssued(name resource.Name) bool {
+	if _, ok := s.issuedThroughSet(name); ok {
+		return true
+	}
 	if !s.ConditionTrue(name, "Ready") {
 		return false
 	}
@@ -235,6 +241,9 @@ func (s *State) CertificateIssued(name resource.Name) bool {
 
 // CertificateRevision is the Certificate's status.revision, 0 when unknown.
 func (s *State) CertificateRevision(name resource.Name) int64 {
+	if i, ok := s.issuedThroughSet(name); ok {
+		return i.revision
+	}
 	return s.int64(name, "status", "revision")
 }
 

@@ -434,3 +434,50 @@ func TestConditionAndStrings(t *testing.T) {
 		t.Errorf("Strings of an absent field = %v, want nil", got)
 	}
 }
+
+func TestCertificateThroughSet(t *testing.T) {
+	set := map[string]any{
+		"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "CertificateSet",
+		"metadata": map[string]any{"name": "root-serving-certs"},
+		"status": map[string]any{"certificates": []any{
+			map[string]any{"key": "certificate-server", "revision": float64(3), "notAfter": "2027-01-01T00:00:00Z"},
+		}},
+	}
+	s := state(map[resource.Name]map[string]any{"certificateset-serving-certs": set})
+	cases := map[string]struct {
+		reason   string
+		key      resource.Name
+		issued   bool
+		revision int64
+		notAfter string
+	}{
+		"Reported": {
+			reason: "A certificate a composed CertificateSet reports is issued, at the revision and expiry it reports.",
+			key:    "certificate-server", issued: true, revision: 3, notAfter: "2027-01-01T00:00:00Z",
+		},
+		"NotReported": {
+			reason: "A certificate no set reports (its set not done yet) is not issued.",
+			key:    "certificate-virtual-workspaces",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := s.CertificateIssued(tc.key); got != tc.issued {
+				t.Errorf("%s\nCertificateIssued(...) = %v, want %v", tc.reason, got, tc.issued)
+			}
+			if got := s.CertificateRevision(tc.key); got != tc.revision {
+				t.Errorf("%s\nCertificateRevision(...) = %d, want %d", tc.reason, got, tc.revision)
+			}
+			if got := s.CertificateNotAfter(tc.key); got != tc.notAfter {
+				t.Errorf("%s\nCertificateNotAfter(...) = %q, want %q", tc.reason, got, tc.notAfter)
+			}
+		})
+	}
+	composedToo := state(map[resource.Name]map[string]any{
+		"certificateset-serving-certs": set,
+		"certificate-server":           certificate(nil, conditions("Ready", "False")),
+	})
+	if composedToo.CertificateIssued("certificate-server") {
+		t.Errorf("A Certificate the XR composes itself answers for itself, whatever a set reports under its key.")
+	}
+}

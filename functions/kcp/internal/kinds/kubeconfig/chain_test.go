@@ -102,7 +102,7 @@ func TestCertificateChain(t *testing.T) {
 	corporate := ca(t, "corporate-ca", nil)
 	rootShardServer := func(t *testing.T, st *observed.State, rs *v1alpha1.RootShard, _ *v1alpha1.FrontProxy) (*cmv1.Certificate, []byte) {
 		// kcp's --client-ca-file is <rs>-client-ca's tls.crt.
-		return desiredCertificate(t, must(rootshard.Compose(rs, st)).Desired, "certificate-server"), pk.clientCA.chain
+		return desiredCertificate(t, testworld.Flatten(must(rootshard.Compose(rs, st)).Desired, st), "certificate-server"), pk.clientCA.chain
 	}
 	frontProxyServer := func(t *testing.T, st *observed.State, rs *v1alpha1.RootShard, fp *v1alpha1.FrontProxy) (*cmv1.Certificate, []byte) {
 		// The front-proxy trusts <fp>-merged-client-ca: <rs>-client-ca, then its bundles.
@@ -135,7 +135,7 @@ func TestCertificateChain(t *testing.T) {
 			kc: kubeconfigXR(toShard("alpha")),
 			server: func(t *testing.T, st *observed.State, _ *v1alpha1.RootShard, _ *v1alpha1.FrontProxy) (*cmv1.Certificate, []byte) {
 				// A shard's --client-ca-file is <rs>-client-ca's tls.crt too.
-				return desiredCertificate(t, must(shard.Compose(shardXR(), st)).Desired, "certificate-server"), pk.clientCA.chain
+				return desiredCertificate(t, testworld.Flatten(must(shard.Compose(shardXR(), st)).Desired, st), "certificate-server"), pk.clientCA.chain
 			},
 		},
 		"FrontProxy": {

@@ -218,7 +218,8 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 	}
 	secrets := func(d desired.Set) []string {
 		var out []string
-		for _, o := range d.Objects() {
+		flat := testworld.Flatten(d, testworld.New().State())
+		for _, o := range flat.Objects() {
 			switch r := o.Resource.(type) {
 			case *cmv1.Certificate:
 				out = append(out, r.Spec.SecretName)

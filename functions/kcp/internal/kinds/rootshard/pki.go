@@ -18,6 +18,15 @@ var (
 	proxyTemplateKeys = []string{"server", "kubeconfig", "requestheader"}
 )
 
+// The RootShard's CertificateSets, by the suffix they add to the RootShard's name: short
+// enough that a RootShard's longest name (MaxNameLength) gives a set name that is a valid
+// label value (Crossplane labels what the set composes with it), and unlike a Shard's.
+var (
+	setCAs     = names.RootShardCertificateSets[0]
+	setServing = names.RootShardCertificateSets[1]
+	setClients = names.RootShardCertificateSets[2]
+)
+
 // composePKI composes the root CA (unless caSecretRef provides it), the four intermediate
 // CAs with their Issuers, and the root shard's and its proxy's leaf certificates.
 func (c *composer) composePKI() {
@@ -25,6 +34,10 @@ func (c *composer) composePKI() {
 	labels := names.Labels(string(c.name), names.ComponentRootShard)
 	secretLabels := map[string]string{names.LabelOwnerRootShard: string(c.name)}
 	tpl := c.rs.Spec.CertificateTemplates
+	// Three CertificateSets, each well under Crossplane's default burst of watch events:
+	// the CAs and their Issuers, the serving certificates, the client certificates.
+	defer c.InCertificateSet("", nil)
+	c.InCertificateSet(setCAs, labels)
 
 	if ref := c.rs.Spec.Certificates.IssuerRef; ref != nil {
 		// The user's issuer reference is copied verbatim, empty kind and group included.
@@ -45,6 +58,7 @@ func (c *composer) composePKI() {
 			Usages: usages, Issuer: c.name.CA(issuerCA), Labels: labels, SecretLabels: secretLabels,
 		}
 	}
+	c.InCertificateSet(setServing, labels)
 	server := leaf("server", "", nil, pki.UsagesServing, names.CAServer)
 	server.DNSNames = c.serverDNSNames()
 	vw := leaf("virtual-workspaces", "", nil, pki.UsagesServerAuth, names.CAServer)
@@ -56,6 +70,17 @@ func (c *composer) composePKI() {
 		{"server", server},
 		{"virtual-workspaces", vw},
 		{"service-account", leaf("service-account", c.name.Cert("service-account"), nil, pki.UsagesSigningKey, names.CAServiceAccount)},
+	} {
+		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
+	}
+	if p := c.rs.Spec.Public; p != nil && p.ServerCertificate != nil {
+		c.Certificate(pki.PublicServer(c.name.Cert(names.CertPublicServer), ns, p.ServerCertificate, names.PublicDNSNames(p.ServerCertificate, p.Hostname), labels, secretLabels), nil)
+	}
+	c.InCertificateSet(setClients, labels)
+	for _, l := range []struct {
+		key  string
+		leaf pki.Leaf
+	}{
 		{"logical-cluster-admin", leaf("logical-cluster-admin", "logical-cluster-admin", []string{"system:kcp:logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
 		{"external-logical-cluster-admin", leaf("external-logical-cluster-admin", "external-logical-cluster-admin", []string{"system:kcp:external-logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
 		{"client", leaf("client", string(c.name), []string{"system:masters"}, pki.UsagesClient, names.CAClient)},
@@ -63,11 +88,9 @@ func (c *composer) composePKI() {
 	} {
 		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
 	}
-	if p := c.rs.Spec.Public; p != nil && p.ServerCertificate != nil {
-		c.Certificate(pki.PublicServer(c.name.Cert(names.CertPublicServer), ns, p.ServerCertificate, names.PublicDNSNames(p.ServerCertificate, p.Hostname), labels, secretLabels), nil)
-	}
 
-	// The internal proxy's certificates belong to the RootShard too.
+	// The internal proxy's certificates belong to the RootShard too: its serving certificate
+	// with the serving ones, its client certificates with the clients.
 	proxyLabels := names.Labels(string(c.name), names.ComponentRootShardProxy)
 	proxyTpl := c.proxyTemplates()
 	proxy := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
@@ -80,7 +103,9 @@ func (c *composer) composePKI() {
 	svc := c.name.Proxy()
 	// Unlike kcp-operator (quirk 9) the FQDN uses spec.clusterDomain, not a literal cluster.local.
 	proxyServer.DNSNames = []string{svc, svc + "." + ns, names.ServiceFQDN(svc, ns, c.rs.Spec.ClusterDomain)}
+	c.InCertificateSet(setServing, labels)
 	c.Certificate(proxyServer.Certificate(), proxyTpl.Get("server"))
+	c.InCertificateSet(setClients, labels)
 	c.Certificate(proxy("kubeconfig", "kcp-root-shard-proxy", []string{"system:masters"}, pki.UsagesClient, names.CAClient).Certificate(), proxyTpl.Get("kubeconfig"))
 	c.Certificate(proxy("requestheader", "kcp-root-shard-proxy", nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), proxyTpl.Get("requestheader"))
 }

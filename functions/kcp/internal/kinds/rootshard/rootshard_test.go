@@ -96,7 +96,8 @@ func TestComposeFresh(t *testing.T) {
 		"secret-external-logical-cluster-admin-kubeconfig", "secret-logical-cluster-admin-kubeconfig",
 		"secret-proxy-dynamic-kubeconfig",
 	}
-	if diff := cmp.Diff(wantKeys, keys(&r.Desired)); diff != "" {
+	flat := testworld.Flatten(r.Desired, testworld.New().State())
+	if diff := cmp.Diff(wantKeys, keys(&flat)); diff != "" {
 		t.Errorf("Before any certificate is issued, only PKI, kubeconfigs, the proxy config and the ProviderConfig of root are composed; no workloads.\n-want, +got:\n%s", diff)
 	}
 	if !r.NotReady {
@@ -269,10 +270,11 @@ func TestCASecretRef(t *testing.T) {
 		rs.Spec.Certificates = v1alpha1.Certificates{CASecretRef: &corev1.LocalObjectReference{Name: "my-ca"}}
 	}
 	fresh := composeOK(basic(byo), testworld.New().State())
-	if fresh.Desired.Has("certificate-ca") {
+	flat := testworld.Flatten(fresh.Desired, testworld.New().State())
+	if flat.Has("certificate-ca") {
 		t.Errorf("With caSecretRef no root CA Certificate is composed")
 	}
-	o, _ := fresh.Desired.Get("issuer-ca")
+	o, _ := flat.Get("issuer-ca")
 	if got := o.Resource.(*cmv1.Issuer).Spec.CA.SecretName; got != "my-ca" {
 		t.Errorf("root Issuer signs with %q, want the caSecretRef Secret my-ca", got)
 	}

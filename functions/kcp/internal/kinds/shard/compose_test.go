@@ -4,6 +4,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 // Result is what Compose returns for a Shard.
@@ -16,5 +17,8 @@ func composeOK(sh *v1alpha1.Shard, st *observed.State) Result {
 	if len(errs) > 0 {
 		panic(errs.ToAggregate())
 	}
+	// The tests look at the Certificates and Issuers themselves, not at the CertificateSets
+	// that compose them (TestCertificateSets does).
+	r.Desired = testworld.Flatten(r.Desired, st)
 	return r
 }

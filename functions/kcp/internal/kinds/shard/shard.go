@@ -175,6 +175,12 @@ func (c *composer) composePKI() {
 	labels := names.Labels(string(c.name), names.ComponentShard)
 	secretLabels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)}
 	tpl := c.sh.Spec.CertificateTemplates
+	// One CertificateSet, <shard>-shard-certs: a Shard composing its Certificates itself
+	// would spend most of Crossplane's default burst of watch events on cert-manager's
+	// updates of them. The suffix differs from every RootShard set's, so no Shard's set has
+	// the name of a RootShard's.
+	defer c.InCertificateSet("", nil)
+	c.InCertificateSet(names.ShardCertificateSet, labels)
 	leaf := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
 		return pki.Leaf{
 			Name: c.name.Cert(kind), Namespace: c.Namespace, CommonName: cn, Organizations: orgs,
