@@ -19,9 +19,10 @@ BIN ?= $(CURDIR)/bin
 CROSSPLANE_CLI_VERSION   := v2.5.0
 CROSSPLANE_CORE_VERSION  := v2.3.4
 # The newer core the e2e also runs on, pinned by its own module (test/tools/crossplane-next):
-# v2.4.0, the newest that builds from the Go module proxy (v2.4.1 and v2.4.2 need
-# crossplane-runtime v2.4.1 and v2.4.2, which it does not serve).
-CROSSPLANE_CORE_NEXT_VERSION := v2.4.0
+# v2.4.2, the newest the Go module proxy serves. The proxy does not serve the
+# crossplane-runtime v2.4.2 it names, so that module replaces it with runtime v2.4.0 (what
+# this changes is in test/tools/README.md).
+CROSSPLANE_CORE_NEXT_VERSION := v2.4.2
 CONTROLLER_TOOLS_VERSION := v0.20.1
 GGCR_VERSION             := v0.21.9
 

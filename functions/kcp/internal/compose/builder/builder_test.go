@@ -172,9 +172,9 @@ func TestReport(t *testing.T) {
 	b.Wait("Secret etcd (spec.etcd.tlsConfig.secretRef.name)")
 	available := b.Report(Outcome{Name: "x", Key: "deployment-x", Verdict: b.Inputs.Check(nil, b.St, &b.Set)})
 	want := []condition.Condition{
-		{Type: condition.TypeCertificatesReady, Reason: condition.ReasonIssuing, Message: "Waiting for cert-manager to issue 1 of 1 certificates: x-ca."},
+		{Type: condition.TypeCertificatesReady, Reason: condition.ReasonIssuing, Message: "Waiting for cert-manager to issue the 1 certificates (kubectl get certificates -n ns shows each one's state)."},
 		{Type: condition.TypeInputsReady, Reason: condition.ReasonMissing, Message: "Waiting for Secret etcd (spec.etcd.tlsConfig.secretRef.name)."},
-		{Type: condition.TypeAvailable, Reason: condition.ReasonWaitingForInputs, Message: "Deployment ns/x is not created yet: waiting for its inputs."},
+		{Type: condition.TypeAvailable, Reason: condition.ReasonWaitingForInputs, Message: "Deployment ns/x is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady)."},
 	}
 	if diff := cmp.Diff(want, b.Conditions()); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)

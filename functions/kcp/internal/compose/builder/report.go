@@ -18,12 +18,17 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 			unissued = append(unissued, c.name)
 		}
 	}
+	// The messages of conditions that are False while the XR is being created stay the same
+	// until the condition turns True: every change is a write of the XR, and on Crossplane
+	// v2.3 and v2.4 a write can be undone and redone by the next reconcile when it reads the
+	// XR from a cache that has not seen it yet. Each such write is a watch event counted
+	// against the XR's circuit breaker and a RunFunction call (docs/performance.md).
 	if len(unissued) == 0 {
 		b.condition(condition.TypeCertificatesReady, true, condition.ReasonIssued,
 			fmt.Sprintf("All %d certificates are issued.", len(b.certificates)))
 	} else {
 		b.condition(condition.TypeCertificatesReady, false, condition.ReasonIssuing,
-			fmt.Sprintf("Waiting for cert-manager to issue %d of %d certificates: %s.", len(unissued), len(b.certificates), strings.Join(unissued, ", ")))
+			fmt.Sprintf("Waiting for cert-manager to issue the %d certificates (kubectl get certificates -n %s shows each one's state).", len(b.certificates), b.Namespace))
 	}
 
 	workloads := append([]Outcome{primary}, others...)
@@ -55,12 +60,10 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 	available := b.St.DeploymentAvailable(primary.Key)
 	switch {
 	case !primary.Composed:
-		msg := primary.Verdict.Message()
-		if msg == "" {
-			msg = "waiting for its inputs"
-		}
+		// What it waits for is in CertificatesReady and InputsReady; said here, the message
+		// would change with every certificate and input that arrives.
 		b.condition(condition.TypeAvailable, false, condition.ReasonWaitingForInputs,
-			fmt.Sprintf("Deployment %s is not created yet: %s.", ref, msg))
+			fmt.Sprintf("Deployment %s is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).", ref))
 	case available:
 		b.condition(condition.TypeAvailable, true, condition.ReasonReplicasUp,
 			fmt.Sprintf("Deployment %s is fully up and running.", ref))

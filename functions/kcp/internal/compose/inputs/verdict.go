@@ -3,7 +3,6 @@ package inputs
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -78,19 +77,4 @@ func (in *Inputs) Check(m workload.Mounts, st *observed.State, want *desired.Set
 	slices.Sort(v.WaitingComposed)
 	v.WaitingComposed = slices.Compact(v.WaitingComposed)
 	return v
-}
-
-// Message describes what a workload waits for.
-func (v Verdict) Message() string {
-	var parts []string
-	if len(v.WaitingCertificates) > 0 {
-		parts = append(parts, "certificates not yet issued: "+strings.Join(v.WaitingCertificates, ", "))
-	}
-	if len(v.WaitingObjects) > 0 {
-		parts = append(parts, "missing: "+strings.Join(v.WaitingObjects, ", "))
-	}
-	if len(v.WaitingComposed) > 0 {
-		parts = append(parts, "not created yet: "+strings.Join(v.WaitingComposed, ", "))
-	}
-	return strings.Join(parts, "; ")
 }

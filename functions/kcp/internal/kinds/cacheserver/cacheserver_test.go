@@ -128,9 +128,9 @@ func TestComposeFresh(t *testing.T) {
 		t.Errorf("status: -want, +got:\n%s", diff)
 	}
 	wantConds := []condition.Condition{
-		{Type: "CertificatesReady", Reason: "Issuing", Message: "Waiting for cert-manager to issue 3 of 3 certificates: cache-ca, cache-server, cache-client-certificate."},
+		{Type: "CertificatesReady", Reason: "Issuing", Message: "Waiting for cert-manager to issue the 3 certificates (kubectl get certificates -n kcp shows each one's state)."},
 		{Type: "InputsReady", Status: true, Reason: "AllPresent", Message: "Every Secret and ConfigMap the spec references exists."},
-		{Type: "Available", Reason: "WaitingForInputs", Message: "Deployment kcp/cache-cache-server is not created yet: certificates not yet issued: cache-ca, cache-server. " + EmbeddedStorageNote},
+		{Type: "Available", Reason: "WaitingForInputs", Message: "Deployment kcp/cache-cache-server is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady). " + EmbeddedStorageNote},
 	}
 	if diff := cmp.Diff(wantConds, r.Conditions); diff != "" {
 		t.Errorf("conditions: -want, +got:\n%s", diff)
@@ -699,7 +699,7 @@ func TestGating(t *testing.T) {
 	if diff := cmp.Diff(wantInputs, cond(r, condition.TypeInputsReady)); diff != "" {
 		t.Errorf("InputsReady names the missing Secret and its field.\n-want, +got:\n%s", diff)
 	}
-	wantAvail := condition.Condition{Type: "Available", Reason: "WaitingForInputs", Message: "Deployment kcp/cache-cache-server is not created yet: missing: Secret etcd-client (spec.etcd.tlsConfig.secretRef.name)."}
+	wantAvail := condition.Condition{Type: "Available", Reason: "WaitingForInputs", Message: "Deployment kcp/cache-cache-server is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady)."}
 	if diff := cmp.Diff(wantAvail, cond(r, condition.TypeAvailable)); diff != "" {
 		t.Errorf("Available says why the Deployment is not created.\n-want, +got:\n%s", diff)
 	}
@@ -737,11 +737,11 @@ func TestGating(t *testing.T) {
 			want: condition.Condition{Type: "InputsReady", Reason: "Missing", Message: "Waiting for Secret etcd-client (spec.etcd.tlsConfig.secretRef.name). Deployment kcp/cache-cache-server is kept unchanged meanwhile."},
 		},
 		"ServerCertificateReissuing": {
-			reason: "cert-manager is re-issuing the serving certificate: CertificatesReady names it.",
+			reason: "cert-manager is re-issuing the serving certificate: CertificatesReady is False, with the message it has while certificates are issued.",
 			world: func() *testworld.World {
 				return w.Clone().Certificate("certificate-server", "cache-server", testworld.Cert{Revision: 1})
 			},
-			want: condition.Condition{Type: "CertificatesReady", Reason: "Issuing", Message: "Waiting for cert-manager to issue 1 of 3 certificates: cache-server."},
+			want: condition.Condition{Type: "CertificatesReady", Reason: "Issuing", Message: "Waiting for cert-manager to issue the 3 certificates (kubectl get certificates -n kcp shows each one's state)."},
 		},
 	}
 	for name, tc := range cases {

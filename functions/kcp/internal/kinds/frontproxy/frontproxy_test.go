@@ -883,13 +883,13 @@ func TestGating(t *testing.T) {
 			world:     func() *testworld.World { return testworld.New().RootCAs() },
 			first:     true,
 			inputs:    "Every Secret and ConfigMap the spec references exists.",
-			available: "Deployment kcp/fp-front-proxy is not created yet: certificates not yet issued: root-fp-kubeconfig, root-fp-requestheader, root-fp-server; not created yet: ConfigMap fp-config, Secret fp-merged-client-ca, Secret root-fp-dynamic-kubeconfig.",
+			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
 		},
 		"RootCAMissing": {
 			reason:    "The RootShard's root CA Secret is an input.",
 			world:     func() *testworld.World { return issued().Drop("Secret", "root-ca") },
 			inputs:    "Waiting for Secret root-ca (spec.rootShard.ref.name (RootShard root)).",
-			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret root-ca (spec.rootShard.ref.name (RootShard root)).",
+			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
 		},
 		"CASecretRefMissing": {
 			reason: "With caSecretRef the RootShard's CA Secret is that Secret.",
@@ -898,13 +898,13 @@ func TestGating(t *testing.T) {
 			},
 			world:     func() *testworld.World { return issued() },
 			inputs:    "Waiting for Secret my-ca (spec.rootShard.ref.name (RootShard root)).",
-			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret my-ca (spec.rootShard.ref.name (RootShard root)).",
+			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
 		},
 		"RequestHeaderCAMissing": {
 			reason:    "The requestheader CA is an input of kcp 0.32.3.",
 			world:     func() *testworld.World { return issued().Drop("Secret", "root-requestheader-client-ca") },
 			inputs:    "Waiting for Secret root-requestheader-client-ca (spec.rootShard.ref.name (RootShard root)).",
-			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret root-requestheader-client-ca (spec.rootShard.ref.name (RootShard root)).",
+			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
 		},
 		"ShardServiceAccountKeyMissing": {
 			reason: "Every service account key is an input.",
@@ -915,7 +915,7 @@ func TestGating(t *testing.T) {
 				return w.Drop("Secret", "beta-service-account")
 			},
 			inputs:    "Waiting for Secret beta-service-account (spec.auth.serviceAccount (service account key of beta)).",
-			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret beta-service-account (spec.auth.serviceAccount (service account key of beta)).",
+			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
 		},
 		"UserSecretsMissing": {
 			reason: "The OIDC CA, webhook config and token file Secrets are inputs, each named with its field.",
@@ -927,7 +927,7 @@ func TestGating(t *testing.T) {
 			}),
 			world:     func() *testworld.World { return issued().Secret("root-service-account") },
 			inputs:    "Waiting for Secret authn (spec.auth.webhook.configSecretName); Secret idp-ca (spec.auth.oidc.caFileRef.name); Secret tokens (spec.auth.tokenAuthFile.secretName).",
-			available: "Deployment kcp/fp-front-proxy is not created yet: missing: Secret authn (spec.auth.webhook.configSecretName), Secret idp-ca (spec.auth.oidc.caFileRef.name), Secret tokens (spec.auth.tokenAuthFile.secretName).",
+			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
 		},
 		"ClientCABundleMissing": {
 			reason: "A client CA bundle that does not exist holds the merged client CA and so the Deployment.",
@@ -936,7 +936,7 @@ func TestGating(t *testing.T) {
 			},
 			world:     func() *testworld.World { return issued() },
 			inputs:    "Waiting for tls.crt of Secret fp-clients (to build Secret fp-merged-client-ca).",
-			available: "Deployment kcp/fp-front-proxy is not created yet: not created yet: Secret fp-merged-client-ca.",
+			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
 		},
 	}
 	for name, tc := range cases {

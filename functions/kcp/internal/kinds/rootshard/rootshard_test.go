@@ -113,8 +113,11 @@ func TestComposeFresh(t *testing.T) {
 	if diff := cmp.Diff(wantReq, r.Requirements); diff != "" {
 		t.Errorf("Every Shard is required to list this RootShard's shards; the client CA Secret to build the proxy's client CA bundle; the Objects acting in its kcp, and the client certificate and server CA their credentials embed.\n-want, +got:\n%s", diff)
 	}
-	if got := r.Conditions[2]; got.Type != condition.TypeAvailable || got.Status || !strings.Contains(got.Message, "certificates not yet issued: root-ca, root-client") {
-		t.Errorf("Available must say which certificates the Deployment waits for, got %+v", got)
+	if got := r.Conditions[0]; got.Type != condition.TypeCertificatesReady || got.Status {
+		t.Errorf("CertificatesReady must be False before anything is issued, got %+v", got)
+	}
+	if got := r.Conditions[2]; got.Type != condition.TypeAvailable || got.Status || !strings.Contains(got.Message, "Deployment kcp/root-kcp is not created yet") || !strings.Contains(got.Message, "CertificatesReady") {
+		t.Errorf("Available must say the Deployment waits, and where to read for what, got %+v", got)
 	}
 }
 

@@ -828,9 +828,9 @@ func TestGating(t *testing.T) {
 			t.Errorf("Before its certificates are issued only the certificates are composed.\n-want, +got:\n%s", diff)
 		}
 		want := []condition.Condition{
-			{Type: condition.TypeCertificatesReady, Reason: condition.ReasonIssuing, Message: "Waiting for cert-manager to issue 2 of 2 certificates: vw-client, vw-server."},
+			{Type: condition.TypeCertificatesReady, Reason: condition.ReasonIssuing, Message: "Waiting for cert-manager to issue the 2 certificates (kubectl get certificates -n kcp shows each one's state)."},
 			{Type: condition.TypeInputsReady, Status: true, Reason: condition.ReasonAllPresent, Message: "Every Secret and ConfigMap the spec references exists."},
-			{Type: condition.TypeAvailable, Reason: condition.ReasonWaitingForInputs, Message: "Deployment kcp/vw-virtual-workspace is not created yet: certificates not yet issued: vw-client, vw-server."},
+			{Type: condition.TypeAvailable, Reason: condition.ReasonWaitingForInputs, Message: "Deployment kcp/vw-virtual-workspace is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady)."},
 		}
 		if diff := cmp.Diff(want, r.Conditions); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)
