@@ -289,10 +289,12 @@ func TestResponseMatchesComposed(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			xr := observedXR(c.req)
-			out, err := kinds[xr.GetKind()].compose(xr.GetKind(), xr.Object, observe(c.req))
+			st := observe(c.req)
+			out, err := kinds[xr.GetKind()].compose(xr.GetKind(), xr.Object, st)
 			if err != nil {
 				t.Fatal(err)
 			}
+			out.Desired.WithholdNewKinds(st.ComposedKinds(), st.Exists) // as RunFunction does
 			dcds, err := out.Desired.Composed()
 			if err != nil {
 				t.Fatal(err)

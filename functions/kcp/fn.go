@@ -87,6 +87,12 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 
+	// A new XR composes one object of each kind per reconcile (desired.WithholdNewKinds says
+	// why); it is not ready while any is withheld.
+	if withheld := out.Desired.WithholdNewKinds(st.ComposedKinds(), st.Exists); len(withheld) > 0 {
+		out.NotReady = true
+		log.Debug("Withheld new objects until the next reconcile", "resources", withheld)
+	}
 	if err := f.respond(rsp, xr, out); err != nil {
 		fatal(rsp, err.Error())
 		return rsp, nil

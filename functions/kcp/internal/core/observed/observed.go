@@ -360,3 +360,13 @@ func ConditionOf(obj map[string]any, t string) (ok bool, reason, message string,
 	}
 	return false, "", "", false
 }
+
+// ComposedKinds returns the kinds the XR composes objects of, as "apiVersion/kind".
+func (s *State) ComposedKinds() map[string]bool {
+	out := map[string]bool{}
+	for _, o := range s.composed {
+		f := o.GetFields()
+		out[f["apiVersion"].GetStringValue()+"/"+f["kind"].GetStringValue()] = true
+	}
+	return out
+}
