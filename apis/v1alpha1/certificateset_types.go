@@ -16,7 +16,7 @@ import (
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Namespaced
 // +kubebuilder:subresource:status
-// +kubebuilder:printcolumn:name="Issued",type="string",JSONPath=".status.conditions[?(@.type=='CertificatesReady')].status"
+// +kubebuilder:printcolumn:name="Issued",type="boolean",JSONPath=".status.issued"
 type CertificateSet struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -54,8 +54,14 @@ type CertificateSetMember struct {
 
 // CertificateSetStatus reports the set's certificates once every one is issued and every
 // Issuer is ready; until then it is empty, so that the composing XR is not woken by each
-// certificate on its way.
+// certificate on its way. The set has no condition of its own and is Ready once its members
+// are applied: a condition that changes is an XR write that Crossplane may repeat several
+// times a second, while a status field changes once.
 type CertificateSetStatus struct {
+	// Issued is true once every certificate of the set is issued and every Issuer is ready.
+	// +optional
+	Issued bool `json:"issued,omitempty"`
+
 	// Certificates are the issued certificates by key, in the order of spec.certificates.
 	// +optional
 	Certificates []IssuedCertificate `json:"certificates,omitempty"`

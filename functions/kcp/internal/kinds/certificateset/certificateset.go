@@ -18,8 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
@@ -90,6 +88,13 @@ func Validate(cs *v1alpha1.CertificateSet) field.ErrorList {
 }
 
 // Compose composes the set's Issuers and Certificates. The XR must have passed Validate.
+//
+// The set reports progress in its status alone, and counts as ready once its members are
+// applied, so none of its conditions ever changes. A condition that changes is a write that
+// Crossplane v2.3 and v2.4 may undo and redo from a stale cache several times a second, each
+// time a watch event for the set and for the XR composing it (crossplane/crossplane#7062).
+// Status fields come from this answer, not from that cache: they change once, when the last
+// certificate is issued, and once per renewal.
 func Compose(cs *v1alpha1.CertificateSet, st *observed.State) (result.Result[v1alpha1.CertificateSetStatus], field.ErrorList) {
 	ms, errs := members(cs)
 	if len(errs) > 0 {
@@ -99,29 +104,19 @@ func Compose(cs *v1alpha1.CertificateSet, st *observed.State) (result.Result[v1a
 		set    desired.Set
 		issued []v1alpha1.IssuedCertificate
 	)
-	ready := true
+	done := true
 	for _, m := range ms {
-		var ok bool
 		if _, isCert := m.obj.(*cmv1.Certificate); isCert {
-			ok = st.CertificateIssued(m.key)
+			done = done && st.CertificateIssued(m.key)
 			issued = append(issued, v1alpha1.IssuedCertificate{Key: string(m.key), Revision: st.CertificateRevision(m.key), NotAfter: st.CertificateNotAfter(m.key)})
 		} else {
-			ok = st.ConditionTrue(m.key, "Ready")
+			done = done && st.ConditionTrue(m.key, "Ready")
 		}
-		ready = ready && ok
-		set.Add(m.key, m.obj, builder.Readiness(ok))
+		set.Add(m.key, m.obj, resource.ReadyTrue)
 	}
-
 	out := result.Result[v1alpha1.CertificateSetStatus]{Desired: set}
-	// Messages that do not change while the set is being issued: each change would be one
-	// more status write, and one more watch event for this XR and the one composing it.
-	if ready {
-		out.Status.Certificates = issued
-		out.Conditions = []condition.Condition{{Type: condition.TypeCertificatesReady, Status: true, Reason: condition.ReasonIssued,
-			Message: fmt.Sprintf("All %d certificates are issued and all %d issuers are ready.", len(cs.Spec.Certificates), len(cs.Spec.Issuers))}}
-		return out, nil
+	if done {
+		out.Status = v1alpha1.CertificateSetStatus{Issued: true, Certificates: issued}
 	}
-	out.Conditions = []condition.Condition{{Type: condition.TypeCertificatesReady, Status: false, Reason: condition.ReasonIssuing,
-		Message: fmt.Sprintf("Waiting for cert-manager to issue the set's certificates and ready its issuers: kubectl get certificates,issuers -n %s -l crossplane.io/composite=%s lists them.", cs.Namespace, cs.Name)}}
 	return out, nil
 }
