@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -81,4 +82,47 @@ func scrape(ctx context.Context, url, substr string) ([]string, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// cpuUse is the CPU time, in seconds, that Crossplane and the function servers have spent
+// since they started: their process_cpu_seconds_total (both expose Prometheus' process
+// collector), read between two moments to give what a scenario cost.
+type cpuUse struct{ crossplane, functions float64 }
+
+func processCPU(ctx context.Context, e *env) (cpuUse, error) {
+	var u cpuUse
+	var err error
+	if u.crossplane, err = processCPUSeconds(ctx, "http://"+e.CrossplaneMetrics+"/metrics"); err != nil {
+		return u, fmt.Errorf("crossplane: %w", err)
+	}
+	for _, f := range e.Functions() {
+		s, err := processCPUSeconds(ctx, "http://"+f.Metrics+"/metrics")
+		if err != nil {
+			return u, fmt.Errorf("function %s: %w", f.Revision, err)
+		}
+		u.functions += s
+	}
+	return u, nil
+}
+
+func (u cpuUse) minus(before cpuUse) cpuUse {
+	return cpuUse{crossplane: u.crossplane - before.crossplane, functions: u.functions - before.functions}
+}
+
+func (u cpuUse) String() string {
+	return fmt.Sprintf("%.2fs (Crossplane %.2fs, function %.2fs)", u.crossplane+u.functions, u.crossplane, u.functions)
+}
+
+func processCPUSeconds(ctx context.Context, url string) (float64, error) {
+	lines, err := scrape(ctx, url, "process_cpu_seconds_total")
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range lines {
+		fields := strings.Fields(l)
+		if len(fields) == 2 && fields[0] == "process_cpu_seconds_total" {
+			return strconv.ParseFloat(fields[1], 64)
+		}
+	}
+	return 0, fmt.Errorf("%s has no process_cpu_seconds_total", url)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -376,7 +377,8 @@ type eventWatch struct {
 	wg     sync.WaitGroup
 
 	mu       sync.Mutex
-	changes  []string // The XRs' own updates: what their status and references were.
+	changes  []string                     // The XRs' own updates: what their status and references were.
+	last     map[string]map[string]string // Each XR's fields at its last update, flattened.
 	perXR    map[string]int
 	perKind  map[string]map[string]int // XR kind -> resource -> events
 	xrKindOf map[string]string
@@ -393,7 +395,7 @@ func watchEvents(ctx context.Context, e *env, ns string) (*eventWatch, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &eventWatch{cancel: cancel, perXR: map[string]int{}, perKind: map[string]map[string]int{}, xrKindOf: map[string]string{}}
+	w := &eventWatch{cancel: cancel, perXR: map[string]int{}, perKind: map[string]map[string]int{}, xrKindOf: map[string]string{}, last: map[string]map[string]string{}}
 	for _, gvr := range watchedResources {
 		wi, err := client.Resource(gvr).Namespace(ns).Watch(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -442,7 +444,10 @@ func (w *eventWatch) count(gvr schema.GroupVersionResource, o metav1.Object) {
 	defer w.mu.Unlock()
 	if gvr.Group == "kcp.crossplane.io" {
 		w.xrKindOf[o.GetName()] = gvr.Resource
-		w.changes = append(w.changes, time.Now().Format("15:04:05.000")+" "+gvr.Resource+"/"+o.GetName()+" "+xrState(o))
+		key := gvr.Resource + "/" + o.GetName()
+		fields := flatten(o)
+		w.changes = append(w.changes, time.Now().Format("15:04:05.000")+" "+key+" "+xrState(o)+"\n    changed: "+changedFields(w.last[key], fields))
+		w.last[key] = fields
 	}
 	for _, xrName := range to {
 		w.perXR[xrName]++
@@ -471,6 +476,68 @@ func xrState(o metav1.Object) string {
 	delete(status, "conditions")
 	rest, _ := json.Marshal(status)
 	return fmt.Sprintf("gen %d, %d refs; %s; %s", u.GetGeneration(), len(refs), strings.Join(cs, "; "), rest)
+}
+
+// flatten maps each leaf of an object to its JSON value, by path; conditions by their type,
+// so that a reordering is not a change. resourceVersion and managedFields are left out: every
+// update changes them.
+func flatten(o metav1.Object) map[string]string {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				walk(path+"."+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				key := strconv.Itoa(i)
+				if m, ok := x.(map[string]any); ok && path == ".status.conditions" {
+					key = fmt.Sprint(m["type"])
+				}
+				walk(path+"["+key+"]", x)
+			}
+		default:
+			b, _ := json.Marshal(v)
+			out[path] = string(b)
+		}
+	}
+	c := u.DeepCopy()
+	unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")
+	unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
+	walk("", c.Object)
+	return out
+}
+
+// changedFields lists the paths whose value differs between two flattened updates, with the
+// new value ("-" for a removed one), for reading what each write of an XR changed.
+func changedFields(before, after map[string]string) string {
+	if before == nil {
+		return "(created, or first seen)"
+	}
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(after)) {
+		if v := after[p]; before[p] != v {
+			if len(v) > 120 {
+				v = v[:120] + "..."
+			}
+			out = append(out, p+"="+v)
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(before)) {
+		if _, ok := after[p]; !ok {
+			out = append(out, p+"=-")
+		}
+	}
+	if len(out) == 0 {
+		return "nothing but resourceVersion and managedFields"
+	}
+	return strings.Join(out, ", ")
 }
 
 // updates are the XRs' own updates so far, each with what the XR then held.

@@ -143,11 +143,28 @@ func (b *Builder) MergedBundle(name string, labels map[string]string, sources ..
 		}
 		parts = append(parts, string(crt))
 	}
+	// A new bundle is composed with the workloads that mount it, once every certificate of
+	// the XR is issued, not as soon as its own sources are: one change of the XR's resource
+	// references instead of two, each of which Crossplane follows with several writes of the
+	// XR (docs/performance.md). A bundle that exists is rebuilt as soon as a source changes.
+	if !b.St.Exists(key) && !b.certificatesIssued() {
+		pending = true
+	}
 	if len(missing) > 0 || pending {
 		b.KeepOrWait(key, len(missing) > 0, fmt.Sprintf("tls.crt of Secret %s (to build Secret %s)", strings.Join(missing, ", "), name))
 		return
 	}
 	b.Secret(name, labels, map[string][]byte{"tls.crt": []byte(strings.Join(parts, "\n"))})
+}
+
+// certificatesIssued reports whether every Certificate composed so far is issued.
+func (b *Builder) certificatesIssued() bool {
+	for _, c := range b.certificates {
+		if !b.St.CertificateIssued(c.key) {
+			return false
+		}
+	}
+	return true
 }
 
 // KeepOrWait carries an observed object forward unchanged when it cannot be rebuilt now:

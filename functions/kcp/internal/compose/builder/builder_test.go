@@ -49,9 +49,20 @@ func TestMergedBundle(t *testing.T) {
 		waiting bool
 	}{
 		"AllSources": {
-			reason: "Every source is readable: the bundle joins them with newlines, CA first.",
-			st:     observedState(nil, secret("x-client-ca", "CA"), secret("extra", "EXTRA")),
+			reason: "Every source is readable and every certificate issued: the bundle joins the sources with newlines, CA first.",
+			st:     observedState(map[resource.Name]map[string]any{"certificate-client-ca": issued()}, secret("x-client-ca", "CA"), secret("extra", "EXTRA")),
 			want:   "CA\nEXTRA",
+		},
+		"CertificatesNotAllIssued": {
+			reason: "A new bundle waits for every certificate of the XR, to be composed with the workloads that mount it; that is no missing input.",
+			st:     observedState(nil, secret("x-client-ca", "CA"), secret("extra", "EXTRA")),
+		},
+		"ExistingRebuiltBeforeIssuance": {
+			reason: "A bundle that exists follows its sources at once, whatever the certificates' state.",
+			st: observedState(map[resource.Name]map[string]any{
+				"secret-merged": {"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "x-merged"}, "data": map[string]any{"tls.crt": "T0xE"}},
+			}, secret("x-client-ca", "CA"), secret("extra", "EXTRA")),
+			want: "CA\nEXTRA",
 		},
 		"UserBundleMissing": {
 			reason:  "A missing user bundle is a missing input; nothing is built.",

@@ -3,6 +3,9 @@ package builder
 import (
 	"encoding/json"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 )
@@ -19,6 +22,15 @@ func (b *Builder) XR(key resource.Name, kind, name string, labels map[string]str
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return false, err
 	}
+	// The XR names its Composition from the start, the one Crossplane would select: left
+	// out, Crossplane writes it into the new XR in an update of its own, one more write and
+	// watch event of the XR and of this one, which composes it (docs/performance.md).
+	xp, _ := s["crossplane"].(map[string]any)
+	if xp == nil {
+		xp = map[string]any{}
+	}
+	xp["compositionRef"] = map[string]any{"name": CompositionName(kind)}
+	s["crossplane"] = xp
 	u := resource.NewUnstructured()
 	u.SetAPIVersion(v1alpha1.Group + "/" + v1alpha1.Version)
 	u.SetKind(kind)
@@ -29,4 +41,11 @@ func (b *Builder) XR(key resource.Name, kind, name string, labels map[string]str
 	ready := b.St.ConditionTrue(key, "Ready")
 	b.Set.Add(key, u, Readiness(ready))
 	return ready, nil
+}
+
+// CompositionName is the name of the Composition of one of this function's XR kinds,
+// <plural>.kcp.crossplane.io, as apis/<plural>/composition.yaml names it.
+func CompositionName(kind string) string {
+	gvr, _ := meta.UnsafeGuessKindToResource(schema.GroupVersionKind{Group: v1alpha1.Group, Version: v1alpha1.Version, Kind: kind})
+	return gvr.Resource + "." + v1alpha1.Group
 }

@@ -1,6 +1,9 @@
 package builder
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,11 +41,29 @@ func TestXR(t *testing.T) {
 			}
 			u := o.Resource.(*resource.Unstructured)
 			got := map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "name": u.GetName(), "namespace": u.GetNamespace(), "labels": u.GetLabels(), "spec": u.Object["spec"]}
-			want := map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "name": "team-a", "namespace": "tenant", "labels": map[string]string{"l": "v"}, "spec": map[string]any{"replicas": float64(2)}}
+			want := map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "name": "team-a", "namespace": "tenant", "labels": map[string]string{"l": "v"}, "spec": map[string]any{"replicas": float64(2),
+				"crossplane": map[string]any{"compositionRef": map[string]any{"name": "rootshards.kcp.crossplane.io"}}}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s\nXR(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+func TestCompositionName(t *testing.T) {
+	// Every kind an XR composes: its Composition must be the one the package ships, or
+	// Crossplane would fail to compose the XR.
+	for _, kind := range []string{"RootShard", "Shard", "FrontProxy", "CacheServer", "VirtualWorkspace", "Kubeconfig", "KcpInstallation", "CertificateSet"} {
+		name := CompositionName(kind)
+		plural, _, _ := strings.Cut(name, ".")
+		raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "..", "apis", plural, "composition.yaml"))
+		if err != nil {
+			t.Errorf("CompositionName(%q) = %q: %v", kind, name, err)
+			continue
+		}
+		if !strings.Contains(string(raw), "\n  name: "+name+"\n") {
+			t.Errorf("CompositionName(%q) = %q, but apis/%s/composition.yaml does not name its Composition so", kind, name, plural)
+		}
 	}
 }
 
