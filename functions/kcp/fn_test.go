@@ -124,11 +124,11 @@ func TestRunFunctionComposes(t *testing.T) {
 	if len(rsp.GetResults()) != 0 {
 		t.Errorf("a valid RootShard yields no results, got %v", rsp.GetResults())
 	}
-	// Eight resources (its PKI in three CertificateSets, two kubeconfig Secrets, the proxy
-	// config, the ProviderConfig of workspace root), one of each kind at first: the other two
-	// sets and Secret follow once those exist (desired.WithholdNewKinds).
-	if got := len(rsp.GetDesired().GetResources()); got != 4 {
-		t.Errorf("fresh RootShard composes one CertificateSet, one Secret, the ConfigMap and the ProviderConfig, got %d resources", got)
+	// Eight resources (its PKI in three CertificateSets, three kubeconfig Secrets, the proxy
+	// config, the ProviderConfig of workspace root), one CertificateSet at first: the other two
+	// follow once it exists (desired.WithholdNewKinds; Secrets are never withheld).
+	if got := len(rsp.GetDesired().GetResources()); got != 6 {
+		t.Errorf("fresh RootShard composes one CertificateSet, three Secrets, the ConfigMap and the ProviderConfig, got %d resources", got)
 	}
 	if got := rsp.GetDesired().GetComposite().GetReady(); got != fnv1.Ready_READY_FALSE {
 		t.Errorf("XR readiness = %v, want READY_FALSE until workloads exist", got)

@@ -39,9 +39,11 @@ type Builder struct {
 	certificates []certificate
 	// set is the CertificateSet the next Certificates and Issuers go to ("" for none), and
 	// sets the spec of each set so far (certificateset.go).
-	set        certificateSet
-	sets       map[string]*v1alpha1.CertificateSetSpec
-	waiting    []string
+	set     certificateSet
+	sets    map[string]*v1alpha1.CertificateSetSpec
+	waiting []string
+	// issuing names an XR whose certificates this one reads and that is still issuing them.
+	issuing    string
 	notReady   bool
 	conditions []condition.Condition
 }
@@ -143,11 +145,7 @@ func (b *Builder) MergedBundle(name string, labels map[string]string, sources ..
 		}
 		parts = append(parts, string(crt))
 	}
-	// A new bundle is composed with the workloads that mount it, once every certificate of
-	// the XR is issued, not as soon as its own sources are: one change of the XR's resource
-	// references instead of two, each of which Crossplane follows with several writes of the
-	// XR (docs/performance.md). A bundle that exists is rebuilt as soon as a source changes.
-	if !b.St.Exists(key) && !b.certificatesIssued() {
+	if b.NotBeforeIssued(key) {
 		pending = true
 	}
 	if len(missing) > 0 || pending {
@@ -157,14 +155,22 @@ func (b *Builder) MergedBundle(name string, labels map[string]string, sources ..
 	b.Secret(name, labels, map[string][]byte{"tls.crt": []byte(strings.Join(parts, "\n"))})
 }
 
-// certificatesIssued reports whether every Certificate composed so far is issued.
-func (b *Builder) certificatesIssued() bool {
+// NotBeforeIssued reports whether an object built from issued certificates must wait to be
+// created: a new one is composed with the workloads, once every certificate the XR composes
+// so far is issued, not as soon as the certificates it embeds are. Each batch of new objects
+// changes the XR's resource references, and Crossplane follows each change with several
+// writes of the XR, every one a watch event against its circuit breaker
+// (docs/performance.md). An object that exists is rebuilt as soon as its sources change.
+func (b *Builder) NotBeforeIssued(key resource.Name) bool {
+	if b.St.Exists(key) {
+		return false
+	}
 	for _, c := range b.certificates {
 		if !b.St.CertificateIssued(c.key) {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // KeepOrWait carries an observed object forward unchanged when it cannot be rebuilt now:
@@ -203,6 +209,17 @@ func (b *Builder) Unreadable(why string) condition.Condition {
 		why += ". Everything composed so far is kept unchanged meanwhile"
 	}
 	return condition.Condition{Type: condition.TypeInputsReady, Status: false, Reason: condition.ReasonMissing, Message: why + "."}
+}
+
+// ReadsCertificatesOf notes that the XR reads Secrets another XR issues (a RootShard's CAs,
+// say) and whether that XR reports that it is still issuing them. While it is, InputsReady
+// says the XR waits for that one, not which of its Secrets are missing: the message stays
+// the same until the last one arrives. Each change of it would be one more write of the XR
+// and, with Crossplane's stale reads, several (docs/performance.md).
+func (b *Builder) ReadsCertificatesOf(xr string, issuing bool) {
+	if issuing {
+		b.issuing = xr
+	}
 }
 
 // Wait records a missing input for InputsReady, e.g. a referenced XR that does not exist.

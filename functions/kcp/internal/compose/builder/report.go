@@ -38,6 +38,9 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 	}
 	slices.Sort(missing)
 	missing = slices.Compact(missing)
+	if len(missing) > 0 && b.issuing != "" {
+		missing = []string{b.issuing + " to issue its certificates (its condition CertificatesReady); the Secrets it issues are checked after that"}
+	}
 	if len(missing) == 0 {
 		b.condition(condition.TypeInputsReady, true, condition.ReasonAllPresent, "Every Secret and ConfigMap the spec references exists.")
 	} else {

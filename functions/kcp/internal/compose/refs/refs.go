@@ -9,6 +9,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 )
 
@@ -52,6 +53,25 @@ func Get(st *observed.State, kind, name string, into any) bool {
 func RootShard(st *observed.State, name string) (*v1alpha1.RootShard, bool) {
 	rs := &v1alpha1.RootShard{}
 	return rs, Get(st, KindRootShard, name, rs)
+}
+
+// IssuingCertificates reports whether the required XR of a kind and name says, in its
+// condition CertificatesReady (False), that it is still issuing its certificates. Without
+// the condition it does not say so.
+func IssuingCertificates(st *observed.State, kind, name string) bool {
+	l := st.Object(kind, name)
+	if !l.Found || l.Object == nil {
+		return false
+	}
+	status, _ := l.Object["status"].(map[string]any)
+	conditions, _ := status["conditions"].([]any)
+	for _, c := range conditions {
+		m, _ := c.(map[string]any)
+		if m["type"] == condition.TypeCertificatesReady {
+			return m["status"] == "False"
+		}
+	}
+	return false
 }
 
 // VirtualWorkspace returns the required VirtualWorkspace named name.

@@ -17,7 +17,7 @@ import (
 // each kind once whatever the XR composes; there this costs one reconcile of a new XR.
 //
 // Only new objects are withheld: an object the XR composes stays desired, so nothing that
-// exists is ever deleted by this.
+// exists is ever deleted by this. Secrets and ConfigMaps are never withheld (quietKinds).
 func (s *Set) WithholdNewKinds(composedKinds map[string]bool, exists func(resource.Name) bool) []resource.Name {
 	var (
 		kept     []Object
@@ -26,7 +26,7 @@ func (s *Set) WithholdNewKinds(composedKinds map[string]bool, exists func(resour
 	first := map[string]bool{}
 	for _, o := range s.objects {
 		kind := o.kind()
-		if composedKinds[kind] || exists(o.Name) || kind == "" {
+		if composedKinds[kind] || exists(o.Name) || kind == "" || quietKinds[kind] {
 			kept = append(kept, o)
 			continue
 		}
@@ -46,6 +46,13 @@ func (s *Set) WithholdNewKinds(composedKinds map[string]bool, exists func(resour
 	}
 	return withheld
 }
+
+// quietKinds are the kinds not worth withholding: a duplicate watch multiplies the events of
+// a kind's objects, and the Secrets and ConfigMaps composed here are written by this function
+// alone (and, for an adopted certificate Secret, by cert-manager once per issuance), so their
+// duplicate watches cost next to nothing. Withholding one costs the XR one more change of its
+// resource references, which Crossplane follows with several writes of the XR.
+var quietKinds = map[string]bool{"v1/Secret": true, "v1/ConfigMap": true}
 
 // kind is the object's "apiVersion/kind", "" when the scheme does not know it.
 func (o Object) kind() string {

@@ -12,12 +12,15 @@ import (
 
 func TestWithholdNewKinds(t *testing.T) {
 	secret := func(name string) *corev1.Secret { s := &corev1.Secret{}; s.Name = name; return s }
+	deployment := func(name string) *appsv1.Deployment { d := &appsv1.Deployment{}; d.Name = name; return d }
 	set := func() *Set {
 		s := &Set{}
+		s.Add("deployment-a", deployment("a"), resource.ReadyFalse)
 		s.Add("secret-a", secret("a"), resource.ReadyFalse)
+		s.Add("deployment-b", deployment("b"), resource.ReadyFalse)
+		s.Add("service-x", &corev1.Service{}, resource.ReadyFalse)
+		s.Add("deployment-c", deployment("c"), resource.ReadyFalse)
 		s.Add("secret-b", secret("b"), resource.ReadyFalse)
-		s.Add("deployment-x", &appsv1.Deployment{}, resource.ReadyFalse)
-		s.Add("secret-c", secret("c"), resource.ReadyFalse)
 		return s
 	}
 	none := func(resource.Name) bool { return false }
@@ -29,22 +32,22 @@ func TestWithholdNewKinds(t *testing.T) {
 		wantWithheld []resource.Name
 	}{
 		"NewXR": {
-			reason:       "An XR that composes nothing yet composes the first object of each kind, in the composer's order.",
+			reason:       "An XR that composes nothing yet composes the first object of each kind, in the composer's order, and every Secret.",
 			exists:       none,
-			wantNames:    []resource.Name{"deployment-x", "secret-a"},
-			wantWithheld: []resource.Name{"secret-b", "secret-c"},
+			wantNames:    []resource.Name{"deployment-a", "secret-a", "secret-b", "service-x"},
+			wantWithheld: []resource.Name{"deployment-b", "deployment-c"},
 		},
 		"KindComposed": {
 			reason:    "Of a kind the XR already composes, every new object is composed at once.",
-			composed:  map[string]bool{"v1/Secret": true},
-			exists:    func(n resource.Name) bool { return n == "secret-a" },
-			wantNames: []resource.Name{"deployment-x", "secret-a", "secret-b", "secret-c"},
+			composed:  map[string]bool{"apps/v1/Deployment": true},
+			exists:    func(n resource.Name) bool { return n == "deployment-a" },
+			wantNames: []resource.Name{"deployment-a", "deployment-b", "deployment-c", "secret-a", "secret-b", "service-x"},
 		},
 		"ObservedNeverWithheld": {
 			reason:       "An object that exists stays desired whatever else is withheld: withholding must never delete.",
-			exists:       func(n resource.Name) bool { return n == "secret-c" },
-			wantNames:    []resource.Name{"deployment-x", "secret-a", "secret-c"},
-			wantWithheld: []resource.Name{"secret-b"},
+			exists:       func(n resource.Name) bool { return n == "deployment-c" },
+			wantNames:    []resource.Name{"deployment-a", "deployment-c", "secret-a", "secret-b", "service-x"},
+			wantWithheld: []resource.Name{"deployment-b"},
 		},
 	}
 	for name, tc := range cases {

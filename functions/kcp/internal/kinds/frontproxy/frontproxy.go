@@ -47,6 +47,7 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 		return c.waitForRootShard(rootName), nil
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
+	c.ReadsCertificatesOf("RootShard "+rootName, refs.IssuingCertificates(st, refs.KindRootShard, rootName))
 
 	p := c.proxy()
 	c.registerExternalInputs(p)

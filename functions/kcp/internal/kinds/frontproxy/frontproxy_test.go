@@ -929,6 +929,17 @@ func TestGating(t *testing.T) {
 			inputs:    "Waiting for Secret authn (spec.auth.webhook.configSecretName); Secret idp-ca (spec.auth.oidc.caFileRef.name); Secret tokens (spec.auth.tokenAuthFile.secretName).",
 			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
 		},
+		"RootShardStillIssuing": {
+			reason: "While the RootShard says it is issuing, InputsReady names it, not each of its Secrets not there yet: the message stays the same until they are all there.",
+			world: func() *testworld.World {
+				w := issued().Drop("Secret", "root-ca").Object(testworld.RootShard())
+				w.Required("RootShard", "root")["status"] = map[string]any{"conditions": []any{
+					map[string]any{"type": "CertificatesReady", "status": "False", "reason": "Issuing"}}}
+				return w
+			},
+			inputs:    "Waiting for RootShard root to issue its certificates (its condition CertificatesReady); the Secrets it issues are checked after that.",
+			available: "Deployment kcp/fp-front-proxy is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).",
+		},
 		"ClientCABundleMissing": {
 			reason: "A client CA bundle that does not exist holds the merged client CA and so the Deployment.",
 			fp: func(fp *v1alpha1.FrontProxy) {
@@ -948,10 +959,17 @@ func TestGating(t *testing.T) {
 			if tc.rs != nil {
 				tc.rs(rs)
 			}
-			r := composeOK(fp, tc.world().Object(rs).State())
+			world := func() *testworld.World {
+				w := tc.world()
+				if w.Required("RootShard", "root") == nil || tc.rs != nil {
+					w.Object(rs)
+				}
+				return w
+			}
+			r := composeOK(fp, world().State())
 			if !tc.first {
 				// Settle what was composed so only the input under test is missing.
-				r = composeOK(fp, tc.world().Object(rs).Settle(r.Desired).State())
+				r = composeOK(fp, world().Settle(r.Desired).State())
 			}
 			if r.Desired.Has("deployment-front-proxy") {
 				t.Errorf("%s\nthe Deployment must wait", tc.reason)

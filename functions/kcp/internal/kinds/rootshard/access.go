@@ -101,7 +101,7 @@ func (c *composer) composeAccessKubeconfig(paths []string) {
 	c.Inputs.Read(inputs.KindSecret, ca)
 	crt, keyPEM := c.St.Secret(cert).Data["tls.crt"], c.St.Secret(cert).Data["tls.key"]
 	caPEM := c.St.Secret(ca).Data["tls.crt"]
-	if len(crt) == 0 || len(keyPEM) == 0 || len(caPEM) == 0 {
+	if len(crt) == 0 || len(keyPEM) == 0 || len(caPEM) == 0 || c.NotBeforeIssued(key) {
 		// Not issued yet: CertificatesReady says so.
 		c.KeepOrWait(key, false, "")
 		return

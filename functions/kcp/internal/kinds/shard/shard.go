@@ -54,6 +54,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		return c.waitForRootShard(rootName), nil
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
+	c.ReadsCertificatesOf("RootShard "+rootName, refs.IssuingCertificates(st, refs.KindRootShard, rootName))
 
 	srv := c.server()
 	c.registerExternalInputs(srv)
