@@ -27,6 +27,11 @@ const (
 	// certificate issued, a Deployment available or another XR's output written reaches
 	// the XR within this long even when Crossplane drops its watch event.
 	settlingTTL = 5 * time.Second
+	// blindSettlingTTL is the TTL while the XR settles and Crossplane drops its watch events
+	// (its circuit breaker is open): the Deployment that becomes available, the certificate
+	// issued, would otherwise be seen only up to settlingTTL later. It lasts only until the
+	// XR settles, a few calls.
+	blindSettlingTTL = time.Second
 )
 
 // circuitOpen reports whether Crossplane says, in the XR's Responsive condition, that its
@@ -54,22 +59,35 @@ func newResponse(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 
 // ttl is the response TTL for a composition: short while it settles or while Crossplane
 // drops the XR's watch events (its circuit breaker is open: a renewed certificate would
-// otherwise wait for the next minute), else responseTTL.
+// otherwise wait for the next minute), shorter still while both, else responseTTL.
 func ttl(out result.Result[any], xr *unstructured.Unstructured) time.Duration {
-	if out.NotReady || circuitOpen(xr) {
+	open := circuitOpen(xr)
+	switch {
+	case settling(out) && open:
+		return blindSettlingTTL
+	case settling(out) || open:
 		return settlingTTL
+	}
+	return responseTTL
+}
+
+// settling reports whether the XR is still on its way: forced not ready, a condition False
+// or a composed resource not ready.
+func settling(out result.Result[any]) bool {
+	if out.NotReady {
+		return true
 	}
 	for _, c := range out.Conditions {
 		if !c.Status {
-			return settlingTTL
+			return true
 		}
 	}
 	for _, o := range out.Desired.Objects() {
 		if o.Ready != resource.ReadyTrue {
-			return settlingTTL
+			return true
 		}
 	}
-	return responseTTL
+	return false
 }
 
 // observedXR is the observed composite resource.

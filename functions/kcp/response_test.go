@@ -66,6 +66,12 @@ func TestTTL(t *testing.T) {
 			xr:     xr(map[string]any{"type": "Ready", "status": "True"}, responsive("False")),
 			want:   settlingTTL,
 		},
+		"SettlingCircuitOpen": {
+			reason: "Settling while Crossplane drops the XR's watch events: the Deployment becoming available must not wait for settlingTTL.",
+			out:    result.Result[any]{Desired: set(resource.ReadyFalse), Conditions: []condition.Condition{ok}},
+			xr:     xr(responsive("False")),
+			want:   blindSettlingTTL,
+		},
 		"CircuitClosed": {
 			reason: "Settled and every watch event gets through.",
 			out:    result.Result[any]{Desired: set(resource.ReadyTrue), Conditions: []condition.Condition{ok}},
