@@ -178,19 +178,79 @@ func TestKeepAll(t *testing.T) {
 }
 
 func TestReport(t *testing.T) {
-	b := New("x", "ns", observedState(nil))
-	b.Certificate(pki.CA("x-ca", "ns", pki.IssuerRef("root"), nil, nil), nil)
-	b.Wait("Secret etcd (spec.etcd.tlsConfig.secretRef.name)")
-	available := b.Report(Outcome{Name: "x", Key: "deployment-x", Verdict: b.Inputs.Check(nil, b.St, &b.Set)})
-	want := []condition.Condition{
-		{Type: condition.TypeCertificatesReady, Reason: condition.ReasonIssuing, Message: "Waiting for cert-manager to issue the 1 certificates (kubectl get certificates -n ns shows each one's state)."},
-		{Type: condition.TypeInputsReady, Reason: condition.ReasonMissing, Message: "Waiting for Secret etcd (spec.etcd.tlsConfig.secretRef.name)."},
-		{Type: condition.TypeAvailable, Reason: condition.ReasonWaitingForInputs, Message: "Deployment ns/x is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady)."},
+	deployment := func(available bool) map[string]any {
+		status, replicas := "False", int64(0)
+		if available {
+			status, replicas = "True", 1
+		}
+		return map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "x"},
+			"spec": map[string]any{"replicas": int64(1)},
+			"status": map[string]any{"replicas": replicas, "updatedReplicas": replicas, "availableReplicas": replicas,
+				"conditions": []any{map[string]any{"type": "Available", "status": status}}}}
 	}
-	if diff := cmp.Diff(want, b.Conditions()); diff != "" {
-		t.Errorf("-want, +got:\n%s", diff)
+	issuing := condition.Condition{Type: condition.TypeCertificatesReady, Reason: condition.ReasonIssuing, Message: "Waiting for cert-manager to issue the 1 certificates (kubectl get certificates -n ns shows each one's state)."}
+	issuedCA := condition.Condition{Type: condition.TypeCertificatesReady, Status: true, Reason: condition.ReasonIssued, Message: "All 1 certificates are issued."}
+	allPresent := condition.Condition{Type: condition.TypeInputsReady, Status: true, Reason: condition.ReasonAllPresent, Message: "Every Secret and ConfigMap the spec references exists."}
+	rollingOut := condition.Condition{Type: condition.TypeAvailable, Reason: condition.ReasonReplicasUnavailable, Message: "Deployment ns/x is not in the desired replica state."}
+	cases := map[string]struct {
+		reason    string
+		observed  map[resource.Name]map[string]any
+		composed  bool
+		waitFor   string
+		issuing   string
+		want      []condition.Condition
+		available bool
+	}{
+		"NotComposed": {
+			reason:  "A workload waiting for its inputs: each condition says what it waits for, Available that the Deployment is not created.",
+			waitFor: "Secret etcd (spec.etcd.tlsConfig.secretRef.name)",
+			want: []condition.Condition{issuing,
+				{Type: condition.TypeInputsReady, Reason: condition.ReasonMissing, Message: "Waiting for Secret etcd (spec.etcd.tlsConfig.secretRef.name)."},
+				{Type: condition.TypeAvailable, Reason: condition.ReasonWaitingForInputs, Message: "Deployment ns/x is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady)."}},
+		},
+		"IssuerStillIssuing": {
+			reason:  "While an XR whose certificates this one reads is issuing them, InputsReady names that XR, not each missing Secret.",
+			waitFor: "Secret root-ca (spec.rootShard.ref.name (RootShard root))",
+			issuing: "RootShard root",
+			want: []condition.Condition{issuing,
+				{Type: condition.TypeInputsReady, Reason: condition.ReasonMissing, Message: "Waiting for RootShard root to issue its certificates (its condition CertificatesReady); the Secrets it issues are checked after that."},
+				{Type: condition.TypeAvailable, Reason: condition.ReasonWaitingForInputs, Message: "Deployment ns/x is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady)."}},
+		},
+		"ComposedNotObserved": {
+			reason:   "A Deployment composed but not created yet says what it will say while it rolls out: one change of Available fewer.",
+			observed: map[resource.Name]map[string]any{"certificate-ca": issued()},
+			composed: true,
+			want:     []condition.Condition{issuedCA, allPresent, rollingOut},
+		},
+		"RollingOut": {
+			reason:   "A Deployment not available yet.",
+			observed: map[resource.Name]map[string]any{"certificate-ca": issued(), "deployment-x": deployment(false)},
+			composed: true,
+			want:     []condition.Condition{issuedCA, allPresent, rollingOut},
+		},
+		"Available": {
+			reason:    "A Deployment available: the XR is available.",
+			observed:  map[resource.Name]map[string]any{"certificate-ca": issued(), "deployment-x": deployment(true)},
+			composed:  true,
+			want:      []condition.Condition{issuedCA, allPresent, {Type: condition.TypeAvailable, Status: true, Reason: condition.ReasonReplicasUp, Message: "Deployment ns/x is fully up and running."}},
+			available: true,
+		},
 	}
-	if available || !b.NotReady() {
-		t.Errorf("an uncomposed workload is not available and forces the XR not ready")
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := New("x", "ns", observedState(tc.observed))
+			b.Certificate(pki.CA("x-ca", "ns", pki.IssuerRef("root"), nil, nil), nil)
+			if tc.waitFor != "" {
+				b.Wait(tc.waitFor)
+			}
+			b.ReadsCertificatesOf(tc.issuing, tc.issuing != "")
+			available := b.Report(Outcome{Name: "x", Key: "deployment-x", Composed: tc.composed, Verdict: b.Inputs.Check(nil, b.St, &b.Set)})
+			if diff := cmp.Diff(tc.want, b.Conditions()); diff != "" {
+				t.Errorf("%s\nconditions: -want, +got:\n%s", tc.reason, diff)
+			}
+			if available != tc.available || b.NotReady() == tc.composed {
+				t.Errorf("%s\nReport(...) = %v, NotReady() = %v; want %v, %v", tc.reason, available, b.NotReady(), tc.available, !tc.composed)
+			}
+		})
 	}
 }

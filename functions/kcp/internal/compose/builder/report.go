@@ -70,10 +70,11 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 	case available:
 		b.condition(condition.TypeAvailable, true, condition.ReasonReplicasUp,
 			fmt.Sprintf("Deployment %s is fully up and running.", ref))
-	case !b.St.Exists(primary.Key):
-		b.condition(condition.TypeAvailable, false, condition.ReasonDeploymentUnavailable,
-			fmt.Sprintf("Deployment %s does not exist yet.", ref))
 	default:
+		// Also while the Deployment is composed but not observed yet, which lasts one
+		// reconcile: kcp-operator's DeploymentUnavailable ("does not exist") in between would
+		// be one more change of the condition, and each change can start Crossplane's
+		// stale-cache loop of writes (docs/performance.md).
 		b.condition(condition.TypeAvailable, false, condition.ReasonReplicasUnavailable,
 			fmt.Sprintf("Deployment %s is not in the desired replica state.", ref))
 	}

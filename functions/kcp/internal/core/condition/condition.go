@@ -24,12 +24,11 @@ const (
 
 // Reasons.
 const (
-	ReasonIssued                = "Issued"
-	ReasonIssuing               = "Issuing"
-	ReasonAllPresent            = "AllPresent"
-	ReasonMissing               = "Missing"
-	ReasonReplicasUp            = "ReplicasUp"
-	ReasonReplicasUnavailable   = "ReplicasUnavailable"
-	ReasonDeploymentUnavailable = "DeploymentUnavailable"
-	ReasonWaitingForInputs      = "WaitingForInputs"
+	ReasonIssued              = "Issued"
+	ReasonIssuing             = "Issuing"
+	ReasonAllPresent          = "AllPresent"
+	ReasonMissing             = "Missing"
+	ReasonReplicasUp          = "ReplicasUp"
+	ReasonReplicasUnavailable = "ReplicasUnavailable"
+	ReasonWaitingForInputs    = "WaitingForInputs"
 )
