@@ -31,6 +31,7 @@ import (
 func testMigrate(t *testing.T, e *env) {
 	ctx := t.Context()
 	ns := basicNamespace
+	startFakeKubelet(t, e, ns)
 	golden := goldenRender(t, e, "basic")
 	_, wantCerts := goldenRefs(t, golden)
 
