@@ -326,10 +326,17 @@ type PodSpecTemplate struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	// TopologySpreadConstraints replace the default, which spreads the pods across nodes and
+	// zones where it can (whenUnsatisfiable: ScheduleAnyway).
 	// +optional
 	// +listType=map
 	// +listMapKey=topologyKey
+	// +kubebuilder:validation:MaxItems=8
 	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+	// PriorityClassName of the pods.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	PriorityClassName string `json:"priorityClassName,omitempty"`
 }
 
 // LoggingSpec sets kcp's log verbosity.

@@ -78,6 +78,12 @@ type KcpInstallationSpec struct {
 	// Admin is the admin kubeconfig, issued for the first front-proxy.
 	// +optional
 	Admin *InstallationAdmin `json:"admin,omitempty"`
+
+	// Scheduling of every component's pods (root shard, shards, front-proxies, cache server,
+	// managed etcd); a component's own scheduling overrides it field by field. Without it
+	// each component's replicas spread across nodes and zones where the scheduler can.
+	// +optional
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
 }
 
 // InstallationExternal is the public address of an installation.
@@ -164,6 +170,10 @@ type ManagedEtcd struct {
 	// +optional
 	// +kubebuilder:validation:Enum=Retain;Delete
 	VolumeDeletionPolicy string `json:"volumeDeletionPolicy,omitempty"`
+
+	// Scheduling of the etcd members, over spec.scheduling field by field.
+	// +optional
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
 }
 
 // ManagedEtcdStorage is the volume of each etcd member.
@@ -196,6 +206,10 @@ type InstallationRootShard struct {
 	// Public exposes the root shard outside the cluster under a name of its own.
 	// +optional
 	Public *InstallationPublic `json:"public,omitempty"`
+
+	// Scheduling of this component's pods, over spec.scheduling field by field.
+	// +optional
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
 }
 
 // InstallationServerCertificate has the certificate a front-proxy serves for its public
@@ -244,6 +258,10 @@ type InstallationShard struct {
 	// Public exposes this shard outside the cluster under a name of its own.
 	// +optional
 	Public *InstallationPublic `json:"public,omitempty"`
+
+	// Scheduling of this component's pods, over spec.scheduling field by field.
+	// +optional
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
 }
 
 // InstallationCacheServer configures the installation's cache server.
@@ -252,6 +270,10 @@ type InstallationCacheServer struct {
 	// lost whenever its pod restarts: for development only.
 	// +optional
 	Etcd *EtcdConfig `json:"etcd,omitempty"`
+
+	// Scheduling of this component's pods, over spec.scheduling field by field.
+	// +optional
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
 }
 
 // InstallationFrontProxy is one entry point of an installation.
@@ -285,6 +307,10 @@ type InstallationFrontProxy struct {
 	// another issuer than the installation's CA. Defaults to the installation's CA.
 	// +optional
 	ServerCertificate *InstallationServerCertificate `json:"serverCertificate,omitempty"`
+
+	// Scheduling of this component's pods, over spec.scheduling field by field.
+	// +optional
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
 }
 
 // InstallationAdmin is the installation's admin kubeconfig.

@@ -78,6 +78,11 @@ func TestRefusedBeforeComposed(t *testing.T) {
 				"serviceTemplate": {"metadata": {"labels": {"bad key": "x"}}}}}`,
 			want: `spec.serviceTemplate.metadata.labels: Invalid value: "bad key"`,
 		},
+		"TolerationTheAPIServerRefuses": {
+			reason: "A toleration with an empty key and operator Equal would be refused by the API server on every Deployment.",
+			xr:     installation(`, "scheduling": {"tolerations": [{"operator": "Equal", "value": "kcp"}]}`),
+			want:   `spec.scheduling.tolerations[0].operator: Invalid value: "Equal": must be Exists when key is empty`,
+		},
 		"ShardBaseURLWithCredentials": {
 			reason: "Credentials in a shard URL would be copied into arguments and ConfigMaps.",
 			xr:     installation(`, "rootShard": {"shardBaseURL": "https://u:p@root.example.com:6443"}`),

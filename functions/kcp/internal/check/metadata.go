@@ -19,7 +19,8 @@ import (
 // Templates refuses what the API server or cert-manager would refuse in a spec's templates,
 // on the objects composed from them, where the message would name no field of the XR:
 // invalid label and annotation keys and values (metadata and secret templates, node
-// selectors), cert-manager.io annotations on a certificate's Secret, certificate lifetimes
+// selectors), invalid tolerations, topology spread constraints and priority class names,
+// cert-manager.io annotations on a certificate's Secret, certificate lifetimes
 // and key sizes cert-manager rejects, and names and addresses no certificate can hold.
 //
 // It walks the spec's JSON rather than each kind's fields, so a template is checked wherever
@@ -56,6 +57,12 @@ func walk(p *field.Path, v any) field.ErrorList {
 				errs = append(errs, walk(child, t[k])...)
 			case "nodeSelector":
 				errs = append(errs, metavalidation.ValidateLabels(stringMap(t[k]), child)...)
+			case "priorityClassName":
+				errs = append(errs, priorityClassName(child, t[k])...)
+			case "tolerations":
+				errs = append(errs, tolerations(child, t[k])...)
+			case "topologySpreadConstraints":
+				errs = append(errs, topologySpreadConstraints(child, t[k])...)
 			default:
 				errs = append(errs, walk(child, t[k])...)
 			}

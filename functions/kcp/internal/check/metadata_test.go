@@ -101,6 +101,46 @@ func TestTemplates(t *testing.T) {
 				`spec.serviceTemplate.metadata.labels: Invalid value: "bad key!"`,
 			},
 		},
+		"Scheduling": {
+			reason: "Tolerations, spread constraints and a priority class the API server would refuse on the Deployment are refused where they are written, in a KcpInstallation's scheduling blocks too.",
+			spec: v1alpha1.KcpInstallationSpec{
+				Scheduling: &v1alpha1.Scheduling{
+					PriorityClassName: "Critical_Class",
+					Tolerations: []corev1.Toleration{
+						{Operator: corev1.TolerationOpEqual, Value: "x"},
+						{Key: "dedicated", Operator: corev1.TolerationOpExists, Value: "kcp", Effect: "Sometimes"},
+					},
+				},
+				RootShard: &v1alpha1.InstallationRootShard{Scheduling: &v1alpha1.Scheduling{
+					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+						MaxSkew: 0, TopologyKey: "zone", WhenUnsatisfiable: "Maybe",
+						LabelSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"app": "kcp"}},
+						MatchLabelKeys: []string{"app"},
+					}},
+				}},
+			},
+			want: []string{
+				`spec.rootShard.scheduling.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be at least 1`,
+				`spec.rootShard.scheduling.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Maybe"`,
+				`spec.rootShard.scheduling.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "app": exists in labelSelector.matchLabels too`,
+				`spec.scheduling.priorityClassName: Invalid value: "Critical_Class"`,
+				`spec.scheduling.tolerations[0].operator: Invalid value: "Equal": must be Exists when key is empty`,
+				`spec.scheduling.tolerations[1].value: Invalid value: "kcp": must be empty when operator is Exists`,
+				`spec.scheduling.tolerations[1].effect: Unsupported value: "Sometimes"`,
+			},
+		},
+		"ValidScheduling": {
+			reason: "What the docs show passes.",
+			spec: v1alpha1.KcpInstallationSpec{Scheduling: &v1alpha1.Scheduling{
+				NodeSelector:      map[string]string{"node-pool": "kcp"},
+				PriorityClassName: "kcp-critical",
+				Tolerations:       []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "kcp", Effect: corev1.TaintEffectNoSchedule}},
+				TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+					MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: corev1.DoNotSchedule,
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/component": "etcd"}},
+				}},
+			}},
+		},
 		"KubeconfigTemplate": {
 			reason: "A Kubeconfig's single certificateTemplate is checked like a map's.",
 			spec:   v1alpha1.KubeconfigSpec{CertificateTemplate: &v1alpha1.CertificateTemplate{Spec: &v1alpha1.CertificateSpecTemplate{RenewBefore: d("1m")}}, SecretRef: corev1.LocalObjectReference{Name: "k"}},

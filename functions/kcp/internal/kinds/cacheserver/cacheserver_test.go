@@ -21,6 +21,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -615,6 +616,7 @@ func TestDeploymentAndService(t *testing.T) {
 					NodeSelector:                 map[string]string{"zone": "a"},
 					SecurityContext:              &corev1.PodSecurityContext{RunAsNonRoot: &restricted, SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 					AutomountServiceAccountToken: &noToken,
+					TopologySpreadConstraints:    workload.DefaultSpread(labels, true), // Unlike kcp-operator: spread where the scheduler can.
 				},
 			},
 		},

@@ -155,6 +155,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	if s.CacheServer != nil {
 		csName := name.CacheServer()
 		cs := v1alpha1.CacheServerSpec{Image: s.Image, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
+		cs.DeploymentTemplate = s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 		cs.Certificates = s.Certificates
 		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs})
 		cache.Ref = &corev1.LocalObjectReference{Name: csName}
@@ -173,8 +174,10 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 		rs.CommonShardSpec = common(store(""), r.Replicas, r.Resources)
 		rs.ShardBaseURL = r.ShardBaseURL
 		rs.Public, rs.ServiceTemplate = public(r.Public)
+		rs.DeploymentTemplate = r.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 	} else {
 		rs.CommonShardSpec = common(store(""), nil, nil)
+		rs.DeploymentTemplate = s.Scheduling.DeploymentTemplate()
 	}
 	children = append(children, child{key: "rootshard", kind: "RootShard", name: name.RootShard(), field: spec, spec: rs})
 
@@ -187,6 +190,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources), RootShard: v1alpha1.RootShardConfig{Ref: root}}
 		spec.ShardBaseURL = sh.ShardBaseURL
 		spec.Public, spec.ServiceTemplate = public(sh.Public)
+		spec.DeploymentTemplate = sh.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name.Shard(sh.Name), field: field.NewPath("spec", "shards").Index(i), spec: spec})
 	}
 
@@ -207,12 +211,13 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 			svc = corev1.ServiceTypeLoadBalancer
 		}
 		spec := v1alpha1.FrontProxySpec{
-			RootShard:       v1alpha1.RootShardConfig{Ref: root},
-			Replicas:        fp.Replicas,
-			Auth:            fp.Auth,
-			Image:           s.Image,
-			External:        ext,
-			ServiceTemplate: &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
+			RootShard:          v1alpha1.RootShardConfig{Ref: root},
+			Replicas:           fp.Replicas,
+			Auth:               fp.Auth,
+			Image:              s.Image,
+			External:           ext,
+			ServiceTemplate:    &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
+			DeploymentTemplate: fp.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
 		}
 		if sc := fp.ServerCertificate; sc != nil {
 			// A second certificate for the public name only: the one from the installation's
@@ -265,8 +270,10 @@ func etcdStore(inst *v1alpha1.KcpInstallation) (func(shard string) v1alpha1.Etcd
 		}, nil
 	}
 	c := &managedetcd.Cluster{Installation: inst.GetName(), Namespace: inst.GetNamespace(), ClusterDomain: inst.Spec.ClusterDomain}
+	c.Scheduling = inst.Spec.Scheduling
 	if e != nil && e.Managed != nil {
 		c.Spec = *e.Managed
+		c.Scheduling = e.Managed.Scheduling.Over(inst.Spec.Scheduling)
 	}
 	return func(shard string) v1alpha1.EtcdConfig {
 		if shard == "" {

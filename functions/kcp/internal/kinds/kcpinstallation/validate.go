@@ -10,9 +10,11 @@ import (
 )
 
 // Validate checks what no child's own validation can: the size of what the installation
-// copies into its children, and its managed etcd.
+// copies into its children, and its managed etcd. It also checks the scheduling blocks,
+// which the children would check too, so that a message names the installation's field.
 func Validate(inst *v1alpha1.KcpInstallation) field.ErrorList {
 	errs := check.Budget(inst.Spec, copies(inst.Spec))
+	errs = append(errs, check.Templates(inst.Spec)...)
 	errs = append(errs, validateManagedEtcd(inst.Spec.Etcd)...)
 	if r := inst.Spec.RootShard; r != nil {
 		errs = append(errs, validatePublic(field.NewPath("spec", "rootShard", "public"), r.Public)...)

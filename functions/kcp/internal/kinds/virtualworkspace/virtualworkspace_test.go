@@ -21,6 +21,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -269,6 +270,7 @@ func TestComposeConverged(t *testing.T) {
 					},
 					SecurityContext:              &corev1.PodSecurityContext{RunAsNonRoot: &restricted, SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 					AutomountServiceAccountToken: &noToken,
+					TopologySpreadConstraints:    workload.DefaultSpread(labels, true), // Unlike kcp-operator: spread where the scheduler can.
 				},
 			},
 		},

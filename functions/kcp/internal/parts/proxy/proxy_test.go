@@ -704,6 +704,7 @@ func TestDeployment(t *testing.T) {
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
 					AutomountServiceAccountToken: &noToken,
+					TopologySpreadConstraints:    workload.DefaultSpread(rootLabels, true), // Unlike kcp-operator: spread where the scheduler can.
 				},
 			},
 		},

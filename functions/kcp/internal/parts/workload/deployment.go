@@ -164,6 +164,7 @@ func (d Deployment) Build() *appsv1.Deployment {
 					ImagePullSecrets:             d.PullSecrets,
 					SecurityContext:              PodSecurityContext(),
 					AutomountServiceAccountToken: NoServiceAccountToken(),
+					TopologySpreadConstraints:    DefaultSpread(d.Labels, true),
 				},
 			},
 		},
@@ -174,7 +175,8 @@ func (d Deployment) Build() *appsv1.Deployment {
 
 // applyDeploymentTemplate merges the user's template. Generated labels and annotations win.
 // Unlike kcp-operator (quirk 3) only the scheduling fields the user set replace the
-// generated ones, so setting a nodeSelector no longer wipes the image pull secrets.
+// generated ones, so setting a nodeSelector no longer wipes the image pull secrets, and
+// topology spread constraints replace the default spread.
 func applyDeploymentTemplate(dep *appsv1.Deployment, t *v1alpha1.DeploymentTemplate) {
 	if t == nil {
 		return
@@ -212,6 +214,9 @@ func applyDeploymentTemplate(dep *appsv1.Deployment, t *v1alpha1.DeploymentTempl
 	}
 	if s.TopologySpreadConstraints != nil {
 		pod.Spec.TopologySpreadConstraints = s.TopologySpreadConstraints
+	}
+	if s.PriorityClassName != "" {
+		pod.Spec.PriorityClassName = s.PriorityClassName
 	}
 }
 

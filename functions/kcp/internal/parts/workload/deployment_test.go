@@ -197,6 +197,10 @@ func built() *appsv1.Deployment {
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
 					AutomountServiceAccountToken: &noToken,
+					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{
+						{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: &metav1.LabelSelector{MatchLabels: testLabels}, MatchLabelKeys: []string{"pod-template-hash"}},
+						{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: &metav1.LabelSelector{MatchLabels: testLabels}, MatchLabelKeys: []string{"pod-template-hash"}},
+					},
 				},
 			},
 		},
@@ -219,7 +223,7 @@ func TestDeploymentBuild(t *testing.T) {
 		want     func(*appsv1.Deployment)
 	}{
 		"NoTemplate": {
-			reason: "RollingUpdate with maxSurge 1 and maxUnavailable 0; the labels on the Deployment, its selector and its pods; RuntimeDefault seccomp on the pod; pull secrets from the image.",
+			reason: "RollingUpdate with maxSurge 1 and maxUnavailable 0; the labels on the Deployment, its selector and its pods; RuntimeDefault seccomp on the pod; pull secrets from the image; the pods spread across nodes and zones where the scheduler can.",
 			want:   func(*appsv1.Deployment) {},
 		},
 		"EmptyTemplate": {
@@ -259,8 +263,17 @@ func TestDeploymentBuild(t *testing.T) {
 				d.Spec.Template.Spec.NodeSelector = map[string]string{"role": "kcp"}
 			},
 		},
+		"PriorityClassKeepsSpread": {
+			reason: "A priority class is added; the default spread stays while no constraint is set.",
+			template: &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
+				Spec: &v1alpha1.PodSpecTemplate{PriorityClassName: "kcp-critical"},
+			}}},
+			want: func(d *appsv1.Deployment) {
+				d.Spec.Template.Spec.PriorityClassName = "kcp-critical"
+			},
+		},
 		"AllPodFields": {
-			reason: "All six scheduling fields replace the generated ones when set, pull secrets included.",
+			reason: "All seven scheduling fields replace the generated ones when set: pull secrets, and the default spread by the user's constraints.",
 			template: &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
 				Spec: &v1alpha1.PodSpecTemplate{
 					NodeSelector:              map[string]string{"role": "kcp"},
@@ -269,9 +282,11 @@ func TestDeploymentBuild(t *testing.T) {
 					HostAliases:               hostAliases,
 					ImagePullSecrets:          []corev1.LocalObjectReference{{Name: "other"}},
 					TopologySpreadConstraints: spread,
+					PriorityClassName:         "kcp-critical",
 				},
 			}}},
 			want: func(d *appsv1.Deployment) {
+				d.Spec.Template.Spec.PriorityClassName = "kcp-critical"
 				s := &d.Spec.Template.Spec
 				s.NodeSelector = map[string]string{"role": "kcp"}
 				s.Affinity = affinity

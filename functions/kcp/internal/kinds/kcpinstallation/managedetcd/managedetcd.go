@@ -74,6 +74,8 @@ type Cluster struct {
 	Namespace     string
 	ClusterDomain string
 	Spec          v1alpha1.ManagedEtcd
+	// Scheduling of the members: spec.etcd.managed.scheduling over spec.scheduling.
+	Scheduling *v1alpha1.Scheduling
 }
 
 // Name is the StatefulSet's and the client Service's name.
@@ -293,7 +295,7 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 	var mounts workload.Mounts
 	mounts.Secret("server-tls", c.serverCert(), serverTLS)
 	mounts.Secret("peer-tls", c.peerCert(), peerTLS)
-	return &appsv1.StatefulSet{
+	sts := &appsv1.StatefulSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: c.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
 		Spec: appsv1.StatefulSetSpec{
@@ -335,6 +337,8 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 						VolumeMounts:    append(mounts.VolumeMounts(), corev1.VolumeMount{Name: "data", MountPath: dataDir}),
 					}},
 					Volumes: mounts.Volumes(),
+					// Members on different nodes: one node lost must not take the quorum.
+					TopologySpreadConstraints: workload.DefaultSpread(labels, false),
 				},
 			},
 			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
@@ -348,6 +352,8 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 			}},
 		},
 	}
+	workload.ApplyScheduling(&sts.Spec.Template.Spec, c.Scheduling)
+	return sts
 }
 
 // podSecurityContext is the shared restricted pod context, with etcd's user: etcd's images run

@@ -7,7 +7,9 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
@@ -168,5 +170,44 @@ func TestClient(t *testing.T) {
 	want.TLSConfig.SecretRef.Name = "dev-etcd-client"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Client(): -want, +got:\n%s", diff)
+	}
+}
+
+// TestStatefulSetScheduling: the members spread across nodes and zones where the scheduler
+// can, and the installation's scheduling replaces what it sets.
+func TestStatefulSetScheduling(t *testing.T) {
+	labels := map[string]string{"app": "etcd"}
+	spread := func(key string) corev1.TopologySpreadConstraint {
+		return corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: &metav1.LabelSelector{MatchLabels: labels}}
+	}
+	zonesOnly := []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: labels}}}
+	tolerations := []corev1.Toleration{{Key: "storage", Operator: corev1.TolerationOpExists}}
+	cases := map[string]struct {
+		reason     string
+		scheduling *v1alpha1.Scheduling
+		want       corev1.PodSpec
+	}{
+		"Default": {
+			reason: "Members spread by node, then zone, preferred only: one node still runs three members.",
+			want:   corev1.PodSpec{TopologySpreadConstraints: []corev1.TopologySpreadConstraint{spread("kubernetes.io/hostname"), spread("topology.kubernetes.io/zone")}},
+		},
+		"Set": {
+			reason: "Every field set replaces the generated one; the spread by the user's constraints.",
+			scheduling: &v1alpha1.Scheduling{
+				NodeSelector: map[string]string{"disk": "ssd"}, Tolerations: tolerations, PriorityClassName: "kcp-storage", TopologySpreadConstraints: zonesOnly,
+			},
+			want: corev1.PodSpec{NodeSelector: map[string]string{"disk": "ssd"}, Tolerations: tolerations, PriorityClassName: "kcp-storage", TopologySpreadConstraints: zonesOnly},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := cluster(v1alpha1.ManagedEtcd{Replicas: 3})
+			c.Scheduling = tc.scheduling
+			p := c.statefulSet(labels).Spec.Template.Spec
+			got := corev1.PodSpec{NodeSelector: p.NodeSelector, Affinity: p.Affinity, Tolerations: p.Tolerations, PriorityClassName: p.PriorityClassName, TopologySpreadConstraints: p.TopologySpreadConstraints}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nstatefulSet() scheduling: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
