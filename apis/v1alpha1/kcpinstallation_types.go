@@ -79,6 +79,21 @@ type KcpInstallationSpec struct {
 	// +optional
 	Admin *InstallationAdmin `json:"admin,omitempty"`
 
+	// Auth configures how the root shard and every shard authenticate requests sent to them
+	// directly (OIDC, service accounts, a webhook; client certificates are always accepted).
+	// Front-proxies have their own, in frontProxies[].auth.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.oidc) || (has(self.serviceAccount) && self.serviceAccount.enabled)",message="OIDC requires ServiceAccount auth to be enabled."
+	Auth *AuthSpec `json:"auth,omitempty"`
+
+	// Audit configures the audit log of the root shard and every shard.
+	// +optional
+	Audit *AuditSpec `json:"audit,omitempty"`
+
+	// Authorization adds an authorization webhook to the root shard and every shard.
+	// +optional
+	Authorization *AuthorizationSpec `json:"authorization,omitempty"`
+
 	// Scheduling of every component's pods (root shard, shards, front-proxies, cache server,
 	// managed etcd); a component's own scheduling overrides it field by field. Without it
 	// each component's replicas spread across nodes and zones where the scheduler can.
@@ -210,6 +225,10 @@ type InstallationRootShard struct {
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Extra adds arguments, volumes and log verbosity to this component's container.
+	// +optional
+	Extra *ComponentExtra `json:"extra,omitempty"`
 }
 
 // InstallationServerCertificate has the certificate a front-proxy serves for its public
@@ -262,6 +281,10 @@ type InstallationShard struct {
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Extra adds arguments, volumes and log verbosity to this component's container.
+	// +optional
+	Extra *ComponentExtra `json:"extra,omitempty"`
 }
 
 // InstallationCacheServer configures the installation's cache server.
@@ -274,6 +297,10 @@ type InstallationCacheServer struct {
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Extra adds arguments, volumes and log verbosity to this component's container.
+	// +optional
+	Extra *ComponentExtra `json:"extra,omitempty"`
 }
 
 // InstallationFrontProxy is one entry point of an installation.
@@ -303,6 +330,10 @@ type InstallationFrontProxy struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
+	// Resources of the front-proxy container; none unless set.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
 	// ServerCertificate, when set, has this front-proxy's serving certificate issued by
 	// another issuer than the installation's CA. Defaults to the installation's CA.
 	// +optional
@@ -311,6 +342,10 @@ type InstallationFrontProxy struct {
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Extra adds arguments, volumes and log verbosity to this component's container.
+	// +optional
+	Extra *ComponentExtra `json:"extra,omitempty"`
 }
 
 // InstallationAdmin is the installation's admin kubeconfig.
@@ -367,4 +402,32 @@ type InstallationComponent struct {
 	// Message is what the XR says while it is not ready.
 	// +optional
 	Message string `json:"message,omitempty"`
+}
+
+// ComponentExtra is what a component's container gets beyond what the installation
+// generates, as in the per-kind XRs' fields of the same names.
+type ComponentExtra struct {
+	// Args are appended to the generated arguments; a flag given twice takes the last value.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=1024
+	Args []string `json:"args,omitempty"`
+
+	// Volumes are added to the pod; their names must not clash with the generated ones.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Volumes []corev1.Volume `json:"volumes,omitempty"`
+
+	// VolumeMounts are added to the container.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	VolumeMounts []corev1.VolumeMount `json:"volumeMounts,omitempty"`
+
+	// Logging sets the log verbosity.
+	// +optional
+	Logging *LoggingSpec `json:"logging,omitempty"`
 }

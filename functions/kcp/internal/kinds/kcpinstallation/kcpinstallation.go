@@ -156,13 +156,24 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 		csName := name.CacheServer()
 		cs := v1alpha1.CacheServerSpec{Image: s.Image, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
 		cs.DeploymentTemplate = s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate()
+		if x := s.CacheServer.Extra; x != nil {
+			cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
+		}
 		cs.Certificates = s.Certificates
 		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs})
 		cache.Ref = &corev1.LocalObjectReference{Name: csName}
 	}
 
-	common := func(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements) v1alpha1.CommonShardSpec {
-		return v1alpha1.CommonShardSpec{ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res}
+	// Authentication, audit and authorization are the installation's: every shard the same.
+	common := func(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements, x *v1alpha1.ComponentExtra) v1alpha1.CommonShardSpec {
+		c := v1alpha1.CommonShardSpec{
+			ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res,
+			Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization,
+		}
+		if x != nil {
+			c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
+		}
+		return c
 	}
 	fps := s.FrontProxies
 	if len(fps) == 0 {
@@ -171,12 +182,12 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	rs := v1alpha1.RootShardSpec{External: external, Cache: cache, Certificates: s.Certificates}
 	rs.External.PrivateHostname, rs.External.PrivatePort = privateAddress(inst, fps[0], external)
 	if r := s.RootShard; r != nil {
-		rs.CommonShardSpec = common(store(""), r.Replicas, r.Resources)
+		rs.CommonShardSpec = common(store(""), r.Replicas, r.Resources, r.Extra)
 		rs.ShardBaseURL = r.ShardBaseURL
 		rs.Public, rs.ServiceTemplate = public(r.Public)
 		rs.DeploymentTemplate = r.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 	} else {
-		rs.CommonShardSpec = common(store(""), nil, nil)
+		rs.CommonShardSpec = common(store(""), nil, nil, nil)
 		rs.DeploymentTemplate = s.Scheduling.DeploymentTemplate()
 	}
 	children = append(children, child{key: "rootshard", kind: "RootShard", name: name.RootShard(), field: spec, spec: rs})
@@ -187,7 +198,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 		if sh.Etcd != nil {
 			shardEtcd = *sh.Etcd
 		}
-		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources), RootShard: v1alpha1.RootShardConfig{Ref: root}}
+		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources, sh.Extra), RootShard: v1alpha1.RootShardConfig{Ref: root}}
 		spec.ShardBaseURL = sh.ShardBaseURL
 		spec.Public, spec.ServiceTemplate = public(sh.Public)
 		spec.DeploymentTemplate = sh.Scheduling.Over(s.Scheduling).DeploymentTemplate()
@@ -218,6 +229,10 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 			External:           ext,
 			ServiceTemplate:    &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
 			DeploymentTemplate: fp.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
+			Resources:          fp.Resources,
+		}
+		if x := fp.Extra; x != nil {
+			spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
 		}
 		if sc := fp.ServerCertificate; sc != nil {
 			// A second certificate for the public name only: the one from the installation's

@@ -1,0 +1,88 @@
+package kcpinstallation
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+)
+
+// TestServerSettings: authentication, audit and authorization are the installation's and
+// reach the root shard and every shard alike (kcp needs them to agree); a component's extra
+// arguments, volumes and logging, and a front-proxy's resources, reach that component only.
+func TestServerSettings(t *testing.T) {
+	auth := &v1alpha1.AuthSpec{ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true}, OIDC: &v1alpha1.OIDCConfiguration{IssuerURL: "https://sso.example.com", ClientID: "kcp"}}
+	audit := &v1alpha1.AuditSpec{Webhook: &v1alpha1.AuditWebhookSpec{ConfigSecretName: "audit-webhook"}}
+	authz := &v1alpha1.AuthorizationSpec{Webhook: &v1alpha1.AuthorizationWebhookSpec{ConfigSecretName: "authz-webhook"}}
+	vol := corev1.Volume{Name: "policies", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "policies"}}}}
+	mount := corev1.VolumeMount{Name: "policies", MountPath: "/etc/policies"}
+	small := &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}
+
+	type got struct {
+		Auth              *v1alpha1.AuthSpec           `json:"auth"`
+		Audit             *v1alpha1.AuditSpec          `json:"audit"`
+		Authorization     *v1alpha1.AuthorizationSpec  `json:"authorization"`
+		ExtraArgs         []string                     `json:"extraArgs"`
+		ExtraVolumes      []corev1.Volume              `json:"extraVolumes"`
+		ExtraVolumeMounts []corev1.VolumeMount         `json:"extraVolumeMounts"`
+		Logging           *v1alpha1.LoggingSpec        `json:"logging"`
+		Resources         *corev1.ResourceRequirements `json:"resources"`
+	}
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.KcpInstallation)
+		want   map[string]got // by child name
+	}{
+		"None": {
+			reason: "Without settings no child gets any.",
+			mod:    func(*v1alpha1.KcpInstallation) {},
+			want:   map[string]got{"team-a": {}, "team-a-alpha": {}, "team-a-public": {}, "team-a-cache": {}},
+		},
+		"InstallationWide": {
+			reason: "auth, audit and authorization reach the root shard and every shard, not the front-proxy or the cache server.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Auth, i.Spec.Audit, i.Spec.Authorization = auth, audit, authz
+			},
+			want: map[string]got{
+				"team-a":        {Auth: auth, Audit: audit, Authorization: authz},
+				"team-a-alpha":  {Auth: auth, Audit: audit, Authorization: authz},
+				"team-a-public": {},
+				"team-a-cache":  {},
+			},
+		},
+		"PerComponent": {
+			reason: "Each component's extra and a front-proxy's resources reach that component alone.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{Args: []string{"--v=4"}}}
+				i.Spec.Shards[0].Extra = &v1alpha1.ComponentExtra{Volumes: []corev1.Volume{vol}, VolumeMounts: []corev1.VolumeMount{mount}}
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Resources: small, Extra: &v1alpha1.ComponentExtra{Logging: &v1alpha1.LoggingSpec{Level: 4}}}}
+				i.Spec.CacheServer.Extra = &v1alpha1.ComponentExtra{Args: []string{"--v=2"}}
+			},
+			want: map[string]got{
+				"team-a":        {ExtraArgs: []string{"--v=4"}},
+				"team-a-alpha":  {ExtraVolumes: []corev1.Volume{vol}, ExtraVolumeMounts: []corev1.VolumeMount{mount}},
+				"team-a-public": {Resources: small, Logging: &v1alpha1.LoggingSpec{Level: 4}},
+				"team-a-cache":  {ExtraArgs: []string{"--v=2"}},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := external()
+			inst.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha"}}
+			inst.Spec.CacheServer = &v1alpha1.InstallationCacheServer{}
+			tc.mod(inst)
+			r := composeOK(t, inst)
+			gots := map[string]got{}
+			for n := range tc.want {
+				gots[n] = childSpec[got](t, r, n)
+			}
+			if diff := cmp.Diff(tc.want, gots); diff != "" {
+				t.Errorf("%s\nchild specs: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
