@@ -315,10 +315,18 @@ type InstallationFrontProxy struct {
 	// +optional
 	External *InstallationExternal `json:"external,omitempty"`
 
-	// ServiceType of the front-proxy's Service. Defaults to LoadBalancer.
+	// ServiceType of the front-proxy's Service. Defaults to LoadBalancer, or to ClusterIP
+	// when exposure is set.
 	// +optional
 	// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
 	ServiceType corev1.ServiceType `json:"serviceType,omitempty"`
+
+	// Exposure reaches the front-proxy through the cluster's Gateway or Ingress controller
+	// instead of a Service of its own: TLS passes through to the front-proxy, which keeps
+	// terminating it (kcp authenticates clients by their certificates). external.hostname
+	// and external.port are the address clients use there.
+	// +optional
+	Exposure *FrontProxyExposure `json:"exposure,omitempty"`
 
 	// Auth configures how this front-proxy authenticates users (client certificates are
 	// always accepted).
@@ -430,4 +438,62 @@ type ComponentExtra struct {
 	// Logging sets the log verbosity.
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
+}
+
+// FrontProxyExposure is how clients outside the cluster reach a front-proxy.
+// +kubebuilder:validation:XValidation:rule="has(self.gateway) != has(self.ingress)",message="set exactly one of exposure.gateway and exposure.ingress."
+type FrontProxyExposure struct {
+	// Gateway attaches a Gateway API TLSRoute for external.hostname to a Gateway listener in
+	// TLS Passthrough mode. A Gateway in another namespace must be allowed for this
+	// namespace by the platform's policy (EnvironmentConfig kcp-self-service, data.gateways)
+	// and must allow routes from it.
+	// +optional
+	Gateway *GatewayExposure `json:"gateway,omitempty"`
+
+	// Ingress composes an Ingress for external.hostname with TLS passthrough, for
+	// controllers that pass TLS through on port 443.
+	// +optional
+	Ingress *IngressExposure `json:"ingress,omitempty"`
+}
+
+// GatewayExposure names the Gateway a front-proxy's TLSRoute attaches to.
+type GatewayExposure struct {
+	// Name of the Gateway.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Namespace of the Gateway. Defaults to the installation's.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+
+	// SectionName is the Gateway's listener (protocol TLS, mode Passthrough). Defaults to
+	// every listener that accepts the route.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	SectionName string `json:"sectionName,omitempty"`
+}
+
+// IngressController is an Ingress controller whose TLS passthrough this package knows.
+// +kubebuilder:validation:Enum=IngressNginx;HAProxy
+type IngressController string
+
+// Ingress controllers with TLS passthrough.
+const (
+	// IngressNginx is kubernetes/ingress-nginx, started with --enable-ssl-passthrough.
+	IngressNginx IngressController = "IngressNginx"
+	// HAProxy is haproxytech/kubernetes-ingress.
+	HAProxy IngressController = "HAProxy"
+)
+
+// IngressExposure is the Ingress of a front-proxy.
+type IngressExposure struct {
+	// Controller decides the annotations that turn on TLS passthrough.
+	Controller IngressController `json:"controller"`
+
+	// ClassName is the Ingress's class. Defaults to the cluster's default class.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ClassName string `json:"className,omitempty"`
 }

@@ -55,8 +55,9 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// extensions lists the XRDs and the cert-manager CRDs. cert-manager comes from the module
-// cache: it is a dependency of the function, so the schemas match the types it composes.
+// extensions lists the XRDs and the CRDs of the kinds they compose. cert-manager and Gateway
+// API come from the module cache: they are dependencies of the function, so the schemas match
+// the types it composes.
 func extensions() ([]string, error) {
 	xrds, err := filepath.Glob(filepath.Join(repoRoot, "apis", "*", "definition.yaml"))
 	if err != nil {
@@ -74,6 +75,12 @@ func extensions() ([]string, error) {
 		}
 		ext = append(ext, path)
 	}
+	// Gateway API's TLSRoute, from the version the function composes it with.
+	gw, err := gomod.Dir(repoRoot, "sigs.k8s.io/gateway-api")
+	if err != nil {
+		return nil, err
+	}
+	ext = append(ext, filepath.Join(gw, "config", "crd", "standard", "gateway.networking.k8s.io_tlsroutes.yaml"))
 	// provider-kubernetes' namespaced kinds, at the version its pinned tool module requires
 	// (the version the e2e runs and crossplane.yaml depends on).
 	pk, err := gomod.Dir(filepath.Join(repoRoot, "test", "e2e", "tools", "provider-kubernetes"), "github.com/crossplane-contrib/provider-kubernetes")

@@ -125,17 +125,22 @@ const (
 	EnvCertManagerCRDs = "E2E_CERT_MANAGER_CRDS"
 	// EnvCrossplaneNextCRDs are the CRDs of the newer Crossplane core (CROSSPLANE_CORE_NEXT).
 	EnvCrossplaneNextCRDs = "E2E_CROSSPLANE_NEXT_CRDS"
+	// EnvGatewayAPICRDs is Gateway API's standard channel of CRDs, of the version the root
+	// module pins (the function composes its TLSRoutes).
+	EnvGatewayAPICRDs = "E2E_GATEWAY_API_CRDS"
 )
 
-// ResolveCRDs sets E2E_CROSSPLANE_CRDS, E2E_CROSSPLANE_NEXT_CRDS and E2E_CERT_MANAGER_CRDS,
-// unless set, to the CRD directories of the Crossplane core versions test/tools and
-// test/tools/crossplane-next pin and of the cert-manager version the root module pins. Call it before cluster.Run re-executes into the network namespace,
+// ResolveCRDs sets E2E_CROSSPLANE_CRDS, E2E_CROSSPLANE_NEXT_CRDS, E2E_CERT_MANAGER_CRDS and
+// E2E_GATEWAY_API_CRDS, unless set, to the CRD directories of the Crossplane core versions
+// test/tools and test/tools/crossplane-next pin and of the cert-manager and Gateway API
+// versions the root module pins. Call it before cluster.Run re-executes into the network namespace,
 // which inherits the environment.
 func ResolveCRDs(moduleRoot string) error {
 	for _, r := range []struct{ env, goModDir, module, sub string }{
 		{EnvCrossplaneCRDs, filepath.Join(moduleRoot, "test", "tools"), "github.com/crossplane/crossplane/v2", "cluster/crds"},
 		{EnvCrossplaneNextCRDs, filepath.Join(moduleRoot, "test", "tools", "crossplane-next"), "github.com/crossplane/crossplane/v2", "cluster/crds"},
 		{EnvCertManagerCRDs, moduleRoot, "github.com/cert-manager/cert-manager", "deploy/crds"},
+		{EnvGatewayAPICRDs, moduleRoot, "sigs.k8s.io/gateway-api", "config/crd/standard"},
 	} {
 		if os.Getenv(r.env) != "" {
 			continue

@@ -12,8 +12,10 @@ import (
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 )
@@ -22,7 +24,9 @@ import (
 var Scheme = runtime.NewScheme()
 
 func init() {
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, cmv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{
+		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, networkingv1.AddToScheme, cmv1.AddToScheme, gatewayv1.Install,
+	} {
 		if err := add(Scheme); err != nil {
 			panic(err)
 		}

@@ -54,7 +54,11 @@ func parts(inst *v1alpha1.KcpInstallation) []part {
 	}
 	for i, fp := range fps {
 		name := n.FrontProxy(fp.Name)
-		out = append(out, part{what: "FrontProxy " + name, field: field.NewPath("spec", "frontProxies").Index(i).Child("name"), names: names.FrontProxy(name).Composed(root)})
+		composed := names.FrontProxy(name).Composed(root)
+		if fp.Exposure != nil {
+			composed = append(composed, name) // its TLSRoute or Ingress
+		}
+		out = append(out, part{what: "FrontProxy " + name, field: field.NewPath("spec", "frontProxies").Index(i).Child("name"), names: composed})
 	}
 	kc := n.AdminKubeconfig()
 	return append(out, part{what: "Kubeconfig " + kc, field: field.NewPath("spec", "admin"), names: names.Kubeconfig(kc).Composed(n.AdminKubeconfigSecret(s.Admin))})

@@ -22,6 +22,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/exposure"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
@@ -58,7 +59,13 @@ type child struct {
 	name  string
 	field *field.Path
 	spec  any
+	// route and exposure: a front-proxy's TLSRoute or Ingress, when it has one.
+	route    exposure.Route
+	exposure *v1alpha1.FrontProxyExposure
 }
+
+// routeKey is the composition resource name of a front-proxy's TLSRoute or Ingress.
+func (c child) routeKey() resource.Name { return resource.Name("exposure-" + c.name) }
 
 // Compose composes the installation's XRs, each checked by validate, and reports their
 // readiness.
@@ -72,7 +79,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 		return r, errs
 	}
 	// What the checks read; Crossplane answers before it applies anything composed below.
-	r.Requirements = append([]result.Requirement{PolicyRequirement}, takeoverRequirements(etcd)...)
+	r.Requirements = append([]result.Requirement{PolicyRequirement}, takeoverRequirements(etcd, children)...)
 	var waiting []string
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
 	if etcd != nil {
@@ -87,6 +94,11 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 		ready, err := b.XR(c.key, c.kind, c.name, map[string]string{LabelInstallation: inst.GetName()}, c.spec)
 		if err != nil {
 			return r, field.ErrorList{field.InternalError(c.field, err)}
+		}
+		if c.exposure != nil {
+			// Ready once it exists: whether the Gateway or Ingress controller has taken it up
+			// is the platform's to watch, and no client can tell it from outside anyway.
+			b.Set.Add(c.routeKey(), c.route.Object(c.exposure), builder.Readiness(st.Exists(c.routeKey())))
 		}
 		comp := v1alpha1.InstallationComponent{Kind: c.kind, Name: c.name, Ready: ready}
 		if !ready {
@@ -125,6 +137,7 @@ func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcd *managedet
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "certificates", "issuerRef"), err.Error()))
 	case known:
 		errs = append(errs, checkIssuers(inst, policy)...)
+		errs = append(errs, checkGateways(inst, policy)...)
 	}
 	errs = append(errs, checkTakeover(inst, children, etcd, st)...)
 	if len(errs) > 0 {
@@ -217,9 +230,13 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 		case i > 0:
 			errs = append(errs, field.Required(p.Child("external"), "every front-proxy but the first needs its own public address"))
 		}
-		svc := fp.ServiceType
-		if svc == "" {
-			svc = corev1.ServiceTypeLoadBalancer
+		svc := exposure.ServiceType(fp.Exposure, fp.ServiceType)
+		if e := fp.Exposure; e != nil && e.Ingress != nil && ext.Port != exposure.IngressPort {
+			portField := field.NewPath("spec", "external", "port")
+			if fp.External != nil {
+				portField = p.Child("external", "port")
+			}
+			errs = append(errs, field.Invalid(portField, ext.Port, fmt.Sprintf("an Ingress controller passes TLS through on port %d only: set it to %d, the port clients then use", exposure.IngressPort, exposure.IngressPort)))
 		}
 		spec := v1alpha1.FrontProxySpec{
 			RootShard:          v1alpha1.RootShardConfig{Ref: root},
@@ -240,7 +257,12 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 			spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: sc.IssuerRef, DNSNames: sc.DNSNames}
 			spec.CABundleSecretRef = sc.CABundleSecretRef
 		}
-		children = append(children, child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name.FrontProxy(fp.Name), field: p, spec: spec})
+		c := child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name.FrontProxy(fp.Name), field: p, spec: spec, exposure: fp.Exposure}
+		c.route = exposure.Route{
+			Name: c.name, Namespace: inst.GetNamespace(), Labels: map[string]string{LabelInstallation: inst.GetName()},
+			Hostname: ext.Hostname, Service: names.FrontProxy(c.name).Deployment(), Port: names.Port,
+		}
+		children = append(children, c)
 	}
 
 	kc := v1alpha1.KubeconfigSpec{

@@ -40,6 +40,47 @@ var PolicyRequirement = result.Requirement{APIVersion: PolicyAPIVersion, Kind: P
 type Policy struct {
 	// Issuers the policy allows, each in the namespaces it lists.
 	Issuers []AllowedIssuer `json:"issuers,omitempty"`
+	// Gateways of other namespaces that front-proxies may attach TLSRoutes to, each for the
+	// namespaces it lists. A Gateway of the installation's own namespace is the tenant's.
+	Gateways []AllowedGateway `json:"gateways,omitempty"`
+}
+
+// AllowedGateway allows installations in Namespaces to attach routes to one Gateway.
+type AllowedGateway struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	// Namespaces whose installations may use it, or ["*"] for every namespace.
+	Namespaces []string `json:"namespaces"`
+}
+
+// allowsGateway reports whether an installation in namespace may attach a route to g.
+func (p Policy) allowsGateway(namespace string, g v1alpha1.GatewayExposure) bool {
+	if g.Namespace == "" || g.Namespace == namespace {
+		return true
+	}
+	for _, a := range p.Gateways {
+		if a.Name == g.Name && a.Namespace == g.Namespace && (slices.Contains(a.Namespaces, everyNamespace) || slices.Contains(a.Namespaces, namespace)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGateways refuses every Gateway of another namespace the policy does not allow: the
+// route would claim a hostname on the platform's shared entry point, which a tenant's own
+// rights need not reach.
+func checkGateways(inst *v1alpha1.KcpInstallation, p Policy) field.ErrorList {
+	var errs field.ErrorList
+	for i, fp := range inst.Spec.FrontProxies {
+		if fp.Exposure == nil || fp.Exposure.Gateway == nil || p.allowsGateway(inst.GetNamespace(), *fp.Exposure.Gateway) {
+			continue
+		}
+		g := fp.Exposure.Gateway
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "frontProxies").Index(i).Child("exposure", "gateway"), fmt.Sprintf(
+			"Gateway %s/%s is not allowed for installations in namespace %s by the platform's policy (%s %s, data.gateways); use a Gateway in namespace %s, or ask the platform team to allow this one there",
+			g.Namespace, g.Name, inst.GetNamespace(), PolicyKind, PolicyName, inst.GetNamespace())))
+	}
+	return errs
 }
 
 // AllowedIssuer allows installations in Namespaces to use one issuer.

@@ -47,6 +47,26 @@ func policy(issuers ...map[string]any) map[string]any {
 	}
 }
 
+// gateway exposes the installation's one front-proxy, public, through a Gateway.
+func gateway(name, namespace string) func(*v1alpha1.KcpInstallation) {
+	return func(i *v1alpha1.KcpInstallation) {
+		i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Exposure: &v1alpha1.FrontProxyExposure{
+			Gateway: &v1alpha1.GatewayExposure{Name: name, Namespace: namespace},
+		}}}
+	}
+}
+
+// gatewayPolicy is the platform's EnvironmentConfig with these allowed Gateways.
+func gatewayPolicy(gateways ...map[string]any) map[string]any {
+	p := policy()
+	list := make([]any, 0, len(gateways))
+	for _, g := range gateways {
+		list = append(list, g)
+	}
+	p["data"].(map[string]any)["gateways"] = list
+	return p
+}
+
 // xr is an XR of one of the function's kinds in the tenant's namespace, controlled by the
 // object named by controller ("" for none).
 func xr(kind, name string, controller metav1.OwnerReference) map[string]any {
@@ -247,6 +267,36 @@ func TestSafety(t *testing.T) {
 			}),
 			world: testworld.New().Answer(policyAnswered),
 			want:  want{errs: []string{"spec.admin: Forbidden: the Kubeconfig team-a-admin this makes would compose team-a-ca, which this installation's RootShard team-a composes too"}},
+		},
+		"GatewayOfItsNamespace": {
+			reason: "A Gateway of the installation's own namespace is the tenant's own: allowed without a policy.",
+			inst:   tenant(gateway("kcp", "tenant")),
+			world:  testworld.New().Answer(policyAnswered),
+		},
+		"SharedGatewayWithoutPolicy": {
+			reason: "A route on the platform's shared Gateway claims a hostname there: refused unless the platform allows it, naming the field and the policy.",
+			inst:   tenant(gateway("shared", "gateways")),
+			world:  testworld.New().Answer(policyAnswered),
+			want:   want{errs: []string{"spec.frontProxies[0].exposure.gateway: Forbidden: Gateway gateways/shared is not allowed for installations in namespace tenant by the platform's policy (EnvironmentConfig kcp-self-service, data.gateways)"}},
+		},
+		"SharedGatewayAllowedElsewhere": {
+			reason: "A rule for other namespaces does not allow this one.",
+			inst:   tenant(gateway("shared", "gateways")),
+			world:  testworld.New().Answer(policyAnswered).Object(gatewayPolicy(map[string]any{"name": "shared", "namespace": "gateways", "namespaces": []any{"platform"}})),
+			want:   want{errs: []string{"spec.frontProxies[0].exposure.gateway: Forbidden: Gateway gateways/shared"}},
+		},
+		"SharedGatewayAllowed": {
+			reason: "The platform allows its Gateway for every namespace.",
+			inst:   tenant(gateway("shared", "gateways")),
+			world:  testworld.New().Answer(policyAnswered).Object(gatewayPolicy(map[string]any{"name": "shared", "namespace": "gateways", "namespaces": []any{"*"}})),
+		},
+		"RouteNameTaken": {
+			reason: "A TLSRoute of the front-proxy's name that this installation does not control is left alone.",
+			inst:   tenant(gateway("kcp", "tenant")),
+			world: testworld.New().Answer(policyAnswered).Object(map[string]any{
+				"apiVersion": "gateway.networking.k8s.io/v1", "kind": "TLSRoute", "metadata": map[string]any{"name": "team-a-public", "namespace": "tenant"},
+			}),
+			want: want{errs: []string{"spec.frontProxies[0].exposure: Forbidden: the TLSRoute tenant/team-a-public this would compose is taken: TLSRoute tenant/team-a-public exists and is not controlled by this KcpInstallation (it has no controller); it is left untouched"}},
 		},
 		"OlderNeighbourDerivesTheName": {
 			reason: "Installation team-proxy next to an older team: its root shard's serving certificate team-proxy-server is team's internal proxy's; the later one yields, naming the holder.",

@@ -10,6 +10,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/exposure"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
 )
 
@@ -32,8 +33,9 @@ var reservedNames = []string{
 }
 
 // takeoverRequirements reads every XR of the kinds a child could collide with in the
-// namespace, the neighbouring installations, and the managed etcd StatefulSet.
-func takeoverRequirements(etcd *managedetcd.Cluster) []result.Requirement {
+// namespace, the neighbouring installations, the managed etcd StatefulSet, and each
+// front-proxy's TLSRoute or Ingress.
+func takeoverRequirements(etcd *managedetcd.Cluster, children []child) []result.Requirement {
 	reqs := make([]result.Requirement, 0, len(xrKinds)+2)
 	for _, k := range xrKinds {
 		reqs = append(reqs, refs.All(k))
@@ -41,6 +43,11 @@ func takeoverRequirements(etcd *managedetcd.Cluster) []result.Requirement {
 	reqs = append(reqs, refs.All(kindKcpInstallation))
 	if etcd != nil {
 		reqs = append(reqs, result.Requirement{APIVersion: "apps/v1", Kind: "StatefulSet", Name: etcd.Name()})
+	}
+	for _, c := range children {
+		if c.exposure != nil {
+			reqs = append(reqs, result.Requirement{APIVersion: exposure.APIVersion(c.exposure), Kind: exposure.Kind(c.exposure), Name: c.name})
+		}
 	}
 	return reqs
 }
@@ -58,6 +65,15 @@ func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcd *manag
 			if l := st.Object(k, c.name); l.Found && !ours(l) {
 				errs = append(errs, field.Forbidden(c.field, taken(inst, c.kind, c.name, k, l)+"; "+rename(inst, c)))
 			}
+		}
+	}
+	for _, c := range children {
+		if c.exposure == nil {
+			continue
+		}
+		k := exposure.Kind(c.exposure)
+		if l := st.Object(k, c.name); l.Found && !ours(l) {
+			errs = append(errs, field.Forbidden(c.field.Child("exposure"), taken(inst, k, c.name, k, l)+"; "+rename(inst, c)))
 		}
 	}
 	if etcd != nil {

@@ -1,0 +1,127 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+)
+
+const productionNamespace = "kcp-prod"
+
+// testProduction applies examples/production, the production-shaped KcpInstallation, and
+// checks what makes it production-shaped on the objects the API server stored: the TLSRoute
+// and the Ingress that expose its front-proxies, their ClusterIP Services, three etcd members,
+// and every pod spread across nodes and zones and tolerating the platform's taint.
+//
+// Gateway API's TLSRoute CRD comes from the pinned sigs.k8s.io/gateway-api module; no Gateway
+// or Ingress controller runs here, so nothing routes traffic: the test checks what the
+// controllers would read. The FakeKubelet marks the workloads ready.
+func testProduction(t *testing.T, e *env) {
+	ctx := t.Context()
+	ns := productionNamespace
+	crd := filepath.Join(os.Getenv(stack.EnvGatewayAPICRDs), "gateway.networking.k8s.io_tlsroutes.yaml")
+	if _, err := e.ApplyFiles(ctx, crd); err != nil {
+		t.Fatalf("Gateway API's TLSRoute CRD (%s): %v", stack.EnvGatewayAPICRDs, err)
+	}
+	if err := e.WaitCondition(ctx, time.Minute, "Established", "crd", "tlsroutes.gateway.networking.k8s.io"); err != nil {
+		t.Fatal(err)
+	}
+	golden := goldenRender(t, e, "production")
+	wantRefs, wantCerts := goldenRefs(t, golden)
+
+	start := time.Now()
+	applyExample(ctx, t, e, "production")
+	startFakeKubelet(t, e, ns)
+	if err := waitCertificatesReadyWithin(ctx, e, ns, wantCerts, 2*timeout); err != nil {
+		t.Fatal(err)
+	}
+	e.Step("production: %d certificates issued %.1fs after apply", wantCerts, time.Since(start).Seconds())
+	inst, err := waitInstallationReady(ctx, e, ns, "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("production: KcpInstallation and its %d composed XRs Ready %.1fs after apply (no Gateway or Ingress controller runs: the TLSRoute and Ingress are checked as stored; FakeKubelet)", len(wantRefs)-1, time.Since(start).Seconds())
+
+	t.Run("Status", func(t *testing.T) {
+		if inst.Status["url"] != "https://kcp.example.com:443" {
+			t.Errorf("status.url %v, want https://kcp.example.com:443, the Gateway's address", inst.Status["url"])
+		}
+	})
+	t.Run("TLSRoute", func(t *testing.T) {
+		var r struct {
+			Spec struct {
+				ParentRefs []struct{ Name, Namespace, SectionName string } `json:"parentRefs"`
+				Hostnames  []string                                        `json:"hostnames"`
+				Rules      []struct {
+					BackendRefs []struct {
+						Name string `json:"name"`
+						Port int    `json:"port"`
+					} `json:"backendRefs"`
+				} `json:"rules"`
+			} `json:"spec"`
+		}
+		if err := e.GetJSON(ctx, &r, "tlsroute.gateway.networking.k8s.io", "-n", ns, "prod-public"); err != nil {
+			t.Fatal(err)
+		}
+		s := r.Spec
+		if len(s.ParentRefs) != 1 || s.ParentRefs[0].Name != "kcp-passthrough" || s.ParentRefs[0].Namespace != "gateways" || s.ParentRefs[0].SectionName != "kcp-tls" {
+			t.Errorf("parentRefs %+v, want gateways/kcp-passthrough, listener kcp-tls", s.ParentRefs)
+		}
+		if strings.Join(s.Hostnames, ",") != "kcp.example.com" {
+			t.Errorf("hostnames %v, want kcp.example.com", s.Hostnames)
+		}
+		if len(s.Rules) != 1 || len(s.Rules[0].BackendRefs) != 1 || s.Rules[0].BackendRefs[0].Name != "prod-public-front-proxy" || s.Rules[0].BackendRefs[0].Port != 6443 {
+			t.Errorf("rules %+v, want one backend prod-public-front-proxy:6443", s.Rules)
+		}
+	})
+	t.Run("Ingress", func(t *testing.T) {
+		out, err := e.Kubectl(ctx, nil, "get", "ingress", "-n", ns, "prod-corp", "-o",
+			`jsonpath={.spec.ingressClassName} {.spec.rules[0].host} {.spec.rules[0].http.paths[0].backend.service.name}:{.spec.rules[0].http.paths[0].backend.service.port.number} {.metadata.annotations.nginx\.ingress\.kubernetes\.io/ssl-passthrough}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(out), "nginx kcp.corp.example.com prod-corp-front-proxy:6443 true"; got != want {
+			t.Errorf("Ingress prod-corp: %q, want %q (class, host, backend, ssl-passthrough)", got, want)
+		}
+	})
+	t.Run("FrontProxiesBehindTheirRoutes", func(t *testing.T) {
+		for _, svc := range []string{"prod-public-front-proxy", "prod-corp-front-proxy"} {
+			out, err := e.Kubectl(ctx, nil, "get", "service", "-n", ns, svc, "-o", "jsonpath={.spec.type}")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != "ClusterIP" {
+				t.Errorf("Service %s is %s, want ClusterIP: its route is the way in", svc, out)
+			}
+		}
+	})
+	t.Run("SpreadAndTolerations", func(t *testing.T) {
+		out, err := e.Kubectl(ctx, nil, "get", "deployments,statefulsets", "-n", ns, "-o",
+			`jsonpath={range .items[*]}{.kind}/{.metadata.name} {.spec.template.spec.topologySpreadConstraints[*].topologyKey} {.spec.template.spec.tolerations[*].key}{"\n"}{end}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) < 7 {
+			t.Errorf("%d Deployments and StatefulSets, want at least 7 (root shard, its proxy, two shards, two front-proxies, etcd):\n%s", len(lines), out)
+		}
+		for _, l := range lines {
+			if !strings.HasSuffix(l, " kubernetes.io/hostname topology.kubernetes.io/zone dedicated") {
+				t.Errorf("%s: want spread by kubernetes.io/hostname and topology.kubernetes.io/zone and the toleration of dedicated", l)
+			}
+		}
+	})
+	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, "prod", 3) })
+	t.Run("PodSecurityRestricted", func(t *testing.T) { checkPodSecurity(ctx, t, e, ns) })
+
+	if _, err := e.Kubectl(ctx, nil, "delete", "kcpinstallation.kcp.crossplane.io", "-n", ns, "prod", "--wait=true", "--timeout=3m"); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitInstallationGone(ctx, e, ns); err != nil {
+		t.Fatal(err)
+	}
+}
