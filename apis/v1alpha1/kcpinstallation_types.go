@@ -62,7 +62,7 @@ type KcpInstallationSpec struct {
 	Shards []InstallationShard `json:"shards,omitempty"`
 
 	// CacheServer, when set, composes a CacheServer (<installation>-cache) that every shard
-	// uses; otherwise the root shard serves as the cache.
+	// uses, storing in the installation's etcd; otherwise the root shard serves as the cache.
 	// +optional
 	CacheServer *InstallationCacheServer `json:"cacheServer,omitempty"`
 
@@ -288,11 +288,18 @@ type InstallationShard struct {
 }
 
 // InstallationCacheServer configures the installation's cache server.
+// +kubebuilder:validation:XValidation:rule="!(has(self.etcd) && has(self.embedded) && self.embedded)",message="set either cacheServer.etcd or cacheServer.embedded, not both."
 type InstallationCacheServer struct {
-	// Etcd is the cache server's etcd. Without it the cache lives in an embedded etcd and is
-	// lost whenever its pod restarts: for development only.
+	// Etcd is the cache server's etcd. Defaults to the installation's etcd (managed or
+	// external) under a key prefix of the cache's own: /cache, or <prefix>-cache beside an
+	// external etcd's prefix.
 	// +optional
 	Etcd *EtcdConfig `json:"etcd,omitempty"`
+
+	// Embedded keeps the cache in an embedded etcd on an emptyDir volume instead, lost
+	// whenever its pod restarts (the shards then replicate into it again): for development.
+	// +optional
+	Embedded bool `json:"embedded,omitempty"`
 
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional

@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,19 @@ func testProduction(t *testing.T, e *env) {
 			t.Errorf("status.url %v, want https://kcp.example.com:443, the Gateway's address", inst.Status["url"])
 		}
 	})
+	// servicePort is the port a front-proxy's Service listens on, which its route must name.
+	servicePort := func(t *testing.T, svc string) int {
+		t.Helper()
+		out, err := e.Kubectl(ctx, nil, "get", "service", "-n", ns, svc, "-o", "jsonpath={.spec.ports[0].port}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, err := strconv.Atoi(string(out))
+		if err != nil {
+			t.Fatalf("Service %s port %q: %v", svc, out, err)
+		}
+		return port
+	}
 	t.Run("TLSRoute", func(t *testing.T) {
 		var r struct {
 			Spec struct {
@@ -74,8 +89,9 @@ func testProduction(t *testing.T, e *env) {
 		if strings.Join(s.Hostnames, ",") != "kcp.example.com" {
 			t.Errorf("hostnames %v, want kcp.example.com", s.Hostnames)
 		}
-		if len(s.Rules) != 1 || len(s.Rules[0].BackendRefs) != 1 || s.Rules[0].BackendRefs[0].Name != "prod-public-front-proxy" || s.Rules[0].BackendRefs[0].Port != 6443 {
-			t.Errorf("rules %+v, want one backend prod-public-front-proxy:6443", s.Rules)
+		port := servicePort(t, "prod-public-front-proxy")
+		if len(s.Rules) != 1 || len(s.Rules[0].BackendRefs) != 1 || s.Rules[0].BackendRefs[0].Name != "prod-public-front-proxy" || s.Rules[0].BackendRefs[0].Port != port {
+			t.Errorf("rules %+v, want one backend prod-public-front-proxy:%d, the port its Service listens on", s.Rules, port)
 		}
 	})
 	t.Run("Ingress", func(t *testing.T) {
@@ -84,7 +100,7 @@ func testProduction(t *testing.T, e *env) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := string(out), "nginx kcp.corp.example.com prod-corp-front-proxy:6443 true"; got != want {
+		if got, want := string(out), fmt.Sprintf("nginx kcp.corp.example.com prod-corp-front-proxy:%d true", servicePort(t, "prod-corp-front-proxy")); got != want {
 			t.Errorf("Ingress prod-corp: %q, want %q (class, host, backend, ssl-passthrough)", got, want)
 		}
 	})

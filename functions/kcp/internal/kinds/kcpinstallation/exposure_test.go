@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -85,6 +87,21 @@ func TestExposure(t *testing.T) {
 				routeKind = o.Resource.GetObjectKind().GroupVersionKind().Kind
 				if o.Ready != resource.ReadyFalse {
 					t.Errorf("%s\nthe %s is ready (%v) before it exists", tc.reason, routeKind, o.Ready)
+				}
+				// The FrontProxy's Service listens on the external port, 6443 when unset.
+				wantPort := int32(6443)
+				if tc.port > 0 {
+					wantPort = int32(tc.port)
+				}
+				var gotPort int32
+				switch r := o.Resource.(type) {
+				case *gatewayv1.TLSRoute:
+					gotPort = int32(*r.Spec.Rules[0].BackendRefs[0].Port)
+				case *networkingv1.Ingress:
+					gotPort = r.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Port.Number
+				}
+				if gotPort != wantPort {
+					t.Errorf("%s\nthe %s sends to port %d, want %d, the port the front-proxy's Service listens on", tc.reason, routeKind, gotPort, wantPort)
 				}
 			}
 			if diff := cmp.Diff(tc.want, want{serviceType: svc, routeKind: routeKind}, cmp.AllowUnexported(want{})); diff != "" {

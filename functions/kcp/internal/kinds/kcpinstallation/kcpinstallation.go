@@ -168,6 +168,12 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	if s.CacheServer != nil {
 		csName := name.CacheServer()
 		cs := v1alpha1.CacheServerSpec{Image: s.Image, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
+		if cs.Etcd == nil && !s.CacheServer.Embedded {
+			// Durable by default: beside the shards' data, under a prefix of its own.
+			e := store("")
+			e.Prefix = CachePrefix(e.Prefix)
+			cs.Etcd = &e
+		}
 		cs.DeploymentTemplate = s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 		if x := s.CacheServer.Extra; x != nil {
 			cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
@@ -202,6 +208,10 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	} else {
 		rs.CommonShardSpec = common(store(""), nil, nil, nil)
 		rs.DeploymentTemplate = s.Scheduling.DeploymentTemplate()
+	}
+	// The root shard's internal proxy runs beside it: the same image, the same nodes.
+	if s.Image != nil || rs.DeploymentTemplate != nil {
+		rs.Proxy = &v1alpha1.RootShardProxySpec{Image: s.Image, DeploymentTemplate: rs.DeploymentTemplate}
 	}
 	children = append(children, child{key: "rootshard", kind: "RootShard", name: name.RootShard(), field: spec, spec: rs})
 
@@ -258,9 +268,15 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 			spec.CABundleSecretRef = sc.CABundleSecretRef
 		}
 		c := child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name.FrontProxy(fp.Name), field: p, spec: spec, exposure: fp.Exposure}
+		// The FrontProxy's Service listens on its external port (kcp-operator's
+		// frontproxy.ServicePort), 6443 when unset.
+		port := int32(names.Port)
+		if ext.Port > 0 {
+			port = int32(ext.Port)
+		}
 		c.route = exposure.Route{
 			Name: c.name, Namespace: inst.GetNamespace(), Labels: map[string]string{LabelInstallation: inst.GetName()},
-			Hostname: ext.Hostname, Service: names.FrontProxy(c.name).Deployment(), Port: names.Port,
+			Hostname: ext.Hostname, Service: names.FrontProxy(c.name).Deployment(), Port: port,
 		}
 		children = append(children, c)
 	}
@@ -318,6 +334,17 @@ func etcdStore(inst *v1alpha1.KcpInstallation) (func(shard string) v1alpha1.Etcd
 		}
 		return c.Client(ShardPrefix("", shard))
 	}, c
+}
+
+// CachePrefix is the etcd key prefix of a cache server that shares the installation's etcd,
+// beside the root shard's keys as a shard's are: /cache, or /kcp-cache beside a root prefix
+// /kcp. "cache" is a reserved shard name, so no shard's prefix meets it.
+func CachePrefix(rootPrefix string) string {
+	root := strings.TrimSuffix(rootPrefix, "/")
+	if root == "" {
+		return "/cache"
+	}
+	return root + "-cache"
 }
 
 // ShardPrefix is the etcd key prefix of a shard that shares the installation's etcd: beside

@@ -85,3 +85,42 @@ func TestScheduling(t *testing.T) {
 		})
 	}
 }
+
+// TestRootShardProxy: the root shard's internal proxy runs with the installation's image and
+// the root shard's scheduling; without either its spec stays empty, as before.
+func TestRootShardProxy(t *testing.T) {
+	image := &v1alpha1.ImageSpec{Repository: "registry.example.com/kcp", Tag: "v0.32.3"}
+	tolerations := []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.KcpInstallation)
+		want   *v1alpha1.RootShardProxySpec
+	}{
+		"Neither": {
+			reason: "Without an image or scheduling the proxy keeps kcp-operator's defaults.",
+			mod:    func(*v1alpha1.KcpInstallation) {},
+		},
+		"Image": {
+			reason: "spec.image is the image of every component, the proxy's included.",
+			mod:    func(i *v1alpha1.KcpInstallation) { i.Spec.Image = image },
+			want:   &v1alpha1.RootShardProxySpec{Image: image},
+		},
+		"Scheduling": {
+			reason: "The proxy lands where the root shard does.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Scheduling: &v1alpha1.Scheduling{Tolerations: tolerations}}
+			},
+			want: &v1alpha1.RootShardProxySpec{DeploymentTemplate: (&v1alpha1.Scheduling{Tolerations: tolerations}).DeploymentTemplate()},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := external()
+			tc.mod(inst)
+			got := childSpec[v1alpha1.RootShardSpec](t, composeOK(t, inst), "team-a").Proxy
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nthe RootShard's spec.proxy: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

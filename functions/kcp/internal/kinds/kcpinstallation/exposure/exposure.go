@@ -27,7 +27,7 @@ type Route struct {
 	Labels    map[string]string
 	// Hostname clients use (the front-proxy's external hostname).
 	Hostname string
-	// Service and Port of the front-proxy.
+	// Service and Port of the front-proxy: the port its Service listens on.
 	Service string
 	Port    int32
 }
