@@ -76,18 +76,24 @@ func testInKCP(t *testing.T, e *env) {
 	// Changing the roles changes the bindings.
 	setRoles(ctx, t, e, ns, "team-a-admin", "view")
 	waitBindings(ctx, t, e, team, uid, "view")
+	// The XR reports the change once provider-kubernetes' Object for view is Ready, which
+	// can follow the binding in kcp by a moment: wait for it, or its BindingsReady=False of
+	// this change would be taken below for the next one's.
+	if _, err := waitXR(ctx, e, "Kubeconfig", ns, "team-a-admin", "BindingsReady", "True"); err != nil {
+		t.Fatal(err)
+	}
 	e.Step("InKCP: clusterRoles [view] replaced the cluster-admin binding")
 
 	// kcp unreachable: a new role waits, and nothing composed is dropped.
 	before := objectUIDs(ctx, t, e, ns)
 	kcp.StopFront()
 	setRoles(ctx, t, e, ns, "team-a-admin", "view", "edit")
-	x, err := waitXR(ctx, e, "Kubeconfig", ns, "team-a-admin", "BindingsReady", "False")
-	if err != nil {
+	if err := e.Eventually(ctx, timeout, "BindingsReady=False saying why edit is not bound", func(ctx context.Context) (bool, string, error) {
+		x, err := getXR(ctx, e, "Kubeconfig", ns, "team-a-admin")
+		c := x.conditions()["BindingsReady"]
+		return err == nil && c.Status == "False" && strings.Contains(c.Message, "edit:"), c.Status + ": " + c.Message, err
+	}); err != nil {
 		t.Fatal(err)
-	}
-	if msg := x.conditions()["BindingsReady"].Message; !strings.Contains(msg, "edit:") {
-		t.Errorf("BindingsReady must say why edit is not bound, got %q", msg)
 	}
 	nudge(ctx, t, e, "rootshard", ns, "root")
 	nudge(ctx, t, e, "workspace", ns, "team-a")
