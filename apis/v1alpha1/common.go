@@ -517,6 +517,10 @@ type CommonShardSpec struct {
 	// +optional
 	Audit *AuditSpec `json:"audit,omitempty"`
 
+	// Monitoring composes a PodMonitor for the shard's metrics.
+	// +optional
+	Monitoring *Monitoring `json:"monitoring,omitempty"`
+
 	// +optional
 	Authorization *AuthorizationSpec `json:"authorization,omitempty"`
 

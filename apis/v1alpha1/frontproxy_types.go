@@ -36,6 +36,10 @@ type FrontProxySpec struct {
 	// +optional
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 
+	// Monitoring composes a PodMonitor for the front-proxy's metrics.
+	// +optional
+	Monitoring *Monitoring `json:"monitoring,omitempty"`
+
 	// Auth configures how the front-proxy authenticates users.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!has(self.oidc) || (has(self.serviceAccount) && self.serviceAccount.enabled)",message="OIDC requires ServiceAccount auth to be enabled."

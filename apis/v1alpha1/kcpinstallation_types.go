@@ -99,6 +99,10 @@ type KcpInstallationSpec struct {
 	// each component's replicas spread across nodes and zones where the scheduler can.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Monitoring composes a PodMonitor for the root shard, every shard and every front-proxy.
+	// +optional
+	Monitoring *Monitoring `json:"monitoring,omitempty"`
 }
 
 // InstallationExternal is the public address of an installation.
@@ -222,6 +226,11 @@ type InstallationRootShard struct {
 	// +optional
 	Public *InstallationPublic `json:"public,omitempty"`
 
+	// VirtualWorkspace runs the root shard's virtual workspaces in a server of their own, the
+	// VirtualWorkspace <installation>-vw, instead of inside the root shard.
+	// +optional
+	VirtualWorkspace *InstallationVirtualWorkspace `json:"virtualWorkspace,omitempty"`
+
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
@@ -251,6 +260,7 @@ type InstallationServerCertificate struct {
 }
 
 // InstallationShard is one additional shard.
+// +kubebuilder:validation:XValidation:rule="!(has(self.etcd) && has(self.managedEtcd))",message="set either etcd (external) or managedEtcd for a shard, not both."
 type InstallationShard struct {
 	// Name of the shard within the installation.
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`
@@ -265,9 +275,15 @@ type InstallationShard struct {
 	// +optional
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 
-	// Etcd overrides the installation's etcd for this shard.
+	// Etcd is an external etcd for this shard alone, instead of the installation's.
 	// +optional
 	Etcd *EtcdConfig `json:"etcd,omitempty"`
+
+	// ManagedEtcd composes an etcd cluster for this shard alone (<installation>-<shard>-etcd),
+	// instead of storing it in the installation's etcd: for a shard whose load or data must
+	// not share the others' etcd.
+	// +optional
+	ManagedEtcd *ManagedEtcd `json:"managedEtcd,omitempty"`
 
 	// ShardBaseURL is the URL kcp's components reach this shard at. Defaults to the
 	// in-cluster Service.
@@ -278,11 +294,41 @@ type InstallationShard struct {
 	// +optional
 	Public *InstallationPublic `json:"public,omitempty"`
 
+	// VirtualWorkspace runs this shard's virtual workspaces in a server of their own, the
+	// VirtualWorkspace <installation>-<name>-vw, instead of inside the shard.
+	// +optional
+	VirtualWorkspace *InstallationVirtualWorkspace `json:"virtualWorkspace,omitempty"`
+
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
 
 	// Extra adds arguments, volumes and log verbosity to this component's container.
+	// +optional
+	Extra *ComponentExtra `json:"extra,omitempty"`
+}
+
+// InstallationVirtualWorkspace is a virtual workspace server outside a shard (kcp's
+// --shard-virtual-workspace-url): the shard then serves no virtual workspaces itself and
+// advertises this server's address to clients.
+type InstallationVirtualWorkspace struct {
+	// External is the address clients reach the virtual workspaces at; the server's
+	// certificate names its hostname.
+	External InstallationExternal `json:"external"`
+
+	// Replicas of the server. Defaults to 2.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Resources of the server's container; none unless set.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Scheduling of the server's pods, over spec.scheduling field by field.
+	// +optional
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Extra adds arguments, volumes and log verbosity to the server's container.
 	// +optional
 	Extra *ComponentExtra `json:"extra,omitempty"`
 }

@@ -29,6 +29,16 @@ type KubeconfigSpec struct {
 	// Target is the RootShard, Shard or FrontProxy the kubeconfig reaches.
 	Target KubeconfigTarget `json:"target"`
 
+	// Server replaces the target's URL in the kubeconfig, for clients that reach kcp by another
+	// address than the target's own, e.g. https://kcp.example.com:443 through a load balancer
+	// or a route the installation does not compose. An https URL with a host and optionally
+	// a port, nothing else; the target's serving certificate must name the host. The default
+	// context opens <server>/clusters/<targetWorkspace>.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https://`
+	Server string `json:"server,omitempty"`
+
 	// TargetWorkspace is the kcp workspace path the default context opens. Defaults to root.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`

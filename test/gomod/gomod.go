@@ -31,6 +31,20 @@ func DirAt(module, version string) (string, error) {
 	return download(scratch, module+"@"+version)
 }
 
+// DirBeside returns the directory of module at the version the go.mod in goModDir requires
+// of required, another module of the same repository: prometheus-operator ships its CRDs in
+// its root module and its Go types, which the function requires, in pkg/apis/monitoring.
+func DirBeside(goModDir, required, module string) (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", required)
+	cmd.Dir = goModDir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m %s (in %s): %w", required, goModDir, err)
+	}
+	return DirAt(module, strings.TrimSpace(string(out)))
+}
+
 // download runs `go mod download -json arg` in dir and returns the module's directory.
 func download(dir, arg string) (string, error) {
 	cmd := exec.Command("go", "mod", "download", "-json", arg)

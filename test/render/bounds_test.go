@@ -82,3 +82,31 @@ func walkBounds(path string, s *apiextensionsv1.JSONSchemaProps, report func(pat
 		}
 	}
 }
+
+// maxXRDBytes bounds an XRD as compact JSON. etcd refuses an object over 1.5 MiB (its default
+// request limit); Crossplane stores the XRD and the CRD it derives from it, and
+// `kubectl apply` of an XRD adds a copy of it as the last-applied annotation. Kubernetes'
+// embedded types once made the KcpInstallation XRD 1.9 MB of YAML; xrdgen now drops their
+// descriptions.
+const maxXRDBytes = 512 << 10
+
+// TestXRDSize holds every XRD well under etcd's limit for one object.
+func TestXRDSize(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "apis", "*", "definition.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no XRDs: %v", err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compact, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if n := len(compact); n > maxXRDBytes {
+			t.Errorf("%s is %d KiB as JSON, over %d KiB: share a block between components or leave a Kubernetes type's schema out", f, n>>10, maxXRDBytes>>10)
+		}
+	}
+}

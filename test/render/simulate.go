@@ -376,10 +376,12 @@ func (s Simulator) environment() []*Object {
 }
 
 // offered reports whether an example's object is one the function may read: the user's
-// Secrets and ConfigMaps, and the platform's self-service policy (an EnvironmentConfig).
+// Secrets and ConfigMaps, the platform's self-service policy (an EnvironmentConfig), and
+// CustomResourceDefinitions, whose existence says an optional operator (prometheus-operator)
+// is installed.
 func offered(o *Object) bool {
 	switch o.GroupVersionKind().GroupKind().String() {
-	case "Secret", "ConfigMap", "EnvironmentConfig.apiextensions.crossplane.io":
+	case "Secret", "ConfigMap", "EnvironmentConfig.apiextensions.crossplane.io", "CustomResourceDefinition.apiextensions.k8s.io":
 		return true
 	}
 	return false

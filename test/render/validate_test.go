@@ -81,6 +81,15 @@ func extensions() ([]string, error) {
 		return nil, err
 	}
 	ext = append(ext, filepath.Join(gw, "config", "crd", "standard", "gateway.networking.k8s.io_tlsroutes.yaml"))
+	// prometheus-operator's PodMonitor, from the release of the types the function composes,
+	po, err := gomod.DirBeside(repoRoot, "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring", "github.com/prometheus-operator/prometheus-operator")
+	if err != nil {
+		return nil, err
+	}
+	// and its PrometheusRule, for the starting alerts the docs give.
+	for _, kind := range []string{"podmonitors", "prometheusrules"} {
+		ext = append(ext, filepath.Join(po, "example", "prometheus-operator-crd", "monitoring.coreos.com_"+kind+".yaml"))
+	}
 	// provider-kubernetes' namespaced kinds, at the version its pinned tool module requires
 	// (the version the e2e runs and crossplane.yaml depends on).
 	pk, err := gomod.Dir(filepath.Join(repoRoot, "test", "e2e", "tools", "provider-kubernetes"), "github.com/crossplane-contrib/provider-kubernetes")

@@ -17,7 +17,8 @@ const productionNamespace = "kcp-prod"
 // testProduction applies examples/production, the production-shaped KcpInstallation, and
 // checks what makes it production-shaped on the objects the API server stored: the TLSRoute
 // and the Ingress that expose its front-proxies, their ClusterIP Services, three etcd members,
-// and every pod spread across nodes and zones and tolerating the platform's taint.
+// every pod spread across nodes and zones and tolerating the platform's taint, and the
+// PodMonitors of the root shard, the shards and the front-proxies (monitoring_test.go).
 //
 // Gateway API's TLSRoute CRD comes from the pinned sigs.k8s.io/gateway-api module; no Gateway
 // or Ingress controller runs here, so nothing routes traffic: the test checks what the
@@ -30,6 +31,15 @@ func testProduction(t *testing.T, e *env) {
 		t.Fatalf("Gateway API's TLSRoute CRD (%s): %v", stack.EnvGatewayAPICRDs, err)
 	}
 	if err := e.WaitCondition(ctx, time.Minute, "Established", "crd", "tlsroutes.gateway.networking.k8s.io"); err != nil {
+		t.Fatal(err)
+	}
+	// prometheus-operator's PodMonitor CRD, as the platform installs it; no prometheus-operator
+	// or Prometheus runs here, so nothing scrapes: the test checks what Prometheus would read.
+	pm := filepath.Join(os.Getenv(stack.EnvPrometheusOperatorCRDs), "monitoring.coreos.com_podmonitors.yaml")
+	if _, err := e.ApplyFiles(ctx, pm); err != nil {
+		t.Fatalf("prometheus-operator's PodMonitor CRD (%s): %v", stack.EnvPrometheusOperatorCRDs, err)
+	}
+	if err := e.WaitCondition(ctx, time.Minute, "Established", "crd", "podmonitors.monitoring.coreos.com"); err != nil {
 		t.Fatal(err)
 	}
 	golden := goldenRender(t, e, "production")
@@ -133,6 +143,16 @@ func testProduction(t *testing.T, e *env) {
 	})
 	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, "prod", 3) })
 	t.Run("PodSecurityRestricted", func(t *testing.T) { checkPodSecurity(ctx, t, e, ns) })
+	t.Run("PodMonitors", func(t *testing.T) {
+		// Each PodMonitor, by the Secret of the serving certificate it must verify.
+		checkPodMonitors(ctx, t, e, ns, map[string]string{
+			"prod-kcp":                "prod-server",
+			"prod-alpha-shard-kcp":    "prod-alpha-server",
+			"prod-beta-shard-kcp":     "prod-beta-server",
+			"prod-public-front-proxy": "prod-prod-public-server",
+			"prod-corp-front-proxy":   "prod-prod-corp-server",
+		}, map[string]string{"release": "prometheus"})
+	})
 
 	if _, err := e.Kubectl(ctx, nil, "delete", "kcpinstallation.kcp.crossplane.io", "-n", ns, "prod", "--wait=true", "--timeout=3m"); err != nil {
 		t.Fatal(err)

@@ -292,6 +292,52 @@ spec:
 `,
 			want: []cause{{Field: "spec.etcd", Message: `Invalid value: set either etcd.managed or etcd.external, not both.`}},
 		},
+		"KcpInstallationShardWithTwoEtcds": {
+			reason: "A shard's own etcd is either external or managed.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: KcpInstallation
+metadata: {name: shard-two-etcds}
+spec:
+  external: {hostname: kcp.example.com}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: ClusterIssuer, name: kcp-selfsigned}
+  shards:
+  - name: alpha
+    etcd: {endpoints: ["http://etcd:2379"]}
+    managedEtcd: {replicas: 3}
+`,
+			want: []cause{{Field: "spec.shards[0]", Message: `Invalid value: set either etcd (external) or managedEtcd for a shard, not both.`}},
+		},
+		"KubeconfigServerNotHTTPS": {
+			reason: "kcp serves only TLS: a kubeconfig's server is an https URL.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: Kubeconfig
+metadata: {name: http-server}
+spec:
+  target: {rootShardRef: {name: root}}
+  username: alice
+  validity: 24h
+  secretRef: {name: alice}
+  server: http://kcp.example.com
+`,
+			want: []cause{{Field: "spec.server", Message: `Invalid value: "http://kcp.example.com": spec.server in body should match '^https://'`}},
+		},
+		"KcpInstallationMonitoringInterval": {
+			reason: "A scrape interval is a Prometheus duration, as prometheus-operator's PodMonitor requires.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: KcpInstallation
+metadata: {name: bad-interval}
+spec:
+  external: {hostname: kcp.example.com}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: ClusterIssuer, name: kcp-selfsigned}
+  monitoring: {enabled: true, interval: 30sec}
+`,
+			want: []cause{{Field: "spec.monitoring.interval", Message: `Invalid value: "30sec": spec.monitoring.interval in body should match '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$'`}},
+		},
 		"KcpInstallationTwoEtcdMembers": {
 			reason: "Two etcd members tolerate no more failures than one: 1 or 3.",
 			manifest: `

@@ -128,12 +128,15 @@ const (
 	// EnvGatewayAPICRDs is Gateway API's standard channel of CRDs, of the version the root
 	// module pins (the function composes its TLSRoutes).
 	EnvGatewayAPICRDs = "E2E_GATEWAY_API_CRDS"
+	// EnvPrometheusOperatorCRDs are prometheus-operator's CRDs, of the release whose Go types
+	// the root module pins (the function composes its PodMonitors).
+	EnvPrometheusOperatorCRDs = "E2E_PROMETHEUS_OPERATOR_CRDS"
 )
 
-// ResolveCRDs sets E2E_CROSSPLANE_CRDS, E2E_CROSSPLANE_NEXT_CRDS, E2E_CERT_MANAGER_CRDS and
-// E2E_GATEWAY_API_CRDS, unless set, to the CRD directories of the Crossplane core versions
-// test/tools and test/tools/crossplane-next pin and of the cert-manager and Gateway API
-// versions the root module pins. Call it before cluster.Run re-executes into the network namespace,
+// ResolveCRDs sets E2E_CROSSPLANE_CRDS, E2E_CROSSPLANE_NEXT_CRDS, E2E_CERT_MANAGER_CRDS,
+// E2E_GATEWAY_API_CRDS and E2E_PROMETHEUS_OPERATOR_CRDS, unless set, to the CRD directories of
+// the Crossplane core versions test/tools and test/tools/crossplane-next pin and of the
+// cert-manager, Gateway API and prometheus-operator versions the root module pins. Call it before cluster.Run re-executes into the network namespace,
 // which inherits the environment.
 func ResolveCRDs(moduleRoot string) error {
 	for _, r := range []struct{ env, goModDir, module, sub string }{
@@ -152,6 +155,13 @@ func ResolveCRDs(moduleRoot string) error {
 		if err := os.Setenv(r.env, filepath.Join(dir, r.sub)); err != nil {
 			return err
 		}
+	}
+	if os.Getenv(EnvPrometheusOperatorCRDs) == "" {
+		dir, err := gomod.DirBeside(moduleRoot, "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring", "github.com/prometheus-operator/prometheus-operator")
+		if err != nil {
+			return err
+		}
+		return os.Setenv(EnvPrometheusOperatorCRDs, filepath.Join(dir, "example", "prometheus-operator-crd"))
 	}
 	return nil
 }

@@ -211,16 +211,36 @@ func (*crdCollector) CheckFilter() loader.NodeFilter {
 }
 
 func (c *crdCollector) Generate(ctx *genall.GenerationContext) error {
-	parser := &crd.Parser{Collector: ctx.Collector, Checker: ctx.Checker}
-	crd.AddKnownTypes(parser)
-	for _, root := range ctx.Roots {
-		parser.NeedPackage(root)
-	}
 	metav1Pkg := crd.FindMetav1(ctx.Roots)
 	if metav1Pkg == nil {
 		return nil // nothing imports metav1, so there are no kinds
 	}
-	for _, gk := range crd.FindKubeKinds(parser, metav1Pkg) { // sorted
+	// A first parser parses every type the kinds use. Kubernetes' own types (a pod's volumes,
+	// affinity, tolerations, ...) then lose their descriptions, which Kubernetes documents and
+	// `kubectl explain pod` shows: repeated wherever a kind embeds them, they made a
+	// KcpInstallation's schema about 900 KB of JSON, too close to the 1.5 MiB etcd accepts for
+	// one object. Our own fields keep theirs, fields of those types included. The second
+	// parser, which builds the CRDs, starts from those schemata (a parser caches what it
+	// flattened, so the first cannot be reused).
+	first := newParser(ctx)
+	for _, gk := range crd.FindKubeKinds(first, metav1Pkg) {
+		first.NeedCRDFor(gk, nil)
+	}
+	schemata := make(map[crd.TypeIdent]apiextensionsv1.JSONSchemaProps, len(first.Schemata))
+	for id, s := range first.Schemata {
+		if isKubernetesType(id.Package.PkgPath) {
+			s = withoutDescriptions(s)
+		}
+		schemata[id] = s
+	}
+	parser := newParser(ctx)
+	for id, s := range schemata {
+		if _, known := parser.Schemata[id]; !known {
+			parser.Schemata[id] = s
+		}
+	}
+	kinds := crd.FindKubeKinds(parser, metav1Pkg) // sorted
+	for _, gk := range kinds {
 		parser.NeedCRDFor(gk, nil)
 		def, ok := parser.CustomResourceDefinitions[gk]
 		if !ok {
@@ -240,6 +260,63 @@ func (c *crdCollector) Generate(ctx *genall.GenerationContext) error {
 		c.crds = append(c.crds, generatedCRD{gk: gk, crd: def, pkgDirs: slices.Compact(dirs), claim: claim})
 	}
 	return nil
+}
+
+// newParser is a CRD parser of the generation's packages, as controller-gen's.
+func newParser(ctx *genall.GenerationContext) *crd.Parser {
+	p := &crd.Parser{Collector: ctx.Collector, Checker: ctx.Checker, Schemata: map[crd.TypeIdent]apiextensionsv1.JSONSchemaProps{}}
+	crd.AddKnownTypes(p)
+	for _, root := range ctx.Roots {
+		p.NeedPackage(root)
+	}
+	return p
+}
+
+// isKubernetesType reports whether a package holds Kubernetes' API types.
+func isKubernetesType(pkgPath string) bool {
+	return strings.HasPrefix(pkgPath, "k8s.io/api/") || strings.HasPrefix(pkgPath, "k8s.io/apimachinery/")
+}
+
+// withoutDescriptions returns s with every description removed, at every depth.
+func withoutDescriptions(s apiextensionsv1.JSONSchemaProps) apiextensionsv1.JSONSchemaProps {
+	s.Description = ""
+	if s.Properties != nil {
+		props := make(map[string]apiextensionsv1.JSONSchemaProps, len(s.Properties))
+		for k, p := range s.Properties {
+			props[k] = withoutDescriptions(p)
+		}
+		s.Properties = props
+	}
+	if s.Items != nil {
+		items := *s.Items
+		if items.Schema != nil {
+			one := withoutDescriptions(*items.Schema)
+			items.Schema = &one
+		}
+		if items.JSONSchemas != nil {
+			list := make([]apiextensionsv1.JSONSchemaProps, len(items.JSONSchemas))
+			for i, x := range items.JSONSchemas {
+				list[i] = withoutDescriptions(x)
+			}
+			items.JSONSchemas = list
+		}
+		s.Items = &items
+	}
+	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
+		one := withoutDescriptions(*a.Schema)
+		s.AdditionalProperties = &apiextensionsv1.JSONSchemaPropsOrBool{Allows: a.Allows, Schema: &one}
+	}
+	for _, list := range []*[]apiextensionsv1.JSONSchemaProps{&s.AllOf, &s.AnyOf, &s.OneOf} {
+		if *list == nil {
+			continue
+		}
+		out := make([]apiextensionsv1.JSONSchemaProps, len(*list))
+		for i, x := range *list {
+			out[i] = withoutDescriptions(x)
+		}
+		*list = out
+	}
+	return s
 }
 
 func packageDir(p *loader.Package) string {

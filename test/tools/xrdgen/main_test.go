@@ -181,6 +181,12 @@ func TestWidgetXRD(t *testing.T) {
 		vol.XListType == nil || *vol.XListType != "map" {
 		t.Errorf("volumes must be a map-list of corev1.Volume, got %+v", vol)
 	}
+	if vol.Description != "Volumes mounted into the widget." {
+		t.Errorf("our own field keeps its description, got %q", vol.Description)
+	}
+	if d := vol.Items.Schema.Properties["configMap"].Description; d != "" {
+		t.Errorf("Kubernetes' own types carry no descriptions (Kubernetes documents them; repeated, they bloat the schema), got %q", d)
+	}
 
 	status := s.Properties["status"]
 	if _, ok := status.Properties["conditions"]; ok {

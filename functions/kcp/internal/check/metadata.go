@@ -55,6 +55,8 @@ func walk(p *field.Path, v any) field.ErrorList {
 			case "metadata":
 				errs = append(errs, labelsAndAnnotations(child, t[k])...)
 				errs = append(errs, walk(child, t[k])...)
+			case "monitoring":
+				errs = append(errs, monitoring(child, t[k])...)
 			case "nodeSelector":
 				errs = append(errs, metavalidation.ValidateLabels(stringMap(t[k]), child)...)
 			case "priorityClassName":

@@ -141,6 +141,20 @@ func TestTemplates(t *testing.T) {
 				}},
 			}},
 		},
+		"Monitoring": {
+			reason: "A PodMonitor's labels and scrape interval are refused where they are written, not on the PodMonitor.",
+			spec: v1alpha1.KcpInstallationSpec{Monitoring: &v1alpha1.Monitoring{
+				Enabled: true, Interval: "30 seconds", Labels: map[string]string{"release": "-bad-"},
+			}},
+			want: []string{
+				`spec.monitoring.labels: Invalid value: "-bad-"`,
+				`spec.monitoring.interval: Invalid value: "30 seconds": must be a Prometheus duration such as 30s, 1m or 1h30m`,
+			},
+		},
+		"MonitoringValid": {
+			reason: "Prometheus durations and valid labels pass.",
+			spec:   v1alpha1.RootShardSpec{CommonShardSpec: v1alpha1.CommonShardSpec{Monitoring: &v1alpha1.Monitoring{Enabled: true, Interval: "1m30s", Labels: map[string]string{"release": "prometheus"}}}},
+		},
 		"KubeconfigTemplate": {
 			reason: "A Kubeconfig's single certificateTemplate is checked like a map's.",
 			spec:   v1alpha1.KubeconfigSpec{CertificateTemplate: &v1alpha1.CertificateTemplate{Spec: &v1alpha1.CertificateSpecTemplate{RenewBefore: d("1m")}}, SecretRef: corev1.LocalObjectReference{Name: "k"}},

@@ -49,6 +49,7 @@ func (f FrontProxy) Composed(root RootShard) []string {
 	return []string{
 		f.Deployment(), f.Config(), f.MergedClientCA(), f.MergedCABundle(), f.DynamicKubeconfig(root),
 		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"), f.Cert(root, CertPublicServer),
+		f.Cert(root, CertMonitoring),
 	}
 }
 

@@ -15,6 +15,15 @@ func (i Installation) CacheServer() string { return string(i) + "-cache" }
 // Shard is the installation's Shard of spec.shards[].name shard.
 func (i Installation) Shard(shard string) string { return string(i) + "-" + shard }
 
+// VirtualWorkspace is the VirtualWorkspace serving the virtual workspaces of the root shard
+// (component "") or of a shard.
+func (i Installation) VirtualWorkspace(shard string) string {
+	if shard == "" {
+		return string(i) + "-vw"
+	}
+	return i.Shard(shard) + "-vw"
+}
+
 // FrontProxy is the installation's FrontProxy of spec.frontProxies[].name proxy.
 func (i Installation) FrontProxy(proxy string) string { return string(i) + "-" + proxy }
 

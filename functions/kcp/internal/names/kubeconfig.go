@@ -24,7 +24,7 @@ func (r RootShard) Secrets() []string {
 	for _, ca := range IntermediateCAs {
 		out = append(out, r.CA(ca))
 	}
-	for _, kind := range []string{"server", "virtual-workspaces", "service-account", "logical-cluster-admin", "external-logical-cluster-admin", "client", "kcp-operator", CertPublicServer} {
+	for _, kind := range []string{"server", "virtual-workspaces", "service-account", "logical-cluster-admin", "external-logical-cluster-admin", "client", "kcp-operator", CertPublicServer, CertMonitoring} {
 		out = append(out, r.Cert(kind))
 	}
 	for _, kind := range []string{"server", "kubeconfig", "requestheader"} {
@@ -42,7 +42,7 @@ func (r RootShard) Secrets() []string {
 // whether or not the spec switches them on.
 func (s Shard) Secrets() []string {
 	var out []string
-	for _, kind := range []string{"server", "virtual-workspaces", "service-account", "client", "mounts-proxy", "logical-cluster-admin", "external-logical-cluster-admin", CertPublicServer} {
+	for _, kind := range []string{"server", "virtual-workspaces", "service-account", "client", "mounts-proxy", "logical-cluster-admin", "external-logical-cluster-admin", CertPublicServer, CertMonitoring} {
 		out = append(out, s.Cert(kind))
 	}
 	return append(out,

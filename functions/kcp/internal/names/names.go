@@ -59,6 +59,10 @@ func Labels(instance, component string) map[string]string {
 // "public-server": that is the server certificate of a shard named <rs>-public.
 const CertPublicServer = "public-serving"
 
+// CertMonitoring is the certificate kind of the client certificate a component's PodMonitor
+// scrapes its metrics with.
+const CertMonitoring = "monitoring"
+
 // DefaultClusterDomain is used when spec.clusterDomain is empty.
 const DefaultClusterDomain = "cluster.local"
 

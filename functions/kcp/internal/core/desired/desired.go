@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -25,7 +26,7 @@ var Scheme = runtime.NewScheme()
 
 func init() {
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, networkingv1.AddToScheme, cmv1.AddToScheme, gatewayv1.Install,
+		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, networkingv1.AddToScheme, cmv1.AddToScheme, gatewayv1.Install, monitoringv1.AddToScheme,
 	} {
 		if err := add(Scheme); err != nil {
 			panic(err)

@@ -26,6 +26,17 @@ type Result[S any] struct {
 	Warnings []string
 }
 
+// NonEmpty lists the warnings that say something, for kinds whose steps return "" for none.
+func NonEmpty(warnings ...string) []string {
+	var out []string
+	for _, w := range warnings {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // Untyped is the same result with its status as a pointer of any type, for fn.go, which
 // writes every kind's status the same way.
 func (r *Result[S]) Untyped() Result[any] {

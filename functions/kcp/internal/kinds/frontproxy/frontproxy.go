@@ -54,6 +54,7 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	c.composePKI()
 	c.composeMergedBundles()
 	out := c.composeWorkload(p)
+	warning := c.composeMonitoring()
 	available := c.Report(out)
 	return result.Result[v1alpha1.FrontProxyStatus]{
 		Desired:      c.Set,
@@ -61,6 +62,7 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 		Status:       v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), URL: names.FrontProxyURL(fp, rs)},
 		Conditions:   c.Conditions(),
 		NotReady:     c.NotReady(),
+		Warnings:     result.NonEmpty(warning),
 	}, nil
 }
 

@@ -36,6 +36,10 @@ func parts(inst *v1alpha1.KcpInstallation) []part {
 		shards = append(shards, n.Shard(sh.Name))
 	}
 	out := []part{{what: "RootShard " + string(root), field: field.NewPath("metadata", "name"), names: root.Composed(shards...)}}
+	if r := s.RootShard; r != nil && r.VirtualWorkspace != nil {
+		vw := n.VirtualWorkspace("")
+		out = append(out, part{what: "VirtualWorkspace " + vw, field: field.NewPath("spec", "rootShard", "virtualWorkspace"), names: names.VirtualWorkspace(vw).Composed()})
+	}
 	if s.CacheServer != nil {
 		cs := n.CacheServer()
 		out = append(out, part{what: "CacheServer " + cs, field: field.NewPath("spec", "cacheServer"), names: names.CacheServer(cs).Composed()})
@@ -47,6 +51,14 @@ func parts(inst *v1alpha1.KcpInstallation) []part {
 	for i, sh := range s.Shards {
 		name := n.Shard(sh.Name)
 		out = append(out, part{what: "Shard " + name, field: field.NewPath("spec", "shards").Index(i).Child("name"), names: names.Shard(name).Composed()})
+		if sh.VirtualWorkspace != nil {
+			vw := n.VirtualWorkspace(sh.Name)
+			out = append(out, part{what: "VirtualWorkspace " + vw, field: field.NewPath("spec", "shards").Index(i).Child("virtualWorkspace"), names: names.VirtualWorkspace(vw).Composed()})
+		}
+		if sh.ManagedEtcd != nil {
+			etcd := managedetcd.Cluster{Installation: inst.GetName(), Shard: sh.Name}
+			out = append(out, part{what: "etcd " + etcd.Name(), field: field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), names: etcd.Composed()})
+		}
 	}
 	fps := s.FrontProxies
 	if len(fps) == 0 {

@@ -71,18 +71,18 @@ func (c child) routeKey() resource.Name { return resource.Name("exposure-" + c.n
 // readiness.
 func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate ValidateXR) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
 	var r result.Result[v1alpha1.KcpInstallationStatus]
-	children, etcd, errs := build(inst, validate)
+	children, etcds, errs := build(inst, validate)
 	if len(errs) > 0 {
 		return r, errs
 	}
-	if errs := checkSafe(inst, children, etcd, st); len(errs) > 0 {
+	if errs := checkSafe(inst, children, etcds, st); len(errs) > 0 {
 		return r, errs
 	}
 	// What the checks read; Crossplane answers before it applies anything composed below.
-	r.Requirements = append([]result.Requirement{PolicyRequirement}, takeoverRequirements(etcd, children)...)
+	r.Requirements = append([]result.Requirement{PolicyRequirement}, takeoverRequirements(etcds, children)...)
 	var waiting []string
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
-	if etcd != nil {
+	for _, etcd := range etcds {
 		ready, why := etcd.Compose(b)
 		comp := v1alpha1.InstallationComponent{Kind: "StatefulSet", Name: etcd.Name(), Ready: ready, Message: why}
 		if !ready {
@@ -129,7 +129,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 // checkSafe holds what a tenant, who may write only KcpInstallations, must not do through
 // one: use issuers the platform did not allow, or compose over objects this installation does
 // not control.
-func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcd *managedetcd.Cluster, st *observed.State) field.ErrorList {
+func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcds []*managedetcd.Cluster, st *observed.State) field.ErrorList {
 	errs := checkNames(inst.Spec)
 	policy, known, err := readPolicy(st)
 	switch {
@@ -139,7 +139,7 @@ func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcd *managedet
 		errs = append(errs, checkIssuers(inst, policy)...)
 		errs = append(errs, checkGateways(inst, policy)...)
 	}
-	errs = append(errs, checkTakeover(inst, children, etcd, st)...)
+	errs = append(errs, checkTakeover(inst, children, etcds, st)...)
 	if len(errs) > 0 {
 		return errs // a taken or reserved name also shares derived names: say it once
 	}
@@ -151,8 +151,9 @@ func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcd *managedet
 }
 
 // build derives every child XR's spec from the installation and validates it, and returns
-// the managed etcd cluster unless the installation uses an external etcd.
-func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *managedetcd.Cluster, field.ErrorList) {
+// the managed etcd clusters: the installation's unless it uses an external etcd, and each
+// shard's own (spec.shards[].managedEtcd).
+func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*managedetcd.Cluster, field.ErrorList) {
 	s := inst.Spec
 	spec := field.NewPath("spec")
 	name := names.Installation(inst.GetName())
@@ -162,6 +163,10 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	}
 	external := externalConfig(s.External)
 	store, etcd := etcdStore(inst)
+	var etcds []*managedetcd.Cluster
+	if etcd != nil {
+		etcds = append(etcds, etcd)
+	}
 
 	cache := v1alpha1.CacheConfig{}
 	var children []child
@@ -183,11 +188,12 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 		cache.Ref = &corev1.LocalObjectReference{Name: csName}
 	}
 
-	// Authentication, audit and authorization are the installation's: every shard the same.
+	// Authentication, audit, authorization and monitoring are the installation's: every
+	// shard the same.
 	common := func(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements, x *v1alpha1.ComponentExtra) v1alpha1.CommonShardSpec {
 		c := v1alpha1.CommonShardSpec{
 			ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res,
-			Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization,
+			Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring,
 		}
 		if x != nil {
 			c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
@@ -213,18 +219,35 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	if s.Image != nil || rs.DeploymentTemplate != nil {
 		rs.Proxy = &v1alpha1.RootShardProxySpec{Image: s.Image, DeploymentTemplate: rs.DeploymentTemplate}
 	}
+	if r := s.RootShard; r != nil && r.VirtualWorkspace != nil {
+		vw, vwErrs := virtualWorkspace(inst, r.VirtualWorkspace, "", spec.Child("rootShard", "virtualWorkspace"))
+		errs = append(errs, vwErrs...)
+		rs.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
+		children = append(children, vw)
+	}
 	children = append(children, child{key: "rootshard", kind: "RootShard", name: name.RootShard(), field: spec, spec: rs})
 
 	root := &corev1.LocalObjectReference{Name: name.RootShard()}
 	for i, sh := range s.Shards {
 		shardEtcd := store(sh.Name)
-		if sh.Etcd != nil {
+		switch {
+		case sh.Etcd != nil:
 			shardEtcd = *sh.Etcd
+		case sh.ManagedEtcd != nil:
+			own := shardCluster(inst, sh)
+			etcds = append(etcds, own)
+			shardEtcd = own.Client("") // alone in it: no prefix needed
 		}
 		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources, sh.Extra), RootShard: v1alpha1.RootShardConfig{Ref: root}}
 		spec.ShardBaseURL = sh.ShardBaseURL
 		spec.Public, spec.ServiceTemplate = public(sh.Public)
 		spec.DeploymentTemplate = sh.Scheduling.Over(s.Scheduling).DeploymentTemplate()
+		if sh.VirtualWorkspace != nil {
+			vw, vwErrs := virtualWorkspace(inst, sh.VirtualWorkspace, sh.Name, field.NewPath("spec", "shards").Index(i).Child("virtualWorkspace"))
+			errs = append(errs, vwErrs...)
+			spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
+			children = append(children, vw)
+		}
 		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name.Shard(sh.Name), field: field.NewPath("spec", "shards").Index(i), spec: spec})
 	}
 
@@ -257,6 +280,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 			ServiceTemplate:    &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
 			DeploymentTemplate: fp.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
 			Resources:          fp.Resources,
+			Monitoring:         s.Monitoring,
 		}
 		if x := fp.Extra; x != nil {
 			spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
@@ -304,7 +328,43 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, *manag
 	for _, c := range children {
 		errs = append(errs, validateChild(inst, c, validate)...)
 	}
-	return children, etcd, errs
+	return children, etcds, errs
+}
+
+// virtualWorkspace is the VirtualWorkspace child serving the virtual workspaces of the root
+// shard (shard "") or of a shard, outside it.
+func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationVirtualWorkspace, shard string, p *field.Path) (child, field.ErrorList) {
+	var errs field.ErrorList
+	if vw.External.PrivateHostname != "" || vw.External.PrivatePort != nil {
+		errs = append(errs, field.Forbidden(p.Child("external", "privateHostname"), "the private address is the installation's, not a virtual workspace server's: set spec.external.privateHostname and privatePort instead"))
+	}
+	s := inst.Spec
+	n := names.Installation(inst.GetName())
+	spec := v1alpha1.VirtualWorkspaceSpec{
+		External: externalConfig(vw.External), Image: s.Image, Replicas: vw.Replicas, Resources: vw.Resources,
+		ClusterDomain: s.ClusterDomain, DeploymentTemplate: vw.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
+	}
+	if shard == "" {
+		spec.Target.RootShardRef = &corev1.LocalObjectReference{Name: n.RootShard()}
+	} else {
+		spec.Target.ShardRef = &corev1.LocalObjectReference{Name: n.Shard(shard)}
+	}
+	if x := vw.Extra; x != nil {
+		spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
+	}
+	key := "virtualworkspace"
+	if shard != "" {
+		key += "-" + shard
+	}
+	return child{key: resource.Name(key), kind: "VirtualWorkspace", name: n.VirtualWorkspace(shard), field: p, spec: spec}, errs
+}
+
+// shardCluster is the etcd cluster a shard with managedEtcd has to itself.
+func shardCluster(inst *v1alpha1.KcpInstallation, sh v1alpha1.InstallationShard) *managedetcd.Cluster {
+	return &managedetcd.Cluster{
+		Installation: inst.GetName(), Shard: sh.Name, Namespace: inst.GetNamespace(), ClusterDomain: inst.Spec.ClusterDomain,
+		Spec: *sh.ManagedEtcd, Scheduling: sh.ManagedEtcd.Scheduling.Over(inst.Spec.Scheduling),
+	}
 }
 
 // etcdStore returns where each shard stores its data (the root shard is ""), and the managed

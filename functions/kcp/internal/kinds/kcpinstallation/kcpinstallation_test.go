@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -118,6 +119,14 @@ func TestCompose(t *testing.T) {
 			inst: fpPrivatePort,
 			want: want{errs: []string{"spec.frontProxies[1].external.privateHostname: Forbidden: the private address is the installation's, not a front-proxy's"}},
 		},
+		"VirtualWorkspacePrivateHostname": {
+			inst: func() *v1alpha1.KcpInstallation {
+				i := smallest()
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha", VirtualWorkspace: &v1alpha1.InstallationVirtualWorkspace{External: v1alpha1.InstallationExternal{Hostname: "vw.example.com", PrivateHostname: "vw.internal"}}}}
+				return i
+			}(),
+			want: want{errs: []string{"spec.shards[0].virtualWorkspace.external.privateHostname: Forbidden: the private address is the installation's, not a virtual workspace server's"}},
+		},
 		"NoHostname": {
 			inst: noHost,
 			want: want{errs: []string{"spec.external.hostname: Required value"}},
@@ -211,6 +220,15 @@ func TestShardEtcd(t *testing.T) {
 				"team-a-beta":  own,
 			},
 		},
+		"ShardWithItsOwnManagedEtcd": {
+			inst:   external(),
+			shards: []v1alpha1.InstallationShard{{Name: "alpha"}, {Name: "gamma", ManagedEtcd: &v1alpha1.ManagedEtcd{Replicas: 3}}},
+			want: map[string]v1alpha1.EtcdConfig{
+				"team-a":       {Endpoints: []string{"http://etcd:2379"}},
+				"team-a-alpha": {Endpoints: []string{"http://etcd:2379"}, Prefix: "/shards/alpha"},
+				"team-a-gamma": {Endpoints: []string{"https://team-a-gamma-etcd.tenant.svc.cluster.local:2379"}, TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: secretRef("team-a-gamma-etcd-client")}},
+			},
+		},
 		"ExternalEtcdWithPrefix": {
 			inst:   prefixed,
 			shards: []v1alpha1.InstallationShard{{Name: "alpha"}},
@@ -243,6 +261,47 @@ func TestShardEtcd(t *testing.T) {
 				t.Errorf("etcd per shard: -want, +got:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestShardManagedEtcd: a shard's own etcd is a cluster of its own beside the installation's,
+// selecting only its members, reported in status, and refused where its names would meet a
+// shard's.
+func TestShardManagedEtcd(t *testing.T) {
+	inst := smallest()
+	inst.Spec.Shards = []v1alpha1.InstallationShard{{Name: "gamma", ManagedEtcd: &v1alpha1.ManagedEtcd{Replicas: 3}}}
+	r, errs := Compose(inst, observed.New(nil), frontProxyNameLength)
+	if len(errs) > 0 {
+		t.Fatal(errs.ToAggregate())
+	}
+	selectors := map[resource.Name]string{}
+	for _, o := range r.Desired.Objects() {
+		if sts, ok := o.Resource.(*appsv1.StatefulSet); ok {
+			selectors[o.Name] = fmt.Sprintf("%s %d %s", sts.Name, *sts.Spec.Replicas, sts.Spec.Selector.MatchLabels["app.kubernetes.io/instance"])
+		}
+	}
+	want := map[resource.Name]string{
+		"statefulset-etcd":       "team-a-etcd 1 team-a",
+		"statefulset-gamma-etcd": "team-a-gamma-etcd 3 team-a-gamma",
+	}
+	if diff := cmp.Diff(want, selectors); diff != "" {
+		t.Errorf("two clusters, each selecting only its own members: -want, +got (name, replicas, instance label):\n%s", diff)
+	}
+	var components []string
+	for _, c := range r.Status.Components {
+		if c.Kind == "StatefulSet" {
+			components = append(components, c.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"team-a-etcd", "team-a-gamma-etcd"}, components); diff != "" {
+		t.Errorf("status.components reports every etcd cluster: -want, +got:\n%s", diff)
+	}
+
+	clash := smallest()
+	clash.Spec.Shards = []v1alpha1.InstallationShard{{Name: "gamma", ManagedEtcd: &v1alpha1.ManagedEtcd{}}, {Name: "gamma-etcd"}}
+	_, errs = Compose(clash, observed.New(nil), frontProxyNameLength)
+	if got := errs.ToAggregate(); got == nil || !strings.Contains(got.Error(), "team-a-gamma-etcd-server") {
+		t.Errorf("shard gamma-etcd's server certificate is gamma's etcd serving certificate's name: want a refusal naming it, got %v", got)
 	}
 }
 

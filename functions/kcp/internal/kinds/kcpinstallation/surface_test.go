@@ -86,3 +86,51 @@ func TestServerSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestVirtualWorkspaces: a component's virtualWorkspace composes a VirtualWorkspace that
+// targets it, and the component names that VirtualWorkspace, so it runs no virtual
+// workspaces itself and advertises the VirtualWorkspace's address.
+func TestVirtualWorkspaces(t *testing.T) {
+	vwExternal := v1alpha1.InstallationExternal{Hostname: "vw.example.com"}
+	three := int32(3)
+	inst := external()
+	inst.Spec.RootShard = &v1alpha1.InstallationRootShard{VirtualWorkspace: &v1alpha1.InstallationVirtualWorkspace{External: vwExternal, Replicas: &three}}
+	inst.Spec.Shards = []v1alpha1.InstallationShard{
+		{Name: "alpha", VirtualWorkspace: &v1alpha1.InstallationVirtualWorkspace{External: v1alpha1.InstallationExternal{Hostname: "vw-alpha.example.com", Port: 443}}},
+		{Name: "beta"},
+	}
+	r := composeOK(t, inst)
+
+	type vwGot struct {
+		Target   v1alpha1.VirtualWorkspaceTarget `json:"target"`
+		External v1alpha1.ExternalConfig         `json:"external"`
+		Replicas *int32                          `json:"replicas"`
+	}
+	wantVW := map[string]vwGot{
+		"team-a-vw":       {Target: v1alpha1.VirtualWorkspaceTarget{RootShardRef: &corev1.LocalObjectReference{Name: "team-a"}}, External: v1alpha1.ExternalConfig{Hostname: "vw.example.com", Port: 6443}, Replicas: &three},
+		"team-a-alpha-vw": {Target: v1alpha1.VirtualWorkspaceTarget{ShardRef: &corev1.LocalObjectReference{Name: "team-a-alpha"}}, External: v1alpha1.ExternalConfig{Hostname: "vw-alpha.example.com", Port: 443}},
+	}
+	gotVW := map[string]vwGot{}
+	for n := range wantVW {
+		gotVW[n] = childSpec[vwGot](t, r, n)
+	}
+	if diff := cmp.Diff(wantVW, gotVW); diff != "" {
+		t.Errorf("VirtualWorkspaces target their component at the address given: -want, +got:\n%s", diff)
+	}
+
+	type shardGot struct {
+		KcpVirtualWorkspace *corev1.LocalObjectReference `json:"kcpVirtualWorkspace"`
+	}
+	wantRef := map[string]shardGot{
+		"team-a":       {KcpVirtualWorkspace: &corev1.LocalObjectReference{Name: "team-a-vw"}},
+		"team-a-alpha": {KcpVirtualWorkspace: &corev1.LocalObjectReference{Name: "team-a-alpha-vw"}},
+		"team-a-beta":  {},
+	}
+	gotRef := map[string]shardGot{}
+	for n := range wantRef {
+		gotRef[n] = childSpec[shardGot](t, r, n)
+	}
+	if diff := cmp.Diff(wantRef, gotRef); diff != "" {
+		t.Errorf("each component names its own VirtualWorkspace, a shard without one none: -want, +got:\n%s", diff)
+	}
+}

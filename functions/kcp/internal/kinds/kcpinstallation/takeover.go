@@ -35,13 +35,13 @@ var reservedNames = []string{
 // takeoverRequirements reads every XR of the kinds a child could collide with in the
 // namespace, the neighbouring installations, the managed etcd StatefulSet, and each
 // front-proxy's TLSRoute or Ingress.
-func takeoverRequirements(etcd *managedetcd.Cluster, children []child) []result.Requirement {
+func takeoverRequirements(etcds []*managedetcd.Cluster, children []child) []result.Requirement {
 	reqs := make([]result.Requirement, 0, len(xrKinds)+2)
 	for _, k := range xrKinds {
 		reqs = append(reqs, refs.All(k))
 	}
 	reqs = append(reqs, refs.All(kindKcpInstallation))
-	if etcd != nil {
+	for _, etcd := range etcds {
 		reqs = append(reqs, result.Requirement{APIVersion: "apps/v1", Kind: "StatefulSet", Name: etcd.Name()})
 	}
 	for _, c := range children {
@@ -56,7 +56,7 @@ func takeoverRequirements(etcd *managedetcd.Cluster, children []child) []result.
 // by an object this installation does not control. Crossplane would otherwise adopt an
 // object without a controller (the platform's own RootShard, say, which a tenant cannot
 // write) and fail, without a message the tenant sees, on one another XR controls.
-func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcd *managedetcd.Cluster, st *observed.State) field.ErrorList {
+func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcds []*managedetcd.Cluster, st *observed.State) field.ErrorList {
 	uid := string(inst.GetUID())
 	ours := func(l observed.Lookup) bool { return uid != "" && l.Controller == uid }
 	var errs field.ErrorList
@@ -76,12 +76,30 @@ func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcd *manag
 			errs = append(errs, field.Forbidden(c.field.Child("exposure"), taken(inst, k, c.name, k, l)+"; "+rename(inst, c)))
 		}
 	}
-	if etcd != nil {
+	for _, etcd := range etcds {
 		if l := st.Object("StatefulSet", etcd.Name()); l.Found && !ours(l) {
-			errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"), taken(inst, "StatefulSet", etcd.Name(), "StatefulSet", l)+"; rename this KcpInstallation"))
+			errs = append(errs, field.Forbidden(etcdField(inst, etcd), taken(inst, "StatefulSet", etcd.Name(), "StatefulSet", l)+"; "+etcdRename(etcd)))
 		}
 	}
 	return errs
+}
+
+// etcdField is the field that asks for a managed etcd cluster.
+func etcdField(inst *v1alpha1.KcpInstallation, etcd *managedetcd.Cluster) *field.Path {
+	for i, sh := range inst.Spec.Shards {
+		if etcd.Shard != "" && sh.Name == etcd.Shard {
+			return field.NewPath("spec", "shards").Index(i).Child("managedEtcd")
+		}
+	}
+	return field.NewPath("metadata", "name")
+}
+
+// etcdRename says which name changes a managed etcd cluster's.
+func etcdRename(etcd *managedetcd.Cluster) string {
+	if etcd.Shard != "" {
+		return "rename the shard or this KcpInstallation"
+	}
+	return "rename this KcpInstallation"
 }
 
 // taken says which object holds a name and who controls it.

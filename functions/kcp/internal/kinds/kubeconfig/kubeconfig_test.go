@@ -278,6 +278,24 @@ func TestServerURLs(t *testing.T) {
 			def:      "https://old.example.com:6443/clusters/root",
 			contexts: fpContexts,
 		},
+		"ServerOverride": {
+			reason: "spec.server replaces the target's address, a trailing slash dropped; the front-proxy's contexts stay.",
+			kc: kubeconfigXR(toFrontProxy("edge"), func(kc *v1alpha1.Kubeconfig) {
+				kc.Spec.Server = "https://lb.example.com:8443/"
+				kc.Spec.TargetWorkspace = "root:team"
+			}),
+			world:    func(w *testworld.World) { w.Object(frontProxy()) },
+			base:     "https://lb.example.com:8443",
+			def:      "https://lb.example.com:8443/clusters/root:team",
+			contexts: fpContexts,
+		},
+		"ServerOverrideOfRootShard": {
+			reason:   "spec.server applies to a shard target as well.",
+			kc:       kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Server = "https://root.example.com" }),
+			base:     "https://root.example.com",
+			def:      "https://root.example.com/clusters/root",
+			contexts: shardContexts,
+		},
 		"FrontProxyFallsBackToRootShard": {
 			reason: "Without either, the RootShard's external hostname and port, never its private hostname.",
 			kc:     kubeconfigXR(toFrontProxy("edge")),

@@ -3,6 +3,7 @@ package kubeconfig
 import (
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
@@ -129,6 +130,9 @@ func Workspace(kc *v1alpha1.Kubeconfig) string {
 // target, without credentials.
 func (t target) layout(kc *v1alpha1.Kubeconfig) (kubeconfigfile.Embedded, error) {
 	base := t.BaseURL()
+	if s := kc.Spec.Server; s != "" {
+		base = strings.TrimSuffix(s, "/") // validated: https://<host>[:<port>]
+	}
 	def, err := url.JoinPath(base, "clusters", Workspace(kc))
 	if err != nil {
 		return kubeconfigfile.Embedded{}, fmt.Errorf("the server URL %q of %s is not a valid URL: %v", base, TargetName(kc), err)
@@ -171,6 +175,6 @@ func frontProxySecrets(rs, fp string) []string {
 	root, f := names.RootShard(rs), names.FrontProxy(fp)
 	return []string{
 		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"), f.Cert(root, names.CertPublicServer),
-		f.DynamicKubeconfig(root), f.MergedCABundle(), f.MergedClientCA(),
+		f.Cert(root, names.CertMonitoring), f.DynamicKubeconfig(root), f.MergedCABundle(), f.MergedClientCA(),
 	}
 }

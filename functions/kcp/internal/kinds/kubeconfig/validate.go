@@ -2,6 +2,8 @@ package kubeconfig
 
 import (
 	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
@@ -27,6 +29,7 @@ func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	s := kc.Spec
 	errs = append(errs, check.NameLength(kc.GetName(), MaxNameLength)...)
 	errs = append(errs, validateTarget(spec.Child("target"), s.Target)...)
+	errs = append(errs, validateServer(spec.Child("server"), s.Server)...)
 	if w := s.TargetWorkspace; w != "" {
 		if err := names.ValidateWorkspacePath(w); err != nil {
 			errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), w, err.Error()))
@@ -45,6 +48,30 @@ func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	errs = append(errs, validateValidity(spec, s)...)
 	errs = append(errs, validateSecretName(spec.Child("secretRef", "name"), kc)...)
 	return errs
+}
+
+// validateServer accepts an https URL of a host and optionally a port: the kubeconfig appends
+// /clusters/<workspace> to it, and a path, query or credentials would break that or leak.
+func validateServer(p *field.Path, server string) field.ErrorList {
+	if server == "" {
+		return nil
+	}
+	u, err := url.Parse(server)
+	switch {
+	case err != nil:
+		return field.ErrorList{field.Invalid(p, server, "must be a URL such as https://kcp.example.com:443: "+err.Error())}
+	case u.Scheme != "https" || u.Hostname() == "":
+		return field.ErrorList{field.Invalid(p, server, "must be an https URL with a host, such as https://kcp.example.com:443")}
+	case u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "":
+		// Redacted: the message lands in events and conditions, a password must not.
+		return field.ErrorList{field.Invalid(p, u.Redacted(), "must be only https://<host>[:<port>]: the kubeconfig adds /clusters/<workspace> itself, and credentials belong in the client certificate")}
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return field.ErrorList{field.Invalid(p, server, "the port must be between 1 and 65535")}
+		}
+	}
+	return nil
 }
 
 // validateAuthorization requires cluster role names kcp can bind and a workspace path in the

@@ -31,6 +31,25 @@ func TestValidate(t *testing.T) {
 			reason: "The fixture is valid.",
 			kc:     kubeconfigXR(),
 		},
+		"Server": {
+			reason: "spec.server may replace the target's address with a host and port.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Server = "https://kcp.example.com:443" }),
+		},
+		"ServerNotHTTPS": {
+			reason: "kcp serves only TLS.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Server = "http://kcp.example.com" }),
+			want:   []string{`spec.server: Invalid value: "http://kcp.example.com": must be an https URL with a host, such as https://kcp.example.com:443`},
+		},
+		"ServerWithPath": {
+			reason: "The kubeconfig appends /clusters/<workspace>; a path or credentials in the URL would break it or leak, and the password is not repeated in the message.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Server = "https://user:pw@kcp.example.com/clusters/root" }),
+			want:   []string{`spec.server: Invalid value: "https://user:xxxxx@kcp.example.com/clusters/root": must be only https://<host>[:<port>]: the kubeconfig adds /clusters/<workspace> itself, and credentials belong in the client certificate`},
+		},
+		"ServerPort": {
+			reason: "A port outside 1-65535 is refused.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Server = "https://kcp.example.com:70000" }),
+			want:   []string{`spec.server: Invalid value: "https://kcp.example.com:70000": the port must be between 1 and 65535`},
+		},
 		"NoTarget": {
 			reason: "A target is required.",
 			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Target = v1alpha1.KubeconfigTarget{} }),
@@ -196,19 +215,24 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 		rs.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
 		rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
 		rs.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "root.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "public", Kind: "ClusterIssuer"}}}
+		rs.Spec.Monitoring = &v1alpha1.Monitoring{Enabled: true}
 	})
 	sh := shardXR(func(sh *v1alpha1.Shard) {
 		sh.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
 		sh.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
 		sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "public", Kind: "ClusterIssuer"}}}
+		sh.Spec.Monitoring = &v1alpha1.Monitoring{Enabled: true}
 	})
 	fp := frontProxy(func(fp *v1alpha1.FrontProxy) {
 		fp.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "user-bundle"}
 		fp.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "user-clients"}
 		fp.Spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "public", Kind: "ClusterIssuer"}}
+		fp.Spec.Monitoring = &v1alpha1.Monitoring{Enabled: true}
 	})
+	// prometheus-operator is installed, so monitoring composes its client certificates.
+	podMonitorCRD := map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": "podmonitors.monitoring.coreos.com"}}
 	base := func() *testworld.World {
-		w := testworld.New().Object(rs).Object(sh).Object(fp)
+		w := testworld.New().Object(rs).Object(sh).Object(fp).Object(podMonitorCRD)
 		for _, s := range append([]string{"user-bundle", "user-clients"}, names.RootShard("root").Secrets()...) {
 			// With a key, as cert-manager writes: the RootShard embeds its kcp-operator
 			// certificate's in the credentials provider-kubernetes reads.

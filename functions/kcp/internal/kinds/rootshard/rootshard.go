@@ -48,6 +48,8 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	proxy := c.composeProxy()
 	c.composeAccess()
 	c.composeRegistrations()
+	target, client := c.server().Monitoring(map[string]string{names.LabelOwnerRootShard: string(c.name)})
+	warning := c.Monitoring(rs.Spec.Monitoring, "spec.monitoring", target, client)
 	available := c.Report(shard, proxy)
 	return result.Result[v1alpha1.RootShardStatus]{
 		Desired:      c.Set,
@@ -60,6 +62,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 		},
 		Conditions: c.Conditions(),
 		NotReady:   c.NotReady(),
+		Warnings:   result.NonEmpty(warning),
 	}, nil
 }
 

@@ -62,6 +62,8 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	c.composeKubeconfigs()
 	c.composeMergedBundles()
 	out := c.composeWorkload(srv)
+	target, client := srv.Monitoring(map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)})
+	warning := c.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, client)
 	available := c.Report(out)
 	return result.Result[v1alpha1.ShardStatus]{
 		Desired:      c.Set,
@@ -69,6 +71,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), BaseURL: names.ShardURL(sh)},
 		Conditions:   append(c.Conditions(), registered(st, c.root, sh.GetName())),
 		NotReady:     c.NotReady(),
+		Warnings:     result.NonEmpty(warning),
 	}, nil
 }
 

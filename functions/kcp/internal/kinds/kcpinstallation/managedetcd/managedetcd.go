@@ -64,13 +64,18 @@ const (
 	peerTLS   = "/etc/etcd/tls/peer"
 )
 
-// Composition resource names of the StatefulSet, whose readiness the installation reports.
+// KeyStatefulSet is the composition resource name of the installation's own cluster's
+// StatefulSet, whose readiness the installation reports (see Cluster.Key).
 const KeyStatefulSet resource.Name = "statefulset-etcd"
 
-// Cluster is one managed etcd cluster.
+// Cluster is one managed etcd cluster: the installation's, or one shard's.
 type Cluster struct {
-	// Installation is the installation's name; the cluster's objects are named <i>-etcd….
-	Installation  string
+	// Installation is the installation's name; the cluster's objects are named <i>-etcd…,
+	// or <i>-<shard>-etcd… for a shard's own.
+	Installation string
+	// Shard is the name (in spec.shards) of the shard this cluster serves alone; "" for the
+	// installation's cluster, which the root shard and every other shard share.
+	Shard         string
 	Namespace     string
 	ClusterDomain string
 	Spec          v1alpha1.ManagedEtcd
@@ -79,7 +84,25 @@ type Cluster struct {
 }
 
 // Name is the StatefulSet's and the client Service's name.
-func (c Cluster) Name() string { return c.Installation + "-etcd" }
+func (c Cluster) Name() string { return c.instance() + "-etcd" }
+
+// instance is the app.kubernetes.io/instance of the cluster's objects: each cluster's
+// StatefulSet selects its own members only.
+func (c Cluster) instance() string {
+	if c.Shard != "" {
+		return c.Installation + "-" + c.Shard
+	}
+	return c.Installation
+}
+
+// Key is the composition resource name of the StatefulSet: KeyStatefulSet for the
+// installation's cluster, statefulset-<shard>-etcd for a shard's.
+func (c Cluster) Key() resource.Name {
+	if c.Shard != "" {
+		return resource.Name("statefulset-" + c.Shard + "-etcd")
+	}
+	return KeyStatefulSet
+}
 
 // MembersService is the headless Service that gives every member a stable DNS name.
 func (c Cluster) MembersService() string { return c.Name() + "-members" }
@@ -132,7 +155,7 @@ func (c Cluster) memberHost(i int32) string {
 // Compose adds the cluster's objects to b. It reports whether every member is ready and, if
 // not, why.
 func (c Cluster) Compose(b *builder.Builder) (ready bool, why string) {
-	labels := names.Labels(c.Installation, ComponentEtcd)
+	labels := names.Labels(c.instance(), ComponentEtcd)
 	ns := c.Namespace
 	b.Issuer(selfSignedIssuer(c.selfSigned(), ns, labels))
 	root := pki.IssuerRef(c.selfSigned())
@@ -165,10 +188,10 @@ func (c Cluster) Compose(b *builder.Builder) (ready bool, why string) {
 	b.Set.Add(b.Key("service", c.Name()), c.clientService(labels), builder.Readiness(b.St.Exists(b.Key("service", c.Name()))))
 	b.Set.Add(b.Key("service", c.MembersService()), c.membersService(labels), builder.Readiness(b.St.Exists(b.Key("service", c.MembersService()))))
 
-	readyMembers, observedOK := b.St.StatefulSetReady(KeyStatefulSet)
+	readyMembers, observedOK := b.St.StatefulSetReady(c.Key())
 	ready = observedOK && readyMembers == c.Replicas()
 	sts := c.statefulSet(labels)
-	b.Set.Add(KeyStatefulSet, sts, builder.Readiness(ready))
+	b.Set.Add(c.Key(), sts, builder.Readiness(ready))
 	if pdb := workload.DisruptionBudget(sts.ObjectMeta, sts.Spec.Replicas, sts.Spec.Selector); pdb != nil {
 		// A drain takes one member at a time, so a three-member etcd keeps its quorum.
 		key := b.Key("poddisruptionbudget", c.Name())
@@ -177,7 +200,7 @@ func (c Cluster) Compose(b *builder.Builder) (ready bool, why string) {
 	switch {
 	case ready:
 		return true, ""
-	case !b.St.Exists(KeyStatefulSet):
+	case !b.St.Exists(c.Key()):
 		return false, "StatefulSet " + c.Name() + " is not created yet"
 	default:
 		return false, fmt.Sprintf("StatefulSet %s has %d of %d members ready", c.Name(), readyMembers, c.Replicas())

@@ -1,0 +1,23 @@
+package frontproxy
+
+import (
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/monitoring"
+)
+
+// composeMonitoring composes the front-proxy's PodMonitor when spec.monitoring asks for it.
+// The front-proxy serves /metrics to any client its TLS accepts; the client certificate,
+// from the RootShard's client CA, is what its merged client CA trusts.
+func (c *composer) composeMonitoring() string {
+	labels := names.Labels(string(c.name), names.ComponentFrontProxy)
+	svc := c.name.Deployment()
+	t := monitoring.Target{
+		Name: svc, Namespace: c.Namespace, Labels: labels, Selector: labels,
+		ServerName:    names.ServiceFQDN(svc, c.Namespace, c.rs.Spec.ClusterDomain),
+		ServingSecret: c.name.Cert(c.root, "server"),
+		ClientSecret:  c.name.Cert(c.root, names.CertMonitoring),
+	}
+	secretLabels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerFrontProxy: string(c.name)}
+	client := monitoring.ClientCertificate(t.ClientSecret, c.Namespace, c.root.CA(names.CAClient), labels, secretLabels)
+	return c.Monitoring(c.fp.Spec.Monitoring, "spec.monitoring", t, client)
+}
