@@ -420,9 +420,16 @@ type AuthorizationWebhookSpec struct {
 }
 
 // AuthSpec configures how kcp authenticates users.
+// +kubebuilder:validation:XValidation:rule="!(has(self.oidc) && has(self.authenticationConfiguration))",message="set either oidc or authenticationConfiguration, not both: kcp refuses --oidc-* flags beside --authentication-config."
 type AuthSpec struct {
 	// +optional
 	OIDC *OIDCConfiguration `json:"oidc,omitempty"`
+	// AuthenticationConfiguration names the key of a ConfigMap holding a Kubernetes
+	// structured authentication configuration (apiserver.config.k8s.io/v1
+	// AuthenticationConfiguration: several JWT issuers, claim mappings, CEL validation rules),
+	// passed to kcp as --authentication-config (kcp v0.32 accepts it). Use it instead of oidc.
+	// +optional
+	AuthenticationConfiguration *LocalDataKeyReference `json:"authenticationConfiguration,omitempty"`
 	// +optional
 	Webhook *AuthenticationWebhookSpec `json:"webhook,omitempty"`
 	// +optional

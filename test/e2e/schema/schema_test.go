@@ -309,6 +309,25 @@ spec:
 `,
 			want: []cause{{Field: "spec.shards[0]", Message: `Invalid value: set either etcd (external) or managedEtcd for a shard, not both.`}},
 		},
+		"RootShardOIDCAndStructuredAuthentication": {
+			reason: "kcp refuses --oidc-* flags beside --authentication-config.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: RootShard
+metadata: {name: two-authns}
+spec:
+  external: {hostname: api.example.com, port: 6443}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: ClusterIssuer, name: kcp-selfsigned}
+  cache: {}
+  etcd: {endpoints: ["http://etcd:2379"]}
+  auth:
+    serviceAccount: {enabled: true}
+    oidc: {issuerURL: "https://sso.example.com", clientID: kcp}
+    authenticationConfiguration: {name: kcp-authn, key: config.yaml}
+`,
+			want: []cause{{Field: "spec.auth", Message: `Invalid value: set either oidc or authenticationConfiguration, not both: kcp refuses --oidc-* flags beside --authentication-config.`}},
+		},
 		"KubeconfigServerNotHTTPS": {
 			reason: "kcp serves only TLS: a kubeconfig's server is an https URL.",
 			manifest: `

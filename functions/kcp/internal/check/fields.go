@@ -200,6 +200,17 @@ func Auth(p *field.Path, a *v1alpha1.AuthSpec) field.ErrorList {
 			errs = append(errs, field.Required(p.Child("oidc", "caFileRef", "name"), "name the Secret with the OIDC issuer's CA"))
 		}
 	}
+	if c := a.AuthenticationConfiguration; c != nil {
+		if a.OIDC != nil {
+			errs = append(errs, field.Forbidden(p.Child("authenticationConfiguration"), "set either oidc or authenticationConfiguration, not both: kcp refuses --oidc-* flags beside --authentication-config; move the issuer into the configuration's jwt list"))
+		}
+		if c.Name == "" {
+			errs = append(errs, field.Required(p.Child("authenticationConfiguration", "name"), "name the ConfigMap holding the AuthenticationConfiguration"))
+		}
+		if c.Key == "" {
+			errs = append(errs, field.Required(p.Child("authenticationConfiguration", "key"), "name the ConfigMap's key holding the AuthenticationConfiguration, e.g. config.yaml"))
+		}
+	}
 	if w := a.Webhook; w != nil && w.ConfigSecretName == "" {
 		errs = append(errs, field.Required(p.Child("webhook", "configSecretName"), "name the Secret holding the webhook kubeconfig"))
 	}

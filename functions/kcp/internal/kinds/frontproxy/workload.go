@@ -112,6 +112,9 @@ func (c *composer) registerExternalInputs(p proxy.Proxy) {
 		if a.OIDC != nil && a.OIDC.CAFileRef != nil {
 			c.Inputs.External(inputs.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
 		}
+		if cfg := a.AuthenticationConfiguration; cfg != nil {
+			c.Inputs.External(inputs.KindConfigMap, cfg.Name, "spec.auth.authenticationConfiguration.name")
+		}
 		if a.Webhook != nil {
 			c.Inputs.External(inputs.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
 		}
@@ -166,10 +169,11 @@ func generatedVolumeNames(fp *v1alpha1.FrontProxy, root names.RootShard) []strin
 		Image:   workload.ResolveImage(nil),
 		Secrets: secrets(names.FrontProxy(fp.Name), root, root.RootCA(), true),
 		Auth: &v1alpha1.AuthSpec{
-			OIDC:           &v1alpha1.OIDCConfiguration{CAFileRef: &v1alpha1.SecretKeyRef{Name: "x"}},
-			Webhook:        &v1alpha1.AuthenticationWebhookSpec{ConfigSecretName: "x"},
-			TokenAuthFile:  &v1alpha1.TokenAuthFileSpec{SecretName: "x"},
-			ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true},
+			OIDC:                        &v1alpha1.OIDCConfiguration{CAFileRef: &v1alpha1.SecretKeyRef{Name: "x"}},
+			AuthenticationConfiguration: &v1alpha1.LocalDataKeyReference{Name: "x", Key: "x"},
+			Webhook:                     &v1alpha1.AuthenticationWebhookSpec{ConfigSecretName: "x"},
+			TokenAuthFile:               &v1alpha1.TokenAuthFileSpec{SecretName: "x"},
+			ServiceAccount:              &v1alpha1.ServiceAccountAuthentication{Enabled: true},
 		},
 		ServiceAccountCerts: kcpserver.ServiceAccountCerts(string(root), nil),
 	}

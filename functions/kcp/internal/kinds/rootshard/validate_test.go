@@ -38,6 +38,26 @@ func TestValidate(t *testing.T) {
 				rs.Spec.Certificates.IssuerRef = &v1alpha1.ObjectReference{Name: "vault", Kind: "VaultIssuer", Group: "example.io"}
 			},
 		},
+		"StructuredAuthenticationAndOIDC": {
+			reason: "kcp refuses --oidc-* flags beside --authentication-config: one or the other",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Auth = &v1alpha1.AuthSpec{
+					OIDC:                        &v1alpha1.OIDCConfiguration{IssuerURL: "https://idp.example.com", ClientID: "kcp"},
+					AuthenticationConfiguration: &v1alpha1.LocalDataKeyReference{Name: "authn"},
+					ServiceAccount:              &v1alpha1.ServiceAccountAuthentication{Enabled: true},
+				}
+			},
+			want: []string{
+				"spec.auth.authenticationConfiguration: Forbidden: set either oidc or authenticationConfiguration, not both: kcp refuses --oidc-* flags beside --authentication-config; move the issuer into the configuration's jwt list",
+				"spec.auth.authenticationConfiguration.key: Required value: name the ConfigMap's key holding the AuthenticationConfiguration, e.g. config.yaml",
+			},
+		},
+		"StructuredAuthentication": {
+			reason: "a structured authentication configuration alone is fine",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Auth = &v1alpha1.AuthSpec{AuthenticationConfiguration: &v1alpha1.LocalDataKeyReference{Name: "authn", Key: "config.yaml"}}
+			},
+		},
 		"EtcdEndpoint": {
 			reason: "etcd endpoints are URLs",
 			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Etcd.Endpoints = []string{"etcd:2379"} },

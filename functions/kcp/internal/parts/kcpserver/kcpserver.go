@@ -338,6 +338,9 @@ func UserObjects(s *v1alpha1.CommonShardSpec) []UserObject {
 		if a.OIDC != nil && a.OIDC.CAFileRef != nil {
 			add(resource.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
 		}
+		if c := a.AuthenticationConfiguration; c != nil {
+			add(resource.KindConfigMap, c.Name, "spec.auth.authenticationConfiguration.name")
+		}
 		if a.Webhook != nil {
 			add(resource.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
 		}

@@ -95,8 +95,8 @@ const DefaultOIDCCAKey = "ca.crt"
 // DefaultTokenAuthFileKey is the key of spec.auth.tokenAuthFile when none is given.
 const DefaultTokenAuthFileKey = "token.csv"
 
-// Authentication returns the OIDC, token webhook, token file and service account flags and
-// mounts. serviceAccountCerts are the service-account certificate Secrets of the RootShard
+// Authentication returns the OIDC or structured authentication configuration, token
+// webhook, token file and service account flags and mounts. serviceAccountCerts are the service-account certificate Secrets of the RootShard
 // and every Shard of the installation, root shard first, then shards sorted by name.
 func Authentication(a *v1alpha1.AuthSpec, serviceAccountCerts []ServiceAccountCert) Spec {
 	var s Spec
@@ -118,6 +118,10 @@ func Authentication(a *v1alpha1.AuthSpec, serviceAccountCerts []ServiceAccountCe
 			s.Mounts.Secret("oidc-ca-file", ref.Name, "/etc/kcp/tls/oidc")
 			s.Args = append(s.Args, "--oidc-ca-file=/etc/kcp/tls/oidc/"+key)
 		}
+	}
+	if c := a.AuthenticationConfiguration; c != nil {
+		s.Mounts.ConfigMap("authentication-config", c.Name, "/etc/kcp/authentication/config")
+		s.Args = append(s.Args, "--authentication-config="+path.Join("/etc/kcp/authentication/config", c.Key))
 	}
 	if w := a.Webhook; w != nil {
 		s.Args = appendDuration(s.Args, "--authentication-token-webhook-cache-ttl", w.CacheAuthenticationTTL)

@@ -325,6 +325,23 @@ func TestAuthentication(t *testing.T) {
 				},
 			},
 		},
+		"StructuredConfiguration": {
+			reason: "A structured authentication configuration is mounted from its ConfigMap and passed as --authentication-config, beside a token webhook.",
+			args: args{auth: &v1alpha1.AuthSpec{
+				AuthenticationConfiguration: &v1alpha1.LocalDataKeyReference{Name: "authn-config", Key: "config.yaml"},
+				Webhook:                     &v1alpha1.AuthenticationWebhookSpec{ConfigSecretName: "authn"},
+			}},
+			want: Spec{
+				Args: []string{
+					"--authentication-config=/etc/kcp/authentication/config/config.yaml",
+					"--authentication-token-webhook-config-file=/etc/kcp/authentication/webhook/kubeconfig",
+				},
+				Mounts: Mounts{
+					configMapMount("authentication-config", "authn-config", "/etc/kcp/authentication/config"),
+					secretMount("authentication-webhook-config", "authn", "/etc/kcp/authentication/webhook"),
+				},
+			},
+		},
 		"ServiceAccountDisabled": {
 			reason: "serviceAccount.enabled: false mounts no service-account certificates.",
 			args: args{
