@@ -70,7 +70,6 @@ func testTenant(t *testing.T, e *env) {
 	if _, err := e.Kubectl(ctx, nil, as("apply", "-f", manifest)...); err != nil {
 		t.Fatalf("%s cannot apply a KcpInstallation with the edit role: %v", tenantUser, err)
 	}
-	startFakeKubelet(t, e, ns)
 	if err := waitCertificatesReady(ctx, e, ns, wantCerts); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +79,7 @@ func testTenant(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Step("tenant: KcpInstallation and its %d composed XRs Ready %.1fs after apply (Deployments and the etcd StatefulSet marked ready by the FakeKubelet)", len(wantRefs)-1, time.Since(start).Seconds())
+	e.Step("tenant: KcpInstallation and its %d composed XRs Ready %.1fs after apply (Deployments and the etcd StatefulSet rolled out by Kubernetes onto kwok fake nodes, which stand in for kubelets)", len(wantRefs)-1, time.Since(start).Seconds())
 
 	t.Run("ComposedAsRendered", func(t *testing.T) {
 		for key, want := range wantRefs {
