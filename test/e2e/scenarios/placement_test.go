@@ -253,24 +253,32 @@ func evict(ctx context.Context, e *env, ns, name string) error {
 	return err
 }
 
-// checkEvictionBudget evicts one member of a StatefulSet with a budget of one disruption, and
-// then another: the first is allowed, the second refused while the first is replaced (the
-// API server counts the evicted member as disrupted until the disruption controller sees it
-// gone and its replacement ready; a StatefulSet's replacement has the evicted pod's name, so
-// it stays counted as disrupted for the controller's deletion timeout).
+// checkEvictionBudget drains as `kubectl drain` does, with every node cordoned so that no
+// replacement can become ready meanwhile: evicting one member of a StatefulSet whose budget
+// allows one disruption succeeds, evicting another is refused while the first is missing.
+// Without the cordon the outcome would depend on timing: kwok makes a replacement ready
+// within a fraction of a second, and the budget then allows a disruption again. The nodes
+// are cordoned for about a second: pods of the other lane created meanwhile wait that long.
 func checkEvictionBudget(ctx context.Context, t *testing.T, e *env, ns string, members []string) {
 	t.Helper()
 	if len(members) < 2 {
 		t.Fatalf("want two members to evict, have %v", members)
 	}
-	if err := evict(ctx, e, ns, members[0]); err != nil {
-		t.Fatalf("evicting %s with one disruption allowed: %v", members[0], err)
+	if err := e.Cordon(ctx, true); err != nil {
+		t.Fatal(err)
 	}
-	err := evict(ctx, e, ns, members[1])
-	if err == nil || !strings.Contains(err.Error(), "disruption budget") {
-		t.Errorf("evicting %s right after %s: %v, want a refusal naming the disruption budget", members[1], members[0], err)
+	evicted := evict(ctx, e, ns, members[0])
+	second := evict(ctx, e, ns, members[1])
+	if err := e.Cordon(ctx, false); err != nil {
+		t.Fatal(err)
 	}
-	// The evicted member comes back, with its name and its claim.
+	if evicted != nil {
+		t.Fatalf("evicting %s with one disruption allowed: %v", members[0], evicted)
+	}
+	if second == nil || !strings.Contains(second.Error(), "disruption budget") {
+		t.Errorf("evicting %s while %s is being replaced: %v, want a refusal naming the disruption budget", members[1], members[0], second)
+	}
+	// The evicted member comes back under its name once the nodes are schedulable.
 	if err := e.Eventually(ctx, timeout, members[0]+" back", func(ctx context.Context) (bool, string, error) {
 		var p pod
 		if err := e.Get(ctx, "/api/v1/namespaces/"+ns+"/pods/"+members[0], &p); err != nil {

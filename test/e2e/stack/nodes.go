@@ -94,6 +94,9 @@ func (s *Stack) startNodes(ctx context.Context) error {
 		"--kubeconfig="+s.Kubeconfig,
 		"--config="+stages,
 		"--manage-nodes-with-label-selector="+FakeNodeLabel+"=true",
+		// kwok's default is 0: no Lease, and KCM's node lifecycle controller would find the
+		// nodes unreachable after its grace period and mark their pods not ready.
+		"--node-lease-duration-seconds=40",
 	); err != nil {
 		return err
 	}
