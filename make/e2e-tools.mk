@@ -1,6 +1,7 @@
 # make/e2e-tools.mk: binaries of a real control plane for end-to-end tests
-# (etcd, kube-apiserver, kube-controller-manager, kubectl, a cert-manager
-# controller) and provider-kubernetes, built from the Go modules in
+# (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, a
+# cert-manager controller), kwok (fake nodes standing in for kubelets) and
+# provider-kubernetes, built from the Go modules in
 # test/e2e/tools into a git-ignored $(BIN), and provider-kubernetes' package.
 # Include it from the root Makefile, after make/tools.mk or BIN:
 #
@@ -10,7 +11,8 @@
 # versioned file ($(BIN)/etcd-v3.6.7, ...) and exposed through a stable symlink
 # ($(BIN)/etcd, ...); present files are never rebuilt. The stable paths are
 # exported as E2E_* variables for test code. A cold build of everything takes
-# ~13-18 minutes on 2 cores (provider-kubernetes ~3 of them) and several GiB of
+# ~15-20 minutes on 2 cores (provider-kubernetes ~3 of them, kwok ~1, kube-scheduler
+# little after kube-controller-manager) and several GiB of
 # Go build cache; cache the binaries.
 #
 # The versions below must match the go.mod files in test/e2e/tools; each recipe
