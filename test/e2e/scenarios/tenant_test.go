@@ -215,8 +215,8 @@ func testCreatedAgain(t *testing.T, e *env, ns, manifest string, as func(args ..
 	if !maps.Equal(claimsAfter, claimsBefore) {
 		t.Errorf("managed etcd's claims (UID and volume) %v after the installation was created again, %v before: the data would be lost", claimsAfter, claimsBefore)
 	}
-	e.Step("tenant: installation created again, Ready %.1fs after apply; %d Secrets cert-manager wrote (%d CAs) hold the same keys; etcd's StatefulSet re-mounts %s, the same claims (UID and volume)",
-		time.Since(start).Seconds(), n, cas, volumesAfter)
+	e.Step("tenant: installation created again, Ready %.1fs after apply; %d Secrets cert-manager wrote (%d CAs) hold the same keys; etcd's StatefulSet re-mounts %s, claims (UID on volume) %v before and %v after",
+		time.Since(start).Seconds(), n, cas, volumesAfter, claimsBefore, claimsAfter)
 }
 
 // boundClaims waits until each named claim in ns is Bound and returns "<uid> on <volume>"
