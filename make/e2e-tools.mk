@@ -1,6 +1,7 @@
 # make/e2e-tools.mk: binaries of a real control plane for end-to-end tests
-# (etcd, kube-apiserver, kube-controller-manager, kubectl, a cert-manager
-# controller) and provider-kubernetes, built from the Go modules in
+# (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, a
+# cert-manager controller), kwok (fake nodes standing in for kubelets) and
+# provider-kubernetes, built from the Go modules in
 # test/e2e/tools into a git-ignored $(BIN), and provider-kubernetes' package.
 # Include it from the root Makefile, after make/tools.mk or BIN:
 #
@@ -10,7 +11,8 @@
 # versioned file ($(BIN)/etcd-v3.6.7, ...) and exposed through a stable symlink
 # ($(BIN)/etcd, ...); present files are never rebuilt. The stable paths are
 # exported as E2E_* variables for test code. A cold build of everything takes
-# ~13-18 minutes on 2 cores (provider-kubernetes ~3 of them) and several GiB of
+# ~15-20 minutes on 2 cores (provider-kubernetes ~3 of them, kwok ~1, kube-scheduler
+# little after kube-controller-manager) and several GiB of
 # Go build cache; cache the binaries.
 #
 # The versions below must match the go.mod files in test/e2e/tools; each recipe
@@ -22,16 +24,19 @@ E2E_ETCD_VERSION         := v3.6.7
 E2E_KUBERNETES_VERSION   := v1.35.3
 E2E_CERT_MANAGER_VERSION := v1.19.5
 E2E_PROVIDER_KUBERNETES_VERSION := v1.2.0
+E2E_KWOK_VERSION         := v0.8.0
 
 E2E_ETCD                    := $(BIN)/etcd
 E2E_ETCDCTL                 := $(BIN)/etcdctl
 E2E_KUBE_APISERVER          := $(BIN)/kube-apiserver
 E2E_KUBE_CONTROLLER_MANAGER := $(BIN)/kube-controller-manager
+E2E_KUBE_SCHEDULER          := $(BIN)/kube-scheduler
 E2E_KUBECTL                 := $(BIN)/kubectl
 E2E_CERT_MANAGER_CONTROLLER := $(BIN)/cert-manager-controller
 E2E_PROVIDER_KUBERNETES     := $(BIN)/provider-kubernetes
-export E2E_ETCD E2E_ETCDCTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
-	E2E_PROVIDER_KUBERNETES
+E2E_KWOK                    := $(BIN)/kwok
+export E2E_ETCD E2E_ETCDCTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBE_SCHEDULER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
+	E2E_PROVIDER_KUBERNETES E2E_KWOK
 
 E2E_TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/e2e/tools)
 
@@ -53,6 +58,7 @@ E2E_KUBECTL_LDFLAGS := $(E2E_K8S_LDFLAGS) \
 E2E_CERT_MANAGER_LDFLAGS := -s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(E2E_CERT_MANAGER_VERSION)
 E2E_PROVIDER_KUBERNETES_LDFLAGS := -s -w \
 	-X github.com/crossplane-contrib/provider-kubernetes/internal/version.Version=$(E2E_PROVIDER_KUBERNETES_VERSION)
+E2E_KWOK_LDFLAGS := -s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$(E2E_KWOK_VERSION)
 
 E2E_CERT_MANAGER_SRCS := $(filter-out %_test.go,$(wildcard $(E2E_TOOLS_DIR)/cert-manager/*.go)) \
 	$(E2E_TOOLS_DIR)/cert-manager/go.mod $(E2E_TOOLS_DIR)/cert-manager/go.sum
@@ -83,8 +89,8 @@ endef
 
 .PHONY: e2e-tools _e2e_tools_force
 ## e2e-tools: build the real-control-plane binaries for end-to-end tests into bin/.
-e2e-tools: $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_KUBE_APISERVER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBECTL) $(E2E_CERT_MANAGER_CONTROLLER) \
-	$(E2E_PROVIDER_KUBERNETES)
+e2e-tools: $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_KUBE_APISERVER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBE_SCHEDULER) $(E2E_KUBECTL) $(E2E_CERT_MANAGER_CONTROLLER) \
+	$(E2E_PROVIDER_KUBERNETES) $(E2E_KWOK)
 _e2e_tools_force:
 
 $(BIN)/etcd-$(E2E_ETCD_VERSION):
@@ -107,6 +113,11 @@ $(BIN)/kube-controller-manager-$(E2E_KUBERNETES_VERSION):
 	@echo "building kube-controller-manager $(E2E_KUBERNETES_VERSION) into $(BIN) (first time takes several minutes)"
 	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-controller-manager)
 
+$(BIN)/kube-scheduler-$(E2E_KUBERNETES_VERSION):
+	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
+	@echo "building kube-scheduler $(E2E_KUBERNETES_VERSION) into $(BIN) (first time takes about a minute)"
+	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-scheduler)
+
 $(BIN)/kubectl-$(E2E_KUBERNETES_VERSION):
 	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
 	@echo "building kubectl $(E2E_KUBERNETES_VERSION) into $(BIN)"
@@ -125,6 +136,12 @@ $(BIN)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION):
 	$(call e2e_check_version,provider-kubernetes,github.com/crossplane-contrib/provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION))
 	@echo "building provider-kubernetes $(E2E_PROVIDER_KUBERNETES_VERSION) into $(BIN) (first time takes about 3 minutes)"
 	$(call e2e_build,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_LDFLAGS),github.com/crossplane-contrib/provider-kubernetes/cmd/provider)
+
+# kwok's controller (cmd/kwok): fake nodes and pods for the e2e, in place of kubelets.
+$(BIN)/kwok-$(E2E_KWOK_VERSION):
+	$(call e2e_check_version,kwok,sigs.k8s.io/kwok,$(E2E_KWOK_VERSION))
+	@echo "building kwok $(E2E_KWOK_VERSION) into $(BIN) (first time takes about a minute)"
+	$(call e2e_build,kwok,$(E2E_KWOK_LDFLAGS),sigs.k8s.io/kwok/cmd/kwok)
 
 # provider-kubernetes' package, for the host's architecture only (the package runtime runs it
 # here): the module's package/crossplane.yaml and package/crds/*.yaml, and a runtime image
@@ -159,6 +176,8 @@ $(eval $(call e2e_link,$(E2E_ETCD),etcd-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_ETCDCTL),etcdctl-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBE_APISERVER),kube-apiserver-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBE_CONTROLLER_MANAGER),kube-controller-manager-$(E2E_KUBERNETES_VERSION)))
+$(eval $(call e2e_link,$(E2E_KUBE_SCHEDULER),kube-scheduler-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBECTL),kubectl-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_CERT_MANAGER_CONTROLLER),cert-manager-controller-$(E2E_CERT_MANAGER_VERSION)))
 $(eval $(call e2e_link,$(E2E_PROVIDER_KUBERNETES),provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION)))
+$(eval $(call e2e_link,$(E2E_KWOK),kwok-$(E2E_KWOK_VERSION)))

@@ -37,10 +37,12 @@ type Options struct {
 	// Etcd, KubeAPIServer and Kubectl are paths to the binaries.
 	Etcd, KubeAPIServer, Kubectl string
 
-	// KubeControllerManager, when set, is started with only the controllers that RBAC and
+	// KubeControllerManager, when set, is started with the controllers that RBAC and
 	// deletion need: ClusterRole aggregation (Crossplane's permissions are aggregated),
 	// garbage collection (Crossplane deletes composed resources through owner references),
-	// namespaces and service accounts. No controller creates pods.
+	// namespaces and service accounts; and those that run workloads on nodes: Deployments,
+	// ReplicaSets, StatefulSets, PodDisruptionBudgets, volume binding, node lifecycle. Pods
+	// stay Pending unless something schedules them and plays their nodes (package stack).
 	KubeControllerManager string
 
 	// Dir receives the PKI, the kubeconfig and the logs (etcd.log, kube-apiserver.log,
@@ -309,7 +311,20 @@ func New(o Options) (*Cluster, error) {
 	kcm, err := proc.Start(filepath.Join(o.Dir, "kube-controller-manager.log"), nil, o.KubeControllerManager,
 		"--kubeconfig="+c.Kubeconfig,
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(kcmPort[0]),
-		"--controllers=garbage-collector-controller,namespace-controller,clusterrole-aggregation-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller",
+		// The workload controllers roll out Deployments and StatefulSets onto the nodes kwok
+		// plays (see package stack); the disruption controller keeps PodDisruptionBudgets'
+		// status; the volume controllers bind and protect a StatefulSet's claims; the node
+		// lifecycle controller lifts a new node's not-ready taint once it reports Ready. No
+		// taint-eviction-controller: a node the harness starves of CPU must not lose its pods.
+		"--controllers="+strings.Join([]string{
+			"garbage-collector-controller", "namespace-controller", "clusterrole-aggregation-controller",
+			"serviceaccount-controller", "serviceaccount-token-controller", "root-ca-certificate-publisher-controller",
+			"deployment-controller", "replicaset-controller", "statefulset-controller", "disruption-controller",
+			"persistentvolume-binder-controller", "persistentvolumeclaim-protection-controller",
+			"persistentvolume-protection-controller", "node-lifecycle-controller",
+		}, ","),
+		// A node whose Lease kwok renews late on two busy cores is not unreachable.
+		"--node-monitor-grace-period=2m",
 		"--service-account-private-key-file="+p.SAKey,
 		"--root-ca-file="+p.CACert,
 		"--use-service-account-credentials=false",
@@ -378,7 +393,7 @@ func (c *Cluster) Kubectl(ctx context.Context, stdin []byte, args ...string) ([]
 }
 
 // Get reads an API path with the admin client and decodes its JSON into out. It is for the
-// harness's own loops that poll every second (the package runtime, the fake kubelet): a
+// harness's own loops that poll every second (the package runtime): a
 // kubectl process each time costs far more CPU than the request. A missing object is
 // ErrNotFound.
 func (c *Cluster) Get(ctx context.Context, path string, out any) error {

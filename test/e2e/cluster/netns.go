@@ -1,5 +1,5 @@
-// Package cluster runs a throwaway Kubernetes control plane (etcd and kube-apiserver, no
-// kubelet, no controllers) for end-to-end tests, inside a private network namespace that holds
+// Package cluster runs a throwaway Kubernetes control plane (etcd, kube-apiserver and, when
+// asked, kube-controller-manager; no kubelet) for end-to-end tests, inside a private network namespace that holds
 // only a loopback interface. Nothing it starts can be reached from, or reach, another host.
 //
 // Use it from a test package's TestMain:

@@ -74,6 +74,21 @@ func testBasic(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every node cordoned until the conditions before availability are checked: the
+	// Deployments' pods wait, unscheduled, as on a cluster with no room yet.
+	if err := e.Cordon(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	uncordoned := false
+	uncordon := func() {
+		if !uncordoned {
+			uncordoned = true
+			if err := e.Cordon(ctx, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	defer uncordon()
 	start := time.Now()
 	applyExample(ctx, t, e, "basic")
 
@@ -90,9 +105,19 @@ func testBasic(t *testing.T, e *env) {
 	kubeconfigWritten := time.Since(start)
 	e.Step("basic: %d certificates issued %.1fs after apply; kubeconfig Secret written after %.1fs", wantCerts, certsIssued.Seconds(), kubeconfigWritten.Seconds())
 
-	// No kubelet runs pods: until the FakeKubelet acts, the RootShard and the FrontProxy
-	// must say that their Deployments are not available, and must not be Ready.
+	// While every node is cordoned, no pod is scheduled: the RootShard and the FrontProxy must
+	// say that their Deployments are not available, and must not be Ready.
 	t.Run("ConditionsBeforeAvailable", func(t *testing.T) {
+		// The deployment controller creates the pods of both Deployments; they stay Pending.
+		pods, err := waitPodsCreated(ctx, e, basicNamespace, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pods {
+			if p.Spec.NodeName != "" || p.Status.Phase != "Pending" {
+				t.Errorf("pod %s is %s on node %q while every node is cordoned", p.Metadata.Name, p.Status.Phase, p.Spec.NodeName)
+			}
+		}
 		for _, kind := range []struct{ kind, name, deployment string }{
 			{"RootShard", "root", "root-kcp"},
 			{"FrontProxy", "frontproxy", "frontproxy-front-proxy"},
@@ -114,7 +139,7 @@ func testBasic(t *testing.T, e *env) {
 		}
 	})
 
-	startFakeKubelet(t, e, basicNamespace)
+	uncordon()
 	xrs := map[string]xr{}
 	for _, k := range []struct{ kind, name string }{{"RootShard", "root"}, {"FrontProxy", "frontproxy"}, {"Kubeconfig", "admin"}} {
 		x, err := waitXR(ctx, e, k.kind, basicNamespace, k.name, "Ready", "True")
@@ -144,7 +169,7 @@ func testBasic(t *testing.T, e *env) {
 	}
 	// Basic runs alone on its control plane, so the CPU Crossplane and the function spent
 	// between apply and Ready is Basic's own (docs/performance.md compares it with kcp-operator).
-	e.Step("basic: RootShard, FrontProxy and Kubeconfig Ready %.1fs after apply (Deployments marked available by the FakeKubelet), after %d RunFunction calls; CPU of Crossplane and the function from apply to Ready %s; circuit breaker opened %s; watch events per XR until then: %s",
+	e.Step("basic: RootShard, FrontProxy and Kubeconfig Ready %.1fs after apply (rolled out by Kubernetes onto kwok fake nodes, which stand in for kubelets), after %d RunFunction calls; CPU of Crossplane and the function from apply to Ready %s; circuit breaker opened %s; watch events per XR until then: %s",
 		ready.Seconds(), calls-callsBefore, cpuAfter.minus(cpuBefore), opensAfter.minus(opensBefore), watch.summary())
 
 	t.Run("ComposedAsRendered", func(t *testing.T) {
@@ -194,6 +219,14 @@ func testBasic(t *testing.T, e *env) {
 		if exp, _ := kc["expiry"].(string); exp != cert.NotAfter.UTC().Format(time.RFC3339) {
 			t.Errorf("Kubeconfig status.expiry = %v, the client certificate expires %s", kc["expiry"], cert.NotAfter.UTC().Format(time.RFC3339))
 		}
+	})
+	// Scheduled once uncordoned: on the kwok fake nodes, off those kept for kcp.
+	t.Run("Placement", func(t *testing.T) {
+		groups, err := placement(ctx, e, basicNamespace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOffDedicatedNodes(t, groups)
 	})
 	t.Run("KubeconfigTrustsFrontProxyAndRootShardTrustsUser", func(t *testing.T) { checkAdminKubeconfig(ctx, t, e) })
 	t.Run("RealKCP", func(t *testing.T) {

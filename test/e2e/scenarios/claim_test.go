@@ -41,7 +41,6 @@ func testClaim(t *testing.T, e *env) {
 	if _, err := e.Kubectl(ctx, []byte(claim), as("apply", "-n", ns, "-f", "-")...); err != nil {
 		t.Fatalf("%s cannot apply the claim of docs/self-service.md: %v", claimUser, err)
 	}
-	startFakeKubelet(t, e, ns)
 
 	var last xr
 	err = e.Eventually(ctx, 2*timeout, "KcpInstallationClaim team-b/dev Ready", func(ctx context.Context) (bool, string, error) {

@@ -29,7 +29,6 @@ func testFaults(t *testing.T, e *env) {
 	if err := e.Apply(ctx, scaleManifests(ns, 2, 3)); err != nil {
 		t.Fatalf("apply the %s installation: %v", ns, err)
 	}
-	startFakeKubelet(t, e, ns)
 	// Reconciliation is under way once the root CA is issued.
 	if err := e.Eventually(ctx, timeout, "root CA Secret in "+ns, func(ctx context.Context) (bool, string, error) {
 		_, err := e.SecretData(ctx, ns, "root-ca")

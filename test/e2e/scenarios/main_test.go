@@ -4,8 +4,10 @@
 // them: install a single-shard and a sharded kcp from the examples, renew certificates, make
 // mistakes, delete, migrate an installation from kcp-operator. Each scenario asserts outcomes on the objects the cluster ends up with.
 //
-// Four parts are stand-ins, named as such wherever they act: no kubelet runs pods, so a fake
-// kubelet marks Deployments available (FakeKubelet in test names); the harness plays
+// Kubernetes decides where pods go and how workloads roll out: kube-scheduler and the
+// deployment, replicaset, statefulset and disruption controllers run. Four parts are
+// stand-ins, named as such wherever they act: kwok fake nodes stand in for kubelets (two
+// zones; kwok marks the pods bound to them running and ready, no container runs); the harness plays
 // Crossplane's package runtime (see package stack); no kcp-operator runs, so the Migrate
 // scenario creates what it leaves behind (KCPOperatorStandIn, see migrate_test.go); and no kcp
 // runs, so provider-kubernetes acts on a kcp stand-in (KCPStandIn, see package kcpstandin and
@@ -57,10 +59,8 @@ type env struct {
 	// functionName is the Function Crossplane installed as the Configuration's dependency.
 	functionName string
 
-	// t is TestKCP's T: what lives as long as the stack (the fake kubelet) is bound to it.
-	t           *testing.T
-	kubeletOnce sync.Once
-	kubelet     *fakeKubelet
+	// t is TestKCP's T: what lives as long as the stack is bound to it.
+	t *testing.T
 }
 
 // Environment variables naming the packages to install; make e2e sets them to make build's

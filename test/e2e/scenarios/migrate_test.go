@@ -32,7 +32,6 @@ import (
 func testMigrate(t *testing.T, e *env) {
 	ctx := t.Context()
 	ns := basicNamespace
-	startFakeKubelet(t, e, ns)
 	golden := goldenRender(t, e, "basic")
 	_, wantCerts := goldenRefs(t, golden)
 
@@ -120,7 +119,7 @@ func testMigrate(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 	}
-	e.Step("migrate: RootShard, FrontProxy and Kubeconfig took over kcp-operator's objects and were Ready %.1fs after apply (Deployments marked available by the FakeKubelet)", time.Since(start).Seconds())
+	e.Step("migrate: RootShard, FrontProxy and Kubeconfig took over kcp-operator's objects and were Ready %.1fs after apply (rolled out by Kubernetes onto kwok fake nodes, which stand in for kubelets)", time.Since(start).Seconds())
 	t.Log(string(guide.run(ctx, t, "kubectl get rootshards.kcp.crossplane.io,frontproxies.kcp.crossplane.io,kubeconfigs.kcp.crossplane.io -n kcp")))
 	t.Run("RevisionsAsWrittenDown", func(t *testing.T) {
 		if after := guide.run(ctx, t, revisionsCmd); string(after) != string(revisionsBefore) {

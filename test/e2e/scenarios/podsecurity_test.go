@@ -12,10 +12,11 @@ import (
 var restrictedLabels = []string{"pod-security.kubernetes.io/enforce=restricted", "pod-security.kubernetes.io/enforce-version=latest"}
 
 // checkPodSecurity proves that the API server's PodSecurity admission admits a pod from every
-// Deployment and StatefulSet in namespace ns, which enforces "restricted". No kubelet runs
-// here, so no controller creates pods: each is created from its workload's pod template with
-// a server-side dry run, which runs admission and stores nothing. It first checks that the
-// namespace does refuse a pod that is not restricted, so the check cannot pass vacuously.
+// Deployment and StatefulSet in namespace ns, which enforces "restricted". The controllers
+// create the real pods too, but a refused one shows only as a missing replica and an event on
+// the ReplicaSet: here each is created from its workload's pod template with a server-side
+// dry run, which runs admission, stores nothing and names the refusal. It first checks that
+// the namespace does refuse a pod that is not restricted, so the check cannot pass vacuously.
 func checkPodSecurity(ctx context.Context, t *testing.T, e *env, ns string) {
 	t.Helper()
 	type workload struct {

@@ -2,8 +2,10 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,11 +20,14 @@ const productionNamespace = "kcp-prod"
 // checks what makes it production-shaped on the objects the API server stored: the TLSRoute
 // and the Ingress that expose its front-proxies, their ClusterIP Services, three etcd members,
 // every pod spread across nodes and zones and tolerating the platform's taint, and the
-// PodMonitors of the root shard, the shards and the front-proxies (monitoring_test.go).
+// PodMonitors of the root shard, the shards and the front-proxies (monitoring_test.go). Then
+// where Kubernetes put the pods: kube-scheduler places them on kwok's fake nodes (two zones,
+// half of the nodes tainted for kcp; kwok stands in for kubelets), the deployment and
+// statefulset controllers roll them out, the disruption controller keeps the budgets' status.
 //
 // Gateway API's TLSRoute CRD comes from the pinned sigs.k8s.io/gateway-api module; no Gateway
 // or Ingress controller runs here, so nothing routes traffic: the test checks what the
-// controllers would read. The FakeKubelet marks the workloads ready.
+// controllers would read.
 func testProduction(t *testing.T, e *env) {
 	ctx := t.Context()
 	ns := productionNamespace
@@ -47,7 +52,6 @@ func testProduction(t *testing.T, e *env) {
 
 	start := time.Now()
 	applyExample(ctx, t, e, "production")
-	startFakeKubelet(t, e, ns)
 	if err := waitCertificatesReadyWithin(ctx, e, ns, wantCerts, 2*timeout); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +60,7 @@ func testProduction(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Step("production: KcpInstallation and its %d composed XRs Ready %.1fs after apply (no Gateway or Ingress controller runs: the TLSRoute and Ingress are checked as stored; FakeKubelet)", len(wantRefs)-1, time.Since(start).Seconds())
+	e.Step("production: KcpInstallation and its %d composed XRs Ready %.1fs after apply (no Gateway or Ingress controller runs: the TLSRoute and Ingress are checked as stored; kwok fake nodes stand in for kubelets)", len(wantRefs)-1, time.Since(start).Seconds())
 
 	t.Run("Status", func(t *testing.T) {
 		if inst.Status["url"] != "https://kcp.example.com:443" {
@@ -142,6 +146,23 @@ func testProduction(t *testing.T, e *env) {
 		}
 	})
 	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, "prod", 3) })
+	t.Run("ShardEtcd", func(t *testing.T) {
+		// Shard beta's own cluster (shards[].managedEtcd): the same checks, and the shard
+		// stores its data there, alone.
+		checkManagedEtcd(ctx, t, e, ns, "prod-beta", 3)
+		for dep, want := range map[string]string{
+			"prod-beta-shard-kcp":  "--etcd-servers=https://prod-beta-etcd.kcp-prod.svc.cluster.local:2379",
+			"prod-alpha-shard-kcp": "--etcd-servers=https://prod-etcd.kcp-prod.svc.cluster.local:2379",
+		} {
+			out, err := e.Kubectl(ctx, nil, "get", "deployment", "-n", ns, dep, "-o", "jsonpath={.spec.template.spec.containers[0].args}")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), want) {
+				t.Errorf("Deployment %s: args %s, want %s", dep, out, want)
+			}
+		}
+	})
 	t.Run("PodSecurityRestricted", func(t *testing.T) { checkPodSecurity(ctx, t, e, ns) })
 	t.Run("PodMonitors", func(t *testing.T) {
 		// Each PodMonitor, by the Secret of the serving certificate it must verify.
@@ -152,6 +173,47 @@ func testProduction(t *testing.T, e *env) {
 			"prod-public-front-proxy": "prod-prod-public-server",
 			"prod-corp-front-proxy":   "prod-prod-corp-server",
 		}, map[string]string{"release": "prometheus"})
+	})
+
+	// Where the scheduler put the pods. Every node is open to them (two of the four only
+	// through the toleration), so the preferred spread puts each workload's replicas on
+	// distinct nodes and in both zones.
+	replicas, err := replicasOf(ctx, e, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("Placement", func(t *testing.T) {
+		groups, err := placement(ctx, e, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var summary []string
+		onDedicated := 0
+		for _, owner := range slices.Sorted(maps.Keys(groups)) {
+			summary = append(summary, groups[owner].String())
+			for _, p := range groups[owner].pods {
+				for _, n := range stack.FakeNodes {
+					if n.Dedicated && n.Name == p.Spec.NodeName {
+						onDedicated++
+					}
+				}
+			}
+		}
+		e.Step("production: pods placed by kube-scheduler on kwok fake nodes: %s", strings.Join(summary, "; "))
+		if len(groups) != len(replicas) {
+			t.Errorf("pods of %d workloads run, want one group for each of the %d Deployments and StatefulSets %v", len(groups), len(replicas), replicas)
+		}
+		checkSpread(t, groups, len(stack.FakeNodes))
+		// Three etcd members on distinct nodes of four, two of them tainted: the toleration
+		// is what lets them spread.
+		if onDedicated == 0 {
+			t.Errorf("no pod on a node tainted %s, though every pod tolerates it and spreads over four nodes", stack.DedicatedTaint)
+		}
+		checkStatefulIdentities(ctx, t, e, ns, groups["StatefulSet/prod-etcd"], "prod-etcd", "data", 3)
+	})
+	t.Run("DisruptionBudgets", func(t *testing.T) { checkDisruptionBudgets(ctx, t, e, ns, replicas) })
+	t.Run("EvictionRespectsBudget", func(t *testing.T) {
+		checkEvictionBudget(ctx, t, e, ns, []string{"prod-etcd-0", "prod-etcd-1"})
 	})
 
 	if _, err := e.Kubectl(ctx, nil, "delete", "kcpinstallation.kcp.crossplane.io", "-n", ns, "prod", "--wait=true", "--timeout=3m"); err != nil {

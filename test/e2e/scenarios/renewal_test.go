@@ -75,7 +75,8 @@ func testRenewal(t *testing.T, e *env) {
 	}
 	e.Step("renewal: root-kcp rolled and the kubeconfig Secret was rewritten %.1fs after the renewal", time.Since(start).Seconds())
 
-	// The installation settles again: the FakeKubelet rolls out the new generation.
+	// The installation settles again: the deployment controller rolls out the new generation
+	// onto the kwok fake nodes.
 	if _, err := waitXR(ctx, e, "RootShard", ns, "root", "Ready", "True"); err != nil {
 		t.Fatal(err)
 	}

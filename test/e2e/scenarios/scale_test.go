@@ -71,7 +71,7 @@ func testScale(t *testing.T, e *env) {
 		ns := fmt.Sprintf("scale-%d", size.shards)
 		t.Run(fmt.Sprintf("%dShards%dKubeconfigs", size.shards, size.kubeconfigs), func(t *testing.T) {
 			r := measureScale(ctx, t, e, ns, size.shards, size.kubeconfigs)
-			e.Step("scale %s: %d XRs (1 RootShard, %d Shards, %d Kubeconfigs), %d Certificates issued %.1fs after apply, every XR Ready %.1fs after apply (Deployments marked available by the FakeKubelet)",
+			e.Step("scale %s: %d XRs (1 RootShard, %d Shards, %d Kubeconfigs), %d Certificates issued %.1fs after apply, every XR Ready %.1fs after apply (rolled out by Kubernetes onto kwok fake nodes, which stand in for kubelets)",
 				ns, r.xrs, size.shards, size.kubeconfigs, r.certificates, r.issued.Seconds(), r.ready.Seconds())
 			e.Step("scale %s: %d RunFunction calls until Ready (%.1f per XR), %d after the certificates were issued (%.1f per XR)",
 				ns, r.calls, float64(r.calls)/float64(r.xrs), r.callsAfterIssued, float64(r.callsAfterIssued)/float64(r.xrs))
@@ -127,7 +127,6 @@ func measureScale(ctx context.Context, t *testing.T, e *env, ns string, shards, 
 	if err := e.Apply(ctx, scaleManifests(ns, shards, kubeconfigs)); err != nil {
 		t.Fatalf("apply the %s installation: %v", ns, err)
 	}
-	startFakeKubelet(t, e, ns)
 
 	r := scaleResult{xrs: 1 + shards + kubeconfigs}
 	type sample struct {

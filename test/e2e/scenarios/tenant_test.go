@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -70,7 +71,6 @@ func testTenant(t *testing.T, e *env) {
 	if _, err := e.Kubectl(ctx, nil, as("apply", "-f", manifest)...); err != nil {
 		t.Fatalf("%s cannot apply a KcpInstallation with the edit role: %v", tenantUser, err)
 	}
-	startFakeKubelet(t, e, ns)
 	if err := waitCertificatesReady(ctx, e, ns, wantCerts); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func testTenant(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Step("tenant: KcpInstallation and its %d composed XRs Ready %.1fs after apply (Deployments and the etcd StatefulSet marked ready by the FakeKubelet)", len(wantRefs)-1, time.Since(start).Seconds())
+	e.Step("tenant: KcpInstallation and its %d composed XRs Ready %.1fs after apply (Deployments and the etcd StatefulSet rolled out by Kubernetes onto kwok fake nodes, which stand in for kubelets)", len(wantRefs)-1, time.Since(start).Seconds())
 
 	t.Run("ComposedAsRendered", func(t *testing.T) {
 		for key, want := range wantRefs {
@@ -155,8 +155,8 @@ func waitInstallationReady(ctx context.Context, e *env, ns, name string) (xr, er
 // with every one of them holding the certificate and key it held (the CAs, so every client's
 // kubeconfig and etcd's peers still trust it), and with a managed etcd StatefulSet of the
 // same name, volume claim templates and Retain policy, which is what makes Kubernetes'
-// StatefulSet controller mount the PersistentVolumeClaims, and so the data, it left behind.
-// (No StatefulSet controller runs here, so the claims themselves are not created.)
+// StatefulSet controller mount the PersistentVolumeClaims, and so the data, it left behind:
+// the claims are the same objects (UIDs) before and after, Bound to the same volumes.
 func testCreatedAgain(t *testing.T, e *env, ns, manifest string, as func(args ...string) []string) {
 	ctx := t.Context()
 	issuedBefore, err := issuedSecrets(ctx, e, ns)
@@ -169,6 +169,10 @@ func testCreatedAgain(t *testing.T, e *env, ns, manifest string, as func(args ..
 	}
 	if len(volumesBefore.claims) == 0 || volumesBefore.whenDeleted != "Retain" {
 		t.Fatalf("managed etcd's StatefulSet mounts %s: want volume claims, kept when deleted (Retain)", volumesBefore)
+	}
+	claimsBefore, err := boundClaims(ctx, e, ns, volumesBefore.claims)
+	if err != nil {
+		t.Fatal(err)
 	}
 	start := time.Now()
 	if err := tenantDeletes(ctx, e, ns, as); err != nil {
@@ -204,8 +208,43 @@ func testCreatedAgain(t *testing.T, e *env, ns, manifest string, as func(args ..
 	if volumesAfter.String() != volumesBefore.String() {
 		t.Errorf("managed etcd's volumes changed when the installation was created again: %s, before %s", volumesAfter, volumesBefore)
 	}
-	e.Step("tenant: installation created again, Ready %.1fs after apply; %d Secrets cert-manager wrote (%d CAs) hold the same keys; etcd's StatefulSet re-mounts %s",
-		time.Since(start).Seconds(), n, cas, volumesAfter)
+	claimsAfter, err := boundClaims(ctx, e, ns, volumesAfter.claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(claimsAfter, claimsBefore) {
+		t.Errorf("managed etcd's claims (UID and volume) %v after the installation was created again, %v before: the data would be lost", claimsAfter, claimsBefore)
+	}
+	e.Step("tenant: installation created again, Ready %.1fs after apply; %d Secrets cert-manager wrote (%d CAs) hold the same keys; etcd's StatefulSet re-mounts %s, claims (UID on volume) %v before and %v after",
+		time.Since(start).Seconds(), n, cas, volumesAfter, claimsBefore, claimsAfter)
+}
+
+// boundClaims waits until each named claim in ns is Bound and returns "<uid> on <volume>"
+// for each, by name.
+func boundClaims(ctx context.Context, e *env, ns string, names []string) (map[string]string, error) {
+	out := map[string]string{}
+	err := e.Eventually(ctx, timeout, "claims "+strings.Join(names, ", ")+" Bound", func(ctx context.Context) (bool, string, error) {
+		for _, n := range names {
+			var pvc struct {
+				stack.Object
+				Spec struct {
+					VolumeName string `json:"volumeName"`
+				} `json:"spec"`
+				Status struct {
+					Phase string `json:"phase"`
+				} `json:"status"`
+			}
+			if err := e.Get(ctx, "/api/v1/namespaces/"+ns+"/persistentvolumeclaims/"+n, &pvc); err != nil {
+				return false, "", err
+			}
+			if pvc.Status.Phase != "Bound" {
+				return false, n + " is " + pvc.Status.Phase, nil
+			}
+			out[n] = pvc.Metadata.UID + " on " + pvc.Spec.VolumeName
+		}
+		return true, "", nil
+	})
+	return out, err
 }
 
 // volumes are the PersistentVolumeClaims a managed etcd's StatefulSet mounts: the claims'

@@ -110,7 +110,6 @@ func testOneTopology(t *testing.T, e *env, tp topology) {
 		skip = func(o stack.Object) bool { return isPolicy(o) || p.replaces(o) }
 	}
 	applyExampleExcept(ctx, t, e, tp.example, skip, standIns)
-	startFakeKubelet(t, e, ns)
 	// Three topologies' certificates are issued side by side: allow twice the usual time.
 	if err := waitCertificatesReadyWithin(ctx, e, ns, wantCerts, 2*timeout); err != nil {
 		t.Fatal(err)
@@ -133,7 +132,7 @@ func testOneTopology(t *testing.T, e *env, tp topology) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	e.Step("%s: %d XRs Ready %.1fs after apply (FakeKubelet)", tp.example, len(wantRefs), time.Since(start).Seconds())
+	e.Step("%s: %d XRs Ready %.1fs after apply (kwok fake nodes stand in for kubelets)", tp.example, len(wantRefs), time.Since(start).Seconds())
 
 	t.Run("PodSecurityRestricted", func(t *testing.T) {
 		// The namespace comes from the example; enforce restricted now: admission judges

@@ -1,11 +1,13 @@
 // Package stack brings up, as local processes inside a private network namespace, what a
 // platform engineer's cluster has when they install configuration-kcp: etcd, kube-apiserver,
-// kube-controller-manager (garbage collection and namespaces only), cert-manager's
-// controllers, Crossplane core and its RBAC manager running with the permissions the
-// Crossplane Helm chart grants, an OCI registry holding the packages, and a package runtime
-// that runs functions from their packages.
+// kube-controller-manager (with the workload, disruption, volume binding and node lifecycle
+// controllers), kube-scheduler, cert-manager's controllers, Crossplane core and its RBAC
+// manager running with the permissions the Crossplane Helm chart grants, an OCI registry
+// holding the packages, and a package runtime that runs functions from their packages.
 //
-// What is not real: no kubelet or scheduler runs pods, and this package plays Crossplane's
+// What is not real: kwok's fake nodes stand in for kubelets (FakeNodes, two zones; kwok marks
+// the pods the scheduler binds to them running and ready, and no container runs), a pool of
+// PersistentVolumes stands in for a storage provisioner, and this package plays Crossplane's
 // package runtime (Crossplane runs with --package-runtime=Function=External): it starts the
 // function binary it extracts from the installed package, with a serving certificate signed
 // by Crossplane's CA, and points the FunctionRevision at it. With Options.ProviderKubernetes it
@@ -41,6 +43,7 @@ const (
 // Binaries are the paths of the programs the stack runs.
 type Binaries struct {
 	Etcd, KubeAPIServer, KubeControllerManager, Kubectl string
+	KubeScheduler, Kwok                                 string
 	CertManager                                         string
 	CrossplaneCore, CrossplaneCLI                       string
 }
@@ -64,6 +67,8 @@ func BinariesFromEnv() (Binaries, error) {
 		KubeAPIServer:         get(cluster.EnvKubeAPIServer),
 		KubeControllerManager: get(cluster.EnvKubeControllerManager),
 		Kubectl:               get(cluster.EnvKubectl),
+		KubeScheduler:         get(EnvKubeScheduler),
+		Kwok:                  get(EnvKwok),
 		CertManager:           get(EnvCertManager),
 		CrossplaneCore:        get(EnvCrossplaneCore),
 		CrossplaneCLI:         get(EnvCrossplaneCLI),
@@ -141,6 +146,11 @@ func Up(ctx context.Context, o Options) (*Stack, error) {
 		return s, fmt.Errorf("control plane: %w", err)
 	}
 	s.Step("kube-apiserver ready at %s", c.URL)
+
+	if err := s.startNodes(ctx); err != nil {
+		return s, fmt.Errorf("kube-scheduler and kwok: %w", err)
+	}
+	s.Step("kube-scheduler running; %d kwok fake nodes Ready in two zones (kwok stands in for kubelets: pods are marked running, no container runs)", len(FakeNodes))
 
 	if err := s.startCertManager(ctx); err != nil {
 		return s, fmt.Errorf("cert-manager: %w", err)

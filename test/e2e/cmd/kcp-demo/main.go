@@ -1,10 +1,10 @@
 // Command kcp-demo brings up the e2e stack (package stack: etcd, kube-apiserver,
-// kube-controller-manager, cert-manager, Crossplane, a local registry; local processes in a
-// private network namespace), installs configuration-kcp's packages as a user would, applies
-// examples/basic, shows the XRs with `crossplane resource trace` until every certificate is
-// issued, the Deployments exist and the kubeconfig Secret is written (no kubelet runs pods
-// here, so the RootShard and FrontProxy do not turn Ready), and keeps everything running
-// until interrupted.
+// kube-controller-manager, kube-scheduler, kwok fake nodes standing in for kubelets,
+// cert-manager, Crossplane, a local registry; local processes in a private network
+// namespace), installs configuration-kcp's packages as a user would, applies examples/basic,
+// shows the XRs with `crossplane resource trace` until every certificate is issued, the
+// Deployments exist and the kubeconfig Secret is written, and keeps everything running until
+// interrupted. kwok marks the pods running, so the XRs turn Ready, but no kcp runs.
 //
 // Run it with `make demo`; `make demo-down` stops it from another terminal.
 package main
@@ -151,8 +151,8 @@ func demo(ctx context.Context, fn, cfg string) error {
 
 	fmt.Printf(`
 %.0[7]fs after apply every certificate is issued, the Deployments %[8]s exist and the
-kubeconfig Secret %[1]s/%[2]s is written. The RootShard and the FrontProxy stay not Ready
-here: no kubelet runs their pods (on a real cluster they turn Ready once the pods are up).
+kubeconfig Secret %[1]s/%[2]s is written. The pods are scheduled onto kwok fake nodes, which
+stand in for kubelets: they are marked running, but no kcp process runs.
 
 The control plane keeps running until Ctrl-C here, or make demo-down elsewhere. Reach it with
   %[3]s get rootshards,frontproxies,kubeconfigs -n %[1]s
@@ -161,9 +161,9 @@ The control plane keeps running until Ctrl-C here, or make demo-down elsewhere. 
 
 The kcp admin kubeconfig (the Secret's content) is in %[6]s:
   kubectl --kubeconfig %[6]s get workspaces
-It targets https://api.example.com:6443, the FrontProxy's external address. No kubelet runs
-here, so the composed Deployments have no pods: on a real cluster, point api.example.com at
-the front-proxy's LoadBalancer Service and use the kubeconfig as it is.
+It targets https://api.example.com:6443, the FrontProxy's external address. The pods here run
+no containers (kwok fake nodes): on a real cluster, point api.example.com at the front-proxy's
+LoadBalancer Service and use the kubeconfig as it is.
 `, namespace, kubeconfigName, kubectl, crossplane, s.Kubeconfig, kcpKubeconfig, took.Seconds(), strings.Join(basicDeployments, ", "))
 
 	<-ctx.Done()
