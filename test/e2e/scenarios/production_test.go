@@ -145,11 +145,11 @@ func testProduction(t *testing.T, e *env) {
 			}
 		}
 	})
-	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, "prod", 3) })
+	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, "prod", "prod", 3) })
 	t.Run("ShardEtcd", func(t *testing.T) {
 		// Shard beta's own cluster (shards[].managedEtcd): the same checks, and the shard
 		// stores its data there, alone.
-		checkManagedEtcd(ctx, t, e, ns, "prod-beta", 3)
+		checkManagedEtcd(ctx, t, e, ns, "prod", "prod-beta", 3)
 		for dep, want := range map[string]string{
 			"prod-beta-shard-kcp":  "--etcd-servers=https://prod-beta-etcd.kcp-prod.svc.cluster.local:2379",
 			"prod-alpha-shard-kcp": "--etcd-servers=https://prod-etcd.kcp-prod.svc.cluster.local:2379",

@@ -112,7 +112,7 @@ func testTenant(t *testing.T, e *env) {
 		}
 	})
 	t.Run("PodSecurityRestricted", func(t *testing.T) { checkPodSecurity(ctx, t, e, ns) })
-	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tenantInstallation, 1) })
+	t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tenantInstallation, tenantInstallation, 1) })
 	t.Run("EtcdStartsWithComposedArgs", func(t *testing.T) { checkEtcdStarts(ctx, t, e, ns, tenantInstallation) })
 	t.Run("DeletedAndCreatedAgainKeepsCAsAndEtcdVolumes", func(t *testing.T) {
 		testCreatedAgain(t, e, ns, manifest, as)
@@ -292,11 +292,12 @@ func etcdVolumes(ctx context.Context, e *env, ns, installation string) (volumes,
 // StatefulSet keeps its volumes when deleted, the server certificate verifies against the CA
 // kcp is given (ca.crt next to its client certificate) for the client Service's name, the
 // client certificate against the CA etcd trusts, and the peer certificate against the peer
-// CA for every member's name.
-func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installation string, replicas int64) {
+// CA for every member's name. cluster is the installation's name for its own etcd, or
+// <installation>-<shard> for a shard's (shards[].managedEtcd).
+func checkManagedEtcd(ctx context.Context, t *testing.T, e *env, ns, installation, cluster string, replicas int64) {
 	t.Helper()
-	name := installation + "-etcd"
-	v, err := etcdVolumes(ctx, e, ns, installation)
+	name := cluster + "-etcd"
+	v, err := etcdVolumes(ctx, e, ns, cluster)
 	if err != nil {
 		t.Fatal(err)
 	}

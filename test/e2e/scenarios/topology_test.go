@@ -157,7 +157,7 @@ func testOneTopology(t *testing.T, e *env, tp topology) {
 	})
 	t.Run("DeploymentsAsRendered", func(t *testing.T) { checkDeployments(ctx, t, e, ns, golden) })
 	if tp.etcdReplicas > 0 {
-		t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tp.installation, tp.etcdReplicas) })
+		t.Run("ManagedEtcd", func(t *testing.T) { checkManagedEtcd(ctx, t, e, ns, tp.installation, tp.installation, tp.etcdReplicas) })
 	}
 	t.Run("EveryConnectionTrusted", func(t *testing.T) {
 		var roots []byte
