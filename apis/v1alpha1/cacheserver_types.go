@@ -40,6 +40,10 @@ type CacheServerSpec struct {
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
 
+	// Upgrade is what a change of spec.image may do: a downgrade is refused unless it allows it.
+	// +optional
+	Upgrade *UpgradePolicy `json:"upgrade,omitempty"`
+
 	// Certificates selects where the cache server's own root CA comes from. issuerRef is
 	// required: the cache server's CA is always issued by cert-manager.
 	Certificates Certificates `json:"certificates"`
@@ -88,6 +92,12 @@ type CacheServerStatus struct {
 	// Phase is Provisioning until the cache server Deployment is available, then Running.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
+
+	// Image is the kcp image every replica runs: set once a rollout to it completes, so while
+	// one is under way it still names the image that serves. Components that depend on this
+	// one wait for it to name theirs before they roll out a new kcp.
+	// +optional
+	Image string `json:"image,omitempty"`
 
 	// URL is where shards reach the cache server.
 	// +optional

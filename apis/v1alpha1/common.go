@@ -528,6 +528,10 @@ type CommonShardSpec struct {
 	// +optional
 	Monitoring *Monitoring `json:"monitoring,omitempty"`
 
+	// Upgrade is what a change of spec.image may do: a downgrade is refused unless it allows it.
+	// +optional
+	Upgrade *UpgradePolicy `json:"upgrade,omitempty"`
+
 	// +optional
 	Authorization *AuthorizationSpec `json:"authorization,omitempty"`
 

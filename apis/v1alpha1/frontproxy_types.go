@@ -40,6 +40,10 @@ type FrontProxySpec struct {
 	// +optional
 	Monitoring *Monitoring `json:"monitoring,omitempty"`
 
+	// Upgrade is what a change of spec.image may do: a downgrade is refused unless it allows it.
+	// +optional
+	Upgrade *UpgradePolicy `json:"upgrade,omitempty"`
+
 	// Auth configures how the front-proxy authenticates users.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!has(self.oidc) || (has(self.serviceAccount) && self.serviceAccount.enabled)",message="OIDC requires ServiceAccount auth to be enabled."
@@ -116,6 +120,12 @@ type FrontProxyStatus struct {
 	// Phase is Provisioning until the front-proxy Deployment is available, then Running.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
+
+	// Image is the kcp image every replica runs: set once a rollout to it completes, so while
+	// one is under way it still names the image that serves. Components that depend on this
+	// one wait for it to name theirs before they roll out a new kcp.
+	// +optional
+	Image string `json:"image,omitempty"`
 
 	// URL is the public URL of this front-proxy, the server of kubeconfigs that target it.
 	// +optional

@@ -103,6 +103,12 @@ type KcpInstallationSpec struct {
 	// Monitoring composes a PodMonitor for the root shard, every shard and every front-proxy.
 	// +optional
 	Monitoring *Monitoring `json:"monitoring,omitempty"`
+
+	// Upgrade is what a change of spec.image may do. Every change of image rolls out in
+	// kcp's order, the root shard first and the front-proxies last; a downgrade is refused
+	// unless this allows it.
+	// +optional
+	Upgrade *UpgradePolicy `json:"upgrade,omitempty"`
 }
 
 // InstallationExternal is the public address of an installation.
@@ -449,6 +455,15 @@ type KcpInstallationStatus struct {
 	// Components lists every composed XR and whether it is ready.
 	// +optional
 	Components []InstallationComponent `json:"components,omitempty"`
+
+	// Image is the kcp image every component runs, once all have rolled out to the same one.
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// Upgrade says, while components run another image than spec.image, which step of the
+	// upgrade is under way and what it waits for.
+	// +optional
+	Upgrade *InstallationUpgrade `json:"upgrade,omitempty"`
 }
 
 // InstallationComponent is the readiness of one composed XR.

@@ -86,6 +86,10 @@ type VirtualWorkspaceSpec struct {
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
 
+	// Upgrade is what a change of spec.image may do: a downgrade is refused unless it allows it.
+	// +optional
+	Upgrade *UpgradePolicy `json:"upgrade,omitempty"`
+
 	// ClusterDomain is the cluster's DNS domain. Defaults to cluster.local.
 	// +optional
 	ClusterDomain string `json:"clusterDomain,omitempty"`
@@ -131,6 +135,12 @@ type VirtualWorkspaceStatus struct {
 	// Phase is Provisioning until the server Deployment is available, then Running.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
+
+	// Image is the kcp image every replica runs: set once a rollout to it completes, so while
+	// one is under way it still names the image that serves. Components that depend on this
+	// one wait for it to name theirs before they roll out a new kcp.
+	// +optional
+	Image string `json:"image,omitempty"`
 
 	// URL is the external URL shards advertise for this server.
 	// +optional

@@ -108,7 +108,7 @@ func TestRunFunctionVirtualWorkspace(t *testing.T) {
 			t.Errorf("a converged VirtualWorkspace must not be forced not ready")
 		}
 		status := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)
-		if diff := cmp.Diff(map[string]any{"phase": "Running", "url": "https://vw.example.com:443"}, status); diff != "" {
+		if diff := cmp.Diff(map[string]any{"phase": "Running", "image": "ghcr.io/kcp-dev/kcp:v0.32.3", "url": "https://vw.example.com:443"}, status); diff != "" {
 			t.Errorf("status: -want, +got:\n%s", diff)
 		}
 		for _, c := range rsp.GetConditions() {

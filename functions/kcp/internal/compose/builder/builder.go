@@ -46,6 +46,8 @@ type Builder struct {
 	issuing    string
 	notReady   bool
 	conditions []condition.Condition
+	// upgraded is the Upgraded condition of a component that follows another's image.
+	upgraded *condition.Condition
 }
 
 // New returns a builder for an XR named name in namespace.

@@ -71,6 +71,13 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 		b.condition(condition.TypeAvailable, true, condition.ReasonReplicasUp,
 			fmt.Sprintf("Deployment %s is fully up and running.", ref))
 	default:
+		if why, failed := b.St.DeploymentRolloutFailed(primary.Key); failed {
+			// Kubernetes gave up on the rollout: the old pods keep serving, and an upgrade
+			// that waits for this component stops here (status.image keeps the old image).
+			b.condition(condition.TypeAvailable, false, condition.ReasonRolloutFailed,
+				fmt.Sprintf("Deployment %s stopped rolling out: %s", ref, why))
+			break
+		}
 		// Also while the Deployment is composed but not observed yet, which lasts one
 		// reconcile: kcp-operator's DeploymentUnavailable ("does not exist") in between would
 		// be one more change of the condition, and each change can start Crossplane's
@@ -79,6 +86,9 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 			fmt.Sprintf("Deployment %s is not in the desired replica state.", ref))
 	}
 
+	if b.upgraded != nil {
+		b.conditions = append(b.conditions, *b.upgraded)
+	}
 	for _, w := range workloads {
 		if !w.Composed {
 			b.notReady = true

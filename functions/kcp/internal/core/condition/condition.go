@@ -20,6 +20,9 @@ const (
 	TypeInputsReady = "InputsReady"
 	// TypeAvailable says whether the XR's main Deployment is fully rolled out, as in kcp-operator.
 	TypeAvailable = "Available"
+	// TypeUpgraded says whether the XR's Deployment is composed with the image spec.image
+	// names, or keeps its image until the component it depends on runs the new one.
+	TypeUpgraded = "Upgraded"
 )
 
 // Reasons.
@@ -31,4 +34,7 @@ const (
 	ReasonReplicasUp          = "ReplicasUp"
 	ReasonReplicasUnavailable = "ReplicasUnavailable"
 	ReasonWaitingForInputs    = "WaitingForInputs"
+	ReasonRolloutFailed       = "RolloutFailed"
+	ReasonImageComposed       = "ImageComposed"
+	ReasonWaitingForLeader    = "WaitingForUpgradeOrder"
 )

@@ -266,6 +266,26 @@ func (s *State) DeploymentAvailable(name resource.Name) bool {
 		s.ConditionTrue(name, "Available")
 }
 
+// DeploymentImage returns the image of a composed Deployment's first container: the
+// component's own, before any sidecar a user adds.
+func (s *State) DeploymentImage(name resource.Name) string {
+	containers := s.value(name, "spec", "template", "spec", "containers").GetListValue().GetValues()
+	if len(containers) == 0 {
+		return ""
+	}
+	return containers[0].GetStructValue().GetFields()["image"].GetStringValue()
+}
+
+// DeploymentRolloutFailed returns the message of a composed Deployment whose rollout has
+// stopped: its Progressing condition is False (ProgressDeadlineExceeded).
+func (s *State) DeploymentRolloutFailed(name resource.Name) (string, bool) {
+	ok, reason, message, found := s.Condition(name, "Progressing")
+	if !found || ok {
+		return "", false
+	}
+	return reason + ": " + message, true
+}
+
 // DeploymentReplicas returns the observed spec.replicas of a composed Deployment.
 func (s *State) DeploymentReplicas(name resource.Name) (int32, bool) {
 	if s.value(name, "spec", "replicas") == nil {

@@ -37,15 +37,20 @@ func Compose(cs *v1alpha1.CacheServer, st *observed.State) (result.Result[v1alph
 		url:     names.CacheServerURL(cs),
 		image:   workload.ResolveImage(cs.Spec.Image),
 	}
+	if err := c.CheckDowngrade(c.Key("deployment", c.name.Deployment()), cs.Spec.Image, cs.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+		return result.Result[v1alpha1.CacheServerStatus]{}, field.ErrorList{err}
+	}
 	c.registerExternalInputs()
 	c.composePKI()
 	c.composeKubeconfig()
-	available := c.Report(c.composeWorkload())
+	out := c.composeWorkload()
+	available := c.Report(out)
 	return result.Result[v1alpha1.CacheServerStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status: v1alpha1.CacheServerStatus{
 			Phase:   builder.Phase(available),
+			Image:   c.RunningImage(out.Key, cs.Status.Image),
 			URL:     c.url,
 			Storage: Storage(cs),
 		},

@@ -40,6 +40,10 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 		fp:      fp,
 		name:    names.FrontProxy(fp.GetName()),
 	}
+	deployment := c.Key("deployment", c.name.Deployment())
+	if err := c.CheckDowngrade(deployment, fp.Spec.Image, fp.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
+	}
 	rootName := fp.Spec.RootShard.Ref.Name
 	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
 	rs, ok := refs.RootShard(st, rootName)
@@ -48,6 +52,11 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
 	c.ReadsCertificatesOf("RootShard "+rootName, refs.IssuingCertificates(st, refs.KindRootShard, rootName))
+	// A front-proxy runs a new kcp only once its root shard does; a KcpInstallation also
+	// waits for every shard.
+	upgraded := *fp // shallow: only the image pointer is replaced
+	c.fp = &upgraded
+	c.fp.Spec.Image = c.ImageFor(deployment, fp.Spec.Image, builder.Leader{Kind: "RootShard", Name: rootName, Image: rs.Status.Image})
 
 	p := c.proxy()
 	c.registerExternalInputs(p)
@@ -59,7 +68,7 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	return result.Result[v1alpha1.FrontProxyStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), URL: names.FrontProxyURL(fp, rs)},
+		Status:       v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, fp.Status.Image), URL: names.FrontProxyURL(fp, rs)},
 		Conditions:   c.Conditions(),
 		NotReady:     c.NotReady(),
 		Warnings:     result.NonEmpty(warning),
@@ -72,7 +81,7 @@ func (c *composer) waitForRootShard(name string) result.Result[v1alpha1.FrontPro
 	return result.Result[v1alpha1.FrontProxyStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, URL: names.FrontProxyURL(c.fp, nil)},
+		Status:       v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.fp.Status.Image, URL: names.FrontProxyURL(c.fp, nil)},
 		Conditions:   []condition.Condition{missing},
 		NotReady:     true,
 	}

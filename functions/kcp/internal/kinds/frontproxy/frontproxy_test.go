@@ -79,6 +79,7 @@ func TestComposeConverged(t *testing.T) {
 		{Type: condition.TypeCertificatesReady, Status: true, Reason: condition.ReasonIssued, Message: "All 3 certificates are issued."},
 		{Type: condition.TypeInputsReady, Status: true, Reason: condition.ReasonAllPresent, Message: "Every Secret and ConfigMap the spec references exists."},
 		{Type: condition.TypeAvailable, Status: true, Reason: condition.ReasonReplicasUp, Message: "Deployment kcp/fp-front-proxy is fully up and running."},
+		{Type: condition.TypeUpgraded, Status: true, Reason: condition.ReasonImageComposed, Message: "The Deployment is composed with the image spec.image names (ghcr.io/kcp-dev/kcp:v0.32.3)."},
 	}
 	if diff := cmp.Diff(wantConds, r.Conditions); diff != "" {
 		t.Errorf("conditions: -want, +got:\n%s", diff)

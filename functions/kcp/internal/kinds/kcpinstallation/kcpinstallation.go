@@ -78,6 +78,11 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	if errs := checkSafe(inst, children, etcds, st); len(errs) > 0 {
 		return r, errs
 	}
+	upgrade, image, err := planUpgrade(inst, children, st)
+	if err != nil {
+		return r, field.ErrorList{err}
+	}
+	r.Status.Image, r.Status.Upgrade = image, upgrade
 	// What the checks read; Crossplane answers before it applies anything composed below.
 	r.Requirements = append([]result.Requirement{PolicyRequirement}, takeoverRequirements(etcds, children)...)
 	var waiting []string
@@ -117,6 +122,11 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	r.Status.KubeconfigSecret = names.Installation(inst.GetName()).AdminKubeconfigSecret(inst.Spec.Admin)
 	r.Status.Phase = v1alpha1.PhaseRunning
 	ready := condition.Condition{Type: TypeComponentsReady, Status: true, Reason: "Ready", Message: fmt.Sprintf("All %d components are Ready.", len(r.Status.Components))}
+	if upgrade != nil {
+		// A rollout under way leaves components not Ready; say that it is an upgrade, and
+		// which step, rather than only that they are not Ready.
+		waiting = append([]string{fmt.Sprintf("the upgrade to %s, at step %s (status.upgrade)", upgrade.To, upgrade.Step)}, waiting...)
+	}
 	if len(waiting) > 0 {
 		r.Status.Phase = v1alpha1.PhaseProvisioning
 		r.NotReady = true
@@ -172,7 +182,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 	var children []child
 	if s.CacheServer != nil {
 		csName := name.CacheServer()
-		cs := v1alpha1.CacheServerSpec{Image: s.Image, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
+		cs := v1alpha1.CacheServerSpec{Image: s.Image, Upgrade: s.Upgrade, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
 		if cs.Etcd == nil && !s.CacheServer.Embedded {
 			// Durable by default: beside the shards' data, under a prefix of its own.
 			e := store("")
@@ -193,7 +203,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 	common := func(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements, x *v1alpha1.ComponentExtra) v1alpha1.CommonShardSpec {
 		c := v1alpha1.CommonShardSpec{
 			ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res,
-			Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring,
+			Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring, Upgrade: s.Upgrade,
 		}
 		if x != nil {
 			c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
@@ -276,6 +286,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			Replicas:           fp.Replicas,
 			Auth:               fp.Auth,
 			Image:              s.Image,
+			Upgrade:            s.Upgrade,
 			External:           ext,
 			ServiceTemplate:    &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
 			DeploymentTemplate: fp.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
@@ -341,7 +352,7 @@ func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationV
 	s := inst.Spec
 	n := names.Installation(inst.GetName())
 	spec := v1alpha1.VirtualWorkspaceSpec{
-		External: externalConfig(vw.External), Image: s.Image, Replicas: vw.Replicas, Resources: vw.Resources,
+		External: externalConfig(vw.External), Image: s.Image, Upgrade: s.Upgrade, Replicas: vw.Replicas, Resources: vw.Resources,
 		ClusterDomain: s.ClusterDomain, DeploymentTemplate: vw.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
 	}
 	if shard == "" {

@@ -37,6 +37,9 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 		name:    names.RootShard(rs.GetName()),
 		baseURL: names.RootShardURL(rs),
 	}
+	if err := c.CheckDowngrade(c.Key("deployment", "kcp"), rs.Spec.Image, rs.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+		return result.Result[v1alpha1.RootShardStatus]{}, field.ErrorList{err}
+	}
 	// Every Shard in the namespace is read to list this RootShard's shards in status and to
 	// trust their service account keys.
 	c.Inputs.Require(refs.All(refs.KindShard))
@@ -56,6 +59,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 		Requirements: c.Inputs.Requirements(),
 		Status: v1alpha1.RootShardStatus{
 			Phase:       builder.Phase(available),
+			Image:       c.RunningImage(shard.Key, rs.Status.Image),
 			BaseURL:     c.baseURL,
 			ExternalURL: names.ExternalURL(rs.Spec.External),
 			Shards:      c.shardRefs(),

@@ -30,6 +30,12 @@ import (
 // Certificate template keys a Shard understands.
 var templateKeys = []string{"server", "virtual-workspaces", "service-account", "client", "mounts-proxy", "logical-cluster-admin", "external-logical-cluster-admin"}
 
+// The fields an image change is checked against.
+var (
+	imageTagField = field.NewPath("spec", "image", "tag")
+	upgradeField  = field.NewPath("spec", "upgrade")
+)
+
 type composer struct {
 	*builder.Builder
 	sh   *v1alpha1.Shard
@@ -45,6 +51,10 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		sh:      sh,
 		name:    names.Shard(sh.GetName()),
 	}
+	deployment := c.Key("deployment", c.name.Deployment())
+	if err := c.CheckDowngrade(deployment, sh.Spec.Image, sh.Spec.Upgrade, imageTagField, upgradeField); err != nil {
+		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
+	}
 	rootName := sh.Spec.RootShard.Ref.Name
 	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
 	c.Inputs.Require(registration(names.RootShard(rootName), sh.GetName()))
@@ -55,6 +65,10 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
 	c.ReadsCertificatesOf("RootShard "+rootName, refs.IssuingCertificates(st, refs.KindRootShard, rootName))
+	// A shard runs a new kcp only once its root shard does (kcp#4032).
+	upgraded := *sh // shallow: only the image pointer is replaced
+	c.sh = &upgraded
+	c.sh.Spec.Image = c.ImageFor(deployment, sh.Spec.Image, builder.Leader{Kind: "RootShard", Name: rootName, Image: rs.Status.Image})
 
 	srv := c.server()
 	c.registerExternalInputs(srv)
@@ -68,7 +82,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	return result.Result[v1alpha1.ShardStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), BaseURL: names.ShardURL(sh)},
+		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh)},
 		Conditions:   append(c.Conditions(), registered(st, c.root, sh.GetName())),
 		NotReady:     c.NotReady(),
 		Warnings:     result.NonEmpty(warning),
@@ -81,7 +95,7 @@ func (c *composer) waitForRootShard(name string) result.Result[v1alpha1.ShardSta
 	return result.Result[v1alpha1.ShardStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, BaseURL: names.ShardURL(c.sh)},
+		Status:       v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.sh.Status.Image, BaseURL: names.ShardURL(c.sh)},
 		Conditions:   []condition.Condition{missing},
 		NotReady:     true,
 	}

@@ -41,9 +41,17 @@ func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) (result.Result[v
 		vw:      vw,
 		name:    names.VirtualWorkspace(vw.GetName()),
 	}
+	deployment := c.Key("deployment", c.name.Deployment())
+	if err := c.CheckDowngrade(deployment, vw.Spec.Image, vw.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+		return result.Result[v1alpha1.VirtualWorkspaceStatus]{}, field.ErrorList{err}
+	}
 	if why, ok := c.resolveTarget(); !ok {
 		return c.waitForTarget(why), nil
 	}
+	// A virtual workspace server runs a new kcp only once the shard it serves does.
+	upgraded := *vw // shallow: only the image pointer is replaced
+	c.vw = &upgraded
+	c.vw.Spec.Image = c.ImageFor(deployment, vw.Spec.Image, c.leader())
 
 	srv := c.server()
 	c.registerExternalInputs(srv)
@@ -54,7 +62,7 @@ func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) (result.Result[v
 	return result.Result[v1alpha1.VirtualWorkspaceStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: builder.Phase(available), URL: URL(vw)},
+		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, vw.Status.Image), URL: URL(vw)},
 		Conditions:   c.Conditions(),
 		NotReady:     c.NotReady(),
 	}, nil
@@ -91,6 +99,14 @@ func (c *composer) resolveTarget() (string, bool) {
 	return "", true
 }
 
+// leader is the target whose kcp this server's follows.
+func (c *composer) leader() builder.Leader {
+	if c.sh != nil {
+		return builder.Leader{Kind: "Shard", Name: c.sh.Name, Image: c.sh.Status.Image}
+	}
+	return builder.Leader{Kind: "RootShard", Name: c.rs.Name, Image: c.rs.Status.Image}
+}
+
 // waitForTarget keeps everything the VirtualWorkspace composed as it is while its target
 // cannot be read: without it nothing can be rebuilt, and nothing may be deleted.
 func (c *composer) waitForTarget(why string) result.Result[v1alpha1.VirtualWorkspaceStatus] {
@@ -98,7 +114,7 @@ func (c *composer) waitForTarget(why string) result.Result[v1alpha1.VirtualWorks
 	return result.Result[v1alpha1.VirtualWorkspaceStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, URL: URL(c.vw)},
+		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.vw.Status.Image, URL: URL(c.vw)},
 		Conditions:   []condition.Condition{missing},
 		NotReady:     true,
 	}

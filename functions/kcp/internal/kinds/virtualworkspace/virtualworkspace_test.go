@@ -833,6 +833,7 @@ func TestGating(t *testing.T) {
 			{Type: condition.TypeCertificatesReady, Reason: condition.ReasonIssuing, Message: "Waiting for cert-manager to issue the 2 certificates (kubectl get certificates -n kcp shows each one's state)."},
 			{Type: condition.TypeInputsReady, Status: true, Reason: condition.ReasonAllPresent, Message: "Every Secret and ConfigMap the spec references exists."},
 			{Type: condition.TypeAvailable, Reason: condition.ReasonWaitingForInputs, Message: "Deployment kcp/vw-virtual-workspace is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady)."},
+			{Type: condition.TypeUpgraded, Status: true, Reason: condition.ReasonImageComposed, Message: "The Deployment is composed with the image spec.image names (ghcr.io/kcp-dev/kcp:v0.32.3)."},
 		}
 		if diff := cmp.Diff(want, r.Conditions); diff != "" {
 			t.Errorf("-want, +got:\n%s", diff)

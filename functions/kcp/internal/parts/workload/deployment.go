@@ -2,6 +2,7 @@ package workload
 
 import (
 	"maps"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +29,16 @@ type Image struct {
 
 // String is repository:tag.
 func (i Image) String() string { return i.Repository + ":" + i.Tag }
+
+// ParseImage reads repository:tag, as String writes it. ok is false for a reference by
+// digest or without a tag: an ImageSpec cannot name those.
+func ParseImage(ref string) (img Image, ok bool) {
+	i := strings.LastIndex(ref, ":")
+	if i <= 0 || strings.Contains(ref, "@") || strings.Contains(ref[i+1:], "/") || i == len(ref)-1 {
+		return Image{}, false
+	}
+	return Image{Repository: ref[:i], Tag: ref[i+1:]}, true
+}
 
 // ResolveImage applies the defaults to an image spec.
 func ResolveImage(s *v1alpha1.ImageSpec) Image {
