@@ -271,8 +271,13 @@ func (w *World) Exists(set desired.Set) *World {
 			w.put(o.Name, obj)
 		case *appsv1.Deployment:
 			n := int64(*obj.Spec.Replicas)
+			var containers []any // what status.image is read from
+			for _, c := range obj.Spec.Template.Spec.Containers {
+				containers = append(containers, map[string]any{"name": c.Name, "image": c.Image})
+			}
 			w.Put(o.Name, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
-				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace, "generation": int64(1)}, "spec": map[string]any{"replicas": n},
+				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace, "generation": int64(1)},
+				"spec":     map[string]any{"replicas": n, "template": map[string]any{"spec": map[string]any{"containers": containers}}},
 				"status": map[string]any{"observedGeneration": int64(1), "replicas": n, "updatedReplicas": n, "availableReplicas": n,
 					"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}})
 		case *cmv1.Issuer:

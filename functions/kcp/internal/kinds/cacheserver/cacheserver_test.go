@@ -154,7 +154,7 @@ func TestComposeConverged(t *testing.T) {
 		"Embedded": {
 			reason:      "An embedded-etcd CacheServer runs, and says its storage is lost on restart.",
 			cs:          basic(),
-			wantStatus:  v1alpha1.CacheServerStatus{Phase: v1alpha1.PhaseRunning, URL: "https://cache-cache-server.kcp.svc.cluster.local:6443", Storage: v1alpha1.StorageEmbedded},
+			wantStatus:  v1alpha1.CacheServerStatus{Phase: v1alpha1.PhaseRunning, Image: "ghcr.io/kcp-dev/kcp:v0.32.3", URL: "https://cache-cache-server.kcp.svc.cluster.local:6443", Storage: v1alpha1.StorageEmbedded},
 			wantMessage: "Deployment kcp/cache-cache-server is fully up and running. " + EmbeddedStorageNote,
 		},
 		"ExternalWithClusterDomain": {
@@ -165,7 +165,7 @@ func TestComposeConverged(t *testing.T) {
 			extra: func(w *testworld.World) {
 				w.SecretData("etcd-client", map[string]string{"tls.crt": "x"}).ResourceVersion("Secret", "etcd-client", "5")
 			},
-			wantStatus:  v1alpha1.CacheServerStatus{Phase: v1alpha1.PhaseRunning, URL: "https://cache-cache-server.kcp.svc.corp.internal:6443", Storage: v1alpha1.StorageExternal},
+			wantStatus:  v1alpha1.CacheServerStatus{Phase: v1alpha1.PhaseRunning, Image: "ghcr.io/kcp-dev/kcp:v0.32.3", URL: "https://cache-cache-server.kcp.svc.corp.internal:6443", Storage: v1alpha1.StorageExternal},
 			wantMessage: "Deployment kcp/cache-cache-server is fully up and running.",
 		},
 	}

@@ -532,3 +532,37 @@ func TestPublic(t *testing.T) {
 		})
 	}
 }
+
+// TestUpgradeWaitsForRootShard: a Shard whose spec.image changes keeps the image its
+// Deployment runs until its RootShard runs the new one (kcp#4032).
+func TestUpgradeWaitsForRootShard(t *testing.T) {
+	const old, next = "ghcr.io/kcp-dev/kcp:v0.32.3", "ghcr.io/kcp-dev/kcp:v0.33.0"
+	root := func(running string) *v1alpha1.RootShard {
+		return testworld.RootShard(func(rs *v1alpha1.RootShard) { rs.Status.Image = running })
+	}
+	running := converge(shard(), root(old), nil)
+	upgraded := shard(func(sh *v1alpha1.Shard) { sh.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.33.0"} })
+	cases := map[string]struct {
+		reason string
+		root   *v1alpha1.RootShard
+		want   string
+		ready  bool
+	}{
+		"RootShardBehind": {reason: "The RootShard still runs the old kcp: the Deployment keeps it.", root: root(old), want: old},
+		"RootShardAhead":  {reason: "The RootShard runs the new kcp: the shard follows.", root: root(next), want: next, ready: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := testworld.New().Object(tc.root).RootCAs().Settle(running.Desired)
+			r := composeOK(upgraded, w.State())
+			if got := deployment(t, r).Spec.Template.Spec.Containers[0].Image; got != tc.want {
+				t.Errorf("%s\nimage = %s, want %s", tc.reason, got, tc.want)
+			}
+			for _, c := range r.Conditions {
+				if c.Type == condition.TypeUpgraded && c.Status != tc.ready {
+					t.Errorf("%s\nUpgraded = %v (%s), want %v", tc.reason, c.Status, c.Message, tc.ready)
+				}
+			}
+		})
+	}
+}

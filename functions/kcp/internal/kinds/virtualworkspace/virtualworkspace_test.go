@@ -188,7 +188,7 @@ func TestComposeConverged(t *testing.T) {
 	if r.NotReady {
 		t.Errorf("converged: the XR must not be forced not ready")
 	}
-	wantStatus := v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseRunning, URL: "https://vw.example.com:443"}
+	wantStatus := v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseRunning, Image: "ghcr.io/kcp-dev/kcp:v0.32.3", URL: "https://vw.example.com:443"}
 	if diff := cmp.Diff(wantStatus, r.Status); diff != "" {
 		t.Errorf("status: -want, +got:\n%s", diff)
 	}

@@ -386,3 +386,26 @@ func TestDisruptionBudget(t *testing.T) {
 
 // Pod Security "restricted": pods run as non-root and carry no service account token.
 var restricted, noToken = true, false
+
+func TestParseImage(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		ref    string
+		want   Image
+		ok     bool
+	}{
+		"Tagged":       {reason: "repository:tag, as String writes it.", ref: "ghcr.io/kcp-dev/kcp:v0.32.3", want: Image{Repository: "ghcr.io/kcp-dev/kcp", Tag: "v0.32.3"}, ok: true},
+		"RegistryPort": {reason: "A registry's port is not a tag.", ref: "registry:5000/kcp:v1", want: Image{Repository: "registry:5000/kcp", Tag: "v1"}, ok: true},
+		"NoTag":        {reason: "Without a tag an ImageSpec cannot name it.", ref: "registry:5000/kcp"},
+		"Digest":       {reason: "By digest an ImageSpec cannot name it.", ref: "kcp@sha256:abc"},
+		"Empty":        {reason: "Nothing to parse.", ref: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := ParseImage(tc.ref)
+			if ok != tc.ok || got.String() != tc.want.String() {
+				t.Errorf("%s\nParseImage(%q) = %+v, %v, want %+v, %v", tc.reason, tc.ref, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}

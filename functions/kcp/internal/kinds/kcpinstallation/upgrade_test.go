@@ -1,0 +1,226 @@
+package kcpinstallation
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+)
+
+const (
+	v0323 = "ghcr.io/kcp-dev/kcp:v0.32.3" // the package's default
+	v0330 = "ghcr.io/kcp-dev/kcp:v0.33.0"
+)
+
+// component is an observed child XR: the tag its spec names ("" for none) and its
+// status.image ("" before its first rollout).
+type component struct {
+	kind, spec, running string
+	// failed is the message of an Available condition a failed rollout set.
+	failed string
+}
+
+// upgradeState observes an installation's children.
+func upgradeState(children map[resource.Name]component) *observed.State {
+	oc := map[resource.Name]*resource.Unstructured{}
+	for key, c := range children {
+		u := resource.NewUnstructured()
+		u.SetKind(c.kind)
+		spec := map[string]any{}
+		if c.spec != "" {
+			spec["image"] = map[string]any{"tag": c.spec}
+		}
+		status := map[string]any{}
+		if c.running != "" {
+			status["image"] = c.running
+		}
+		if c.failed != "" {
+			status["conditions"] = []any{map[string]any{"type": "Available", "status": "False", "message": c.failed}}
+		}
+		u.Object["spec"], u.Object["status"] = spec, status
+		oc[key] = u
+	}
+	return observed.New(oc)
+}
+
+// TestUpgradeOrder: a change of spec.image reaches the root shard first, then the shards,
+// and the front-proxies last, each step once the one before has rolled out.
+func TestUpgradeOrder(t *testing.T) {
+	type want struct {
+		upgrade *v1alpha1.InstallationUpgrade
+		image   string
+		// tags each child XR is composed with ("" for no image in its spec).
+		tags map[string]string
+		err  string
+	}
+	cases := map[string]struct {
+		reason   string
+		tag      string
+		policy   *v1alpha1.UpgradePolicy
+		children map[resource.Name]component
+		want     want
+	}{
+		"Steady": {
+			reason: "Without a change of image nothing is held, and status names the image every child runs.",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", running: v0323},
+				"shard-alpha":       {kind: "Shard", running: v0323},
+				"frontproxy-public": {kind: "FrontProxy", running: v0323},
+			},
+			want: want{image: v0323, tags: map[string]string{"team-a": "", "team-a-alpha": "", "team-a-public": ""}},
+		},
+		"Install": {
+			reason: "A new installation starts every component at once: nothing runs that could break.",
+			tag:    "v0.33.0",
+			want:   want{tags: map[string]string{"team-a": "v0.33.0", "team-a-alpha": "v0.33.0", "team-a-public": "v0.33.0"}},
+		},
+		"RootShardFirst": {
+			reason: "The root shard rolls out the new kcp; the shards and front-proxies keep the image they run, spelled out.",
+			tag:    "v0.33.0",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", running: v0323},
+				"shard-alpha":       {kind: "Shard", running: v0323},
+				"frontproxy-public": {kind: "FrontProxy", running: v0323},
+			},
+			want: want{
+				upgrade: &v1alpha1.InstallationUpgrade{From: v0323, To: v0330, Step: v1alpha1.UpgradeStepRootShard, WaitingFor: []string{"RootShard team-a: rolling out " + v0330}},
+				tags:    map[string]string{"team-a": "v0.33.0", "team-a-alpha": "v0.32.3", "team-a-public": "v0.32.3"},
+			},
+		},
+		"ShardsNext": {
+			reason: "Once the root shard runs the new kcp, the shards follow; the front-proxies still wait.",
+			tag:    "v0.33.0",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", spec: "v0.33.0", running: v0330},
+				"shard-alpha":       {kind: "Shard", running: v0323},
+				"frontproxy-public": {kind: "FrontProxy", running: v0323},
+			},
+			want: want{
+				upgrade: &v1alpha1.InstallationUpgrade{From: v0323, To: v0330, Step: v1alpha1.UpgradeStepShards, WaitingFor: []string{"Shard team-a-alpha: rolling out " + v0330}},
+				tags:    map[string]string{"team-a": "v0.33.0", "team-a-alpha": "v0.33.0", "team-a-public": "v0.32.3"},
+			},
+		},
+		"FrontProxiesLast": {
+			reason: "Once every shard runs the new kcp, the front-proxies roll out.",
+			tag:    "v0.33.0",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", spec: "v0.33.0", running: v0330},
+				"shard-alpha":       {kind: "Shard", spec: "v0.33.0", running: v0330},
+				"frontproxy-public": {kind: "FrontProxy", running: v0323},
+			},
+			want: want{
+				upgrade: &v1alpha1.InstallationUpgrade{From: v0323, To: v0330, Step: v1alpha1.UpgradeStepFrontProxies, WaitingFor: []string{"FrontProxy team-a-public: rolling out " + v0330}},
+				tags:    map[string]string{"team-a": "v0.33.0", "team-a-alpha": "v0.33.0", "team-a-public": "v0.33.0"},
+			},
+		},
+		"Done": {
+			reason: "When every component runs the new kcp the upgrade is over.",
+			tag:    "v0.33.0",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", spec: "v0.33.0", running: v0330},
+				"shard-alpha":       {kind: "Shard", spec: "v0.33.0", running: v0330},
+				"frontproxy-public": {kind: "FrontProxy", spec: "v0.33.0", running: v0330},
+			},
+			want: want{image: v0330, tags: map[string]string{"team-a": "v0.33.0", "team-a-alpha": "v0.33.0", "team-a-public": "v0.33.0"}},
+		},
+		"RootShardRolloutFailed": {
+			reason: "A root shard whose rollout Kubernetes gave up on stops the upgrade: the shards keep what runs, and status says why.",
+			tag:    "v0.33.0",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", spec: "v0.33.0", running: v0323, failed: "Deployment tenant/team-a-kcp stopped rolling out: ProgressDeadlineExceeded: ReplicaSet has timed out progressing."},
+				"shard-alpha":       {kind: "Shard", running: v0323},
+				"frontproxy-public": {kind: "FrontProxy", running: v0323},
+			},
+			want: want{
+				upgrade: &v1alpha1.InstallationUpgrade{From: v0323, To: v0330, Step: v1alpha1.UpgradeStepRootShard, WaitingFor: []string{"RootShard team-a: Available: Deployment tenant/team-a-kcp stopped rolling out: ProgressDeadlineExceeded: ReplicaSet has timed out progressing."}},
+				tags:    map[string]string{"team-a": "v0.33.0", "team-a-alpha": "v0.32.3", "team-a-public": "v0.32.3"},
+			},
+		},
+		"DefaultMovedOn": {
+			reason: "A package upgrade that moves the default kcp is an upgrade too: the shards are held on the image they run, which their specs never named.",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", running: "ghcr.io/kcp-dev/kcp:v0.31.6"},
+				"shard-alpha":       {kind: "Shard", running: "ghcr.io/kcp-dev/kcp:v0.31.6"},
+				"frontproxy-public": {kind: "FrontProxy", running: "ghcr.io/kcp-dev/kcp:v0.31.6"},
+			},
+			want: want{
+				upgrade: &v1alpha1.InstallationUpgrade{From: "ghcr.io/kcp-dev/kcp:v0.31.6", To: v0323, Step: v1alpha1.UpgradeStepRootShard, WaitingFor: []string{"RootShard team-a: rolling out " + v0323}},
+				tags:    map[string]string{"team-a": "", "team-a-alpha": "v0.31.6", "team-a-public": "v0.31.6"},
+			},
+		},
+		"NewShardDuringUpgrade": {
+			reason: "A shard added while the root shard upgrades starts on the new kcp: it runs nothing yet.",
+			tag:    "v0.33.0",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", spec: "v0.33.0", running: v0323},
+				"frontproxy-public": {kind: "FrontProxy", running: v0323},
+			},
+			want: want{
+				upgrade: &v1alpha1.InstallationUpgrade{From: v0323, To: v0330, Step: v1alpha1.UpgradeStepRootShard, WaitingFor: []string{"RootShard team-a: rolling out " + v0330}},
+				tags:    map[string]string{"team-a": "v0.33.0", "team-a-alpha": "v0.33.0", "team-a-public": "v0.32.3"},
+			},
+		},
+		"Downgrade": {
+			reason: "An older kcp than the one that runs is refused, naming the field that allows it.",
+			tag:    "v0.31.0",
+			children: map[resource.Name]component{
+				"rootshard": {kind: "RootShard", running: v0323},
+			},
+			want: want{err: "spec.image.tag: Forbidden: v0.31.0 is older than v0.32.3, which runs: kcp migrates its stored data forward only, so a downgrade can break it; set spec.upgrade.allowDowngrade: true to downgrade anyway"},
+		},
+		"DowngradeAllowed": {
+			reason: "A downgrade the user allows rolls out in the same order.",
+			tag:    "v0.31.0",
+			policy: &v1alpha1.UpgradePolicy{AllowDowngrade: true},
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", running: v0323},
+				"shard-alpha":       {kind: "Shard", running: v0323},
+				"frontproxy-public": {kind: "FrontProxy", running: v0323},
+			},
+			want: want{
+				upgrade: &v1alpha1.InstallationUpgrade{From: v0323, To: "ghcr.io/kcp-dev/kcp:v0.31.0", Step: v1alpha1.UpgradeStepRootShard, WaitingFor: []string{"RootShard team-a: rolling out " + "ghcr.io/kcp-dev/kcp:v0.31.0"}},
+				tags:    map[string]string{"team-a": "v0.31.0", "team-a-alpha": "v0.32.3", "team-a-public": "v0.32.3"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := external()
+			inst.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha"}}
+			inst.Spec.Upgrade = tc.policy
+			if tc.tag != "" {
+				inst.Spec.Image = &v1alpha1.ImageSpec{Tag: tc.tag}
+			}
+			r, errs := Compose(inst, upgradeState(tc.children), frontProxyNameLength)
+			if tc.want.err != "" || len(errs) > 0 {
+				if diff := cmp.Diff(tc.want.err, errs.ToAggregate().Error()); diff != "" {
+					t.Errorf("%s\nCompose(...) error: -want, +got:\n%s", tc.reason, diff)
+				}
+				return
+			}
+			if diff := cmp.Diff(tc.want.upgrade, r.Status.Upgrade); diff != "" {
+				t.Errorf("%s\nstatus.upgrade: -want, +got:\n%s", tc.reason, diff)
+			}
+			if r.Status.Image != tc.want.image {
+				t.Errorf("%s\nstatus.image = %q, want %q", tc.reason, r.Status.Image, tc.want.image)
+			}
+			got := map[string]string{}
+			got["team-a"] = tagOf(childSpec[v1alpha1.RootShardSpec](t, r, "team-a").Image)
+			got["team-a-alpha"] = tagOf(childSpec[v1alpha1.ShardSpec](t, r, "team-a-alpha").Image)
+			got["team-a-public"] = tagOf(childSpec[v1alpha1.FrontProxySpec](t, r, "team-a-public").Image)
+			if diff := cmp.Diff(tc.want.tags, got); diff != "" {
+				t.Errorf("%s\nimage tags of the children: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func tagOf(img *v1alpha1.ImageSpec) string {
+	if img == nil {
+		return ""
+	}
+	return img.Tag
+}
