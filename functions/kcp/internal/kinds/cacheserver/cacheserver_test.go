@@ -215,7 +215,7 @@ func TestCertificates(t *testing.T) {
 			Spec: cmv1.CertificateSpec{
 				CommonName: "cache-ca", IsCA: true, SecretName: "cache-ca", SecretTemplate: secretTemplate,
 				Duration: &metav1.Duration{Duration: 87600 * time.Hour}, RenewBefore: &metav1.Duration{Duration: 720 * time.Hour},
-				PrivateKey: rsa, IssuerRef: issuer,
+				PrivateKey: &cmv1.CertificatePrivateKey{RotationPolicy: cmv1.RotationPolicyNever, Algorithm: cmv1.RSAKeyAlgorithm, Size: 4096}, IssuerRef: issuer,
 			},
 		}
 	}

@@ -86,6 +86,10 @@ func CA(name, namespace string, issuer cmmeta.IssuerReference, labels, secretLab
 	c.Spec.IssuerRef = issuer
 	c.Spec.Duration = &metav1.Duration{Duration: CADuration}
 	c.Spec.RenewBefore = &metav1.Duration{Duration: CARenewBefore}
+	// A CA renewed with a new key (cert-manager's default since v1.18) no longer verifies the
+	// certificates it signed before, and every component trusting it would refuse its peers
+	// until all of them were issued again. With its key kept, a renewed CA verifies them all.
+	c.Spec.PrivateKey.RotationPolicy = cmv1.RotationPolicyNever
 	return c
 }
 

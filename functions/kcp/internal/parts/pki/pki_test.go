@@ -18,6 +18,13 @@ func rsa4096() *cmv1.CertificatePrivateKey {
 	return &cmv1.CertificatePrivateKey{Algorithm: cmv1.RSAKeyAlgorithm, Size: 4096}
 }
 
+// caKey is a CA's private key: kept when the CA renews, so what it signed stays valid.
+func caKey() *cmv1.CertificatePrivateKey {
+	k := rsa4096()
+	k.RotationPolicy = cmv1.RotationPolicyNever
+	return k
+}
+
 func hours(h int) *metav1.Duration { return &metav1.Duration{Duration: time.Duration(h) * time.Hour} }
 
 func TestLifetimes(t *testing.T) {
@@ -199,7 +206,7 @@ func TestCA(t *testing.T) {
 		want   *cmv1.Certificate
 	}{
 		"RootCA": {
-			reason: "The root CA is issued by the user's issuer, copied verbatim, and named, common-named and stored under its own name, with kcp-operator's CA defaults.",
+			reason: "The root CA is issued by the user's issuer, copied verbatim, and named, common-named and stored under its own name, with kcp-operator's CA defaults and its key kept on renewal.",
 			args: args{
 				name: "root-ca", namespace: "kcp",
 				issuer:       cmmeta.IssuerReference{Name: "selfsigned", Kind: "ClusterIssuer", Group: "cert-manager.io"},
@@ -217,7 +224,7 @@ func TestCA(t *testing.T) {
 					CommonName:     "root-ca",
 					SecretName:     "root-ca",
 					SecretTemplate: &cmv1.CertificateSecretTemplate{Labels: map[string]string{"operator.kcp.io/rootshard": "root"}},
-					PrivateKey:     rsa4096(),
+					PrivateKey:     caKey(),
 					IssuerRef:      cmmeta.IssuerReference{Name: "selfsigned", Kind: "ClusterIssuer", Group: "cert-manager.io"},
 					Duration:       hours(87600),
 					RenewBefore:    hours(720),
@@ -237,7 +244,7 @@ func TestCA(t *testing.T) {
 					IsCA:        true,
 					CommonName:  "root-server-ca",
 					SecretName:  "root-server-ca",
-					PrivateKey:  rsa4096(),
+					PrivateKey:  caKey(),
 					IssuerRef:   cmmeta.IssuerReference{Name: "root-ca", Kind: "Issuer", Group: "cert-manager.io"},
 					Duration:    hours(87600),
 					RenewBefore: hours(720),
@@ -257,7 +264,7 @@ func TestCA(t *testing.T) {
 					IsCA:        true,
 					CommonName:  "root-ca",
 					SecretName:  "root-ca",
-					PrivateKey:  rsa4096(),
+					PrivateKey:  caKey(),
 					IssuerRef:   cmmeta.IssuerReference{Name: "my-issuer"},
 					Duration:    hours(87600),
 					RenewBefore: hours(720),
