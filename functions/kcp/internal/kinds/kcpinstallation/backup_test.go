@@ -125,4 +125,11 @@ func TestBackupsStatus(t *testing.T) {
 	if !r.Desired.Has("cronjob-etcd-backup") {
 		t.Errorf("the observed CronJob is not composed again: %v", r.Desired.Names())
 	}
+	composed, err := r.Desired.Composed()
+	if err != nil {
+		t.Fatalf("Composed(): %v", err)
+	}
+	if got := composed["cronjob-etcd-backup"].Resource.GetKind(); got != "CronJob" {
+		t.Errorf("cronjob-etcd-backup converts to kind %q, want CronJob", got)
+	}
 }
