@@ -32,10 +32,10 @@ func restoreJobs(t *testing.T) []batchv1.Job {
 	return jobs
 }
 
-// goldenObject reads one composed object of a golden render by kind and name.
+// goldenObject reads one composed object of a converged golden render by kind and name.
 func goldenObject(t *testing.T, example, kind, name string, into any) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "golden", example, "fresh.yaml"))
+	raw, err := os.ReadFile(filepath.Join("testdata", "golden", example, "converged.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
