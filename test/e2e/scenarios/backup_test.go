@@ -30,7 +30,7 @@ const (
 	envEtcdctl = "E2E_ETCDCTL"
 	envEtcdutl = "E2E_ETCDUTL"
 	// backupKeys keys of backupValueSize bytes are written before the first snapshot.
-	backupKeys      = 1000
+	backupKeys      = 5000
 	backupValueSize = 2048
 )
 
@@ -282,10 +282,11 @@ func testBackup(t *testing.T, e *env) {
 			name string
 			cmd  []string
 		}{{"prepare", prepare}, {"snapshot", snapshot}, {"prune", prune}} {
-			args := remap(step.cmd)
-			for i := range args {
-				args[i] = r.Replace(args[i])
+			args := make([]string, 0, len(step.cmd))
+			for _, a := range step.cmd {
+				args = append(args, r.Replace(a)) // the Job's pod name first: remap names the member
 			}
+			args = remap(args)
 			if step.name == "snapshot" {
 				args[0] = etcdctl // the image's /usr/local/bin/etcdctl
 			}
