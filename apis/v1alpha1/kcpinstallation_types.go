@@ -224,7 +224,7 @@ type ManagedEtcdBackup struct {
 	// Volume is where the snapshots are written, under a directory named like the cluster.
 	Volume ManagedEtcdBackupVolume `json:"volume"`
 
-	// Image is the image whose POSIX shell (sh, mkdir, ls, rm) prepares the directory and
+	// Image is the image whose POSIX shell (sh, mkdir, ls, tail, rm) prepares the directory and
 	// prunes old snapshots. Defaults to a pinned busybox. The snapshot itself is taken with
 	// the etcdctl of the cluster's own etcd image.
 	// +optional
