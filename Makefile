@@ -96,7 +96,7 @@ unit:
 e2e-schema: $(CROSSPLANE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL)
 	@go test ./test/e2e/schema/ -count=1
 
-E2E_BINARIES := $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL) \
+E2E_BINARIES := $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_ETCDUTL) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL) \
 	$(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBE_SCHEDULER) $(E2E_KWOK) $(E2E_CERT_MANAGER_CONTROLLER)
 HOST_ARCH := $(shell go env GOARCH)
 # The e2e pushes every arch's Function package as one multi-arch index, as `make push` does,

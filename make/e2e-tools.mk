@@ -28,6 +28,7 @@ E2E_KWOK_VERSION         := v0.8.0
 
 E2E_ETCD                    := $(BIN)/etcd
 E2E_ETCDCTL                 := $(BIN)/etcdctl
+E2E_ETCDUTL                 := $(BIN)/etcdutl
 E2E_KUBE_APISERVER          := $(BIN)/kube-apiserver
 E2E_KUBE_CONTROLLER_MANAGER := $(BIN)/kube-controller-manager
 E2E_KUBE_SCHEDULER          := $(BIN)/kube-scheduler
@@ -35,7 +36,7 @@ E2E_KUBECTL                 := $(BIN)/kubectl
 E2E_CERT_MANAGER_CONTROLLER := $(BIN)/cert-manager-controller
 E2E_PROVIDER_KUBERNETES     := $(BIN)/provider-kubernetes
 E2E_KWOK                    := $(BIN)/kwok
-export E2E_ETCD E2E_ETCDCTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBE_SCHEDULER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
+export E2E_ETCD E2E_ETCDCTL E2E_ETCDUTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBE_SCHEDULER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
 	E2E_PROVIDER_KUBERNETES E2E_KWOK
 
 E2E_TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/e2e/tools)
@@ -89,7 +90,7 @@ endef
 
 .PHONY: e2e-tools _e2e_tools_force
 ## e2e-tools: build the real-control-plane binaries for end-to-end tests into bin/.
-e2e-tools: $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_KUBE_APISERVER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBE_SCHEDULER) $(E2E_KUBECTL) $(E2E_CERT_MANAGER_CONTROLLER) \
+e2e-tools: $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_ETCDUTL) $(E2E_KUBE_APISERVER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBE_SCHEDULER) $(E2E_KUBECTL) $(E2E_CERT_MANAGER_CONTROLLER) \
 	$(E2E_PROVIDER_KUBERNETES) $(E2E_KWOK)
 _e2e_tools_force:
 
@@ -102,6 +103,13 @@ $(BIN)/etcdctl-$(E2E_ETCD_VERSION):
 	$(call e2e_check_version,etcd,go.etcd.io/etcd/etcdctl/v3,$(E2E_ETCD_VERSION))
 	@echo "building etcdctl $(E2E_ETCD_VERSION) into $(BIN)"
 	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/etcdctl/v3)
+
+# etcdutl restores snapshots (etcdctl v3.6 no longer can): the e2e's Backup scenario
+# restores what the backup CronJob's commands saved.
+$(BIN)/etcdutl-$(E2E_ETCD_VERSION):
+	$(call e2e_check_version,etcd,go.etcd.io/etcd/etcdutl/v3,$(E2E_ETCD_VERSION))
+	@echo "building etcdutl $(E2E_ETCD_VERSION) into $(BIN)"
+	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/etcdutl/v3)
 
 $(BIN)/kube-apiserver-$(E2E_KUBERNETES_VERSION):
 	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
@@ -174,6 +182,7 @@ $(E2E_PROVIDER_KUBERNETES_XPKG): $(E2E_PROVIDER_KUBERNETES_RUNTIME) $(CROSSPLANE
 
 $(eval $(call e2e_link,$(E2E_ETCD),etcd-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_ETCDCTL),etcdctl-$(E2E_ETCD_VERSION)))
+$(eval $(call e2e_link,$(E2E_ETCDUTL),etcdutl-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBE_APISERVER),kube-apiserver-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBE_CONTROLLER_MANAGER),kube-controller-manager-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBE_SCHEDULER),kube-scheduler-$(E2E_KUBERNETES_VERSION)))

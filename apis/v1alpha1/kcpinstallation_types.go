@@ -196,9 +196,60 @@ type ManagedEtcd struct {
 	// +kubebuilder:validation:Enum=Retain;Delete
 	VolumeDeletionPolicy string `json:"volumeDeletionPolicy,omitempty"`
 
-	// Scheduling of the etcd members, over spec.scheduling field by field.
+	// Scheduling of the etcd members, over spec.scheduling field by field. The backup
+	// CronJob's pods are scheduled the same way.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Backup takes snapshots of the cluster on a schedule into a PersistentVolumeClaim of the
+	// installation's namespace: a CronJob <cluster>-backup runs etcdctl snapshot save with
+	// the cluster's client certificate, then keeps the newest retention snapshots. None
+	// unless set. docs/day-two.md shows how to restore one.
+	// +optional
+	Backup *ManagedEtcdBackup `json:"backup,omitempty"`
+}
+
+// ManagedEtcdBackup is the schedule, destination and retention of a managed etcd cluster's
+// snapshots.
+type ManagedEtcdBackup struct {
+	// Schedule is when a snapshot is taken, in cron syntax (five fields, or @hourly, @daily
+	// and the like), in UTC. Defaults to "0 */6 * * *": every six hours.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="backup.schedule cannot carry a time zone (TZ= or CRON_TZ=): the schedule is in UTC."
+	Schedule string `json:"schedule,omitempty"`
+
+	// Retention is how many snapshots are kept: after each successful snapshot the oldest
+	// beyond this number are deleted from the volume. Defaults to 7.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Retention *int32 `json:"retention,omitempty"`
+
+	// Volume is where the snapshots are written, under a directory named like the cluster.
+	Volume ManagedEtcdBackupVolume `json:"volume"`
+
+	// Image is the image whose POSIX shell (sh, mkdir, ls, tail, rm) prepares the directory and
+	// prunes old snapshots. Defaults to a pinned busybox. The snapshot itself is taken with
+	// the etcdctl of the cluster's own etcd image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+}
+
+// ManagedEtcdBackupVolume is the destination of the snapshots. Only a PersistentVolumeClaim
+// of the installation's namespace can be named: to keep snapshots in object storage, use a
+// claim bound through an object-storage CSI driver (an S3 or GCS bucket mounted as a
+// volume).
+type ManagedEtcdBackupVolume struct {
+	// ClaimName is the PersistentVolumeClaim, in the installation's namespace, the snapshots
+	// are written to. It must exist and be writable by uid/gid 65532 (the pod's fsGroup), and
+	// ReadWriteMany if other pods mount it while a backup runs.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`
+	ClaimName string `json:"claimName"`
 }
 
 // ManagedEtcdStorage is the volume of each etcd member.
@@ -464,6 +515,30 @@ type KcpInstallationStatus struct {
 	// upgrade is under way and what it waits for.
 	// +optional
 	Upgrade *InstallationUpgrade `json:"upgrade,omitempty"`
+
+	// Backups lists, for every managed etcd cluster with backup set, when its backup
+	// CronJob last ran and last succeeded.
+	// +optional
+	Backups []InstallationBackup `json:"backups,omitempty"`
+}
+
+// InstallationBackup is the state of one managed etcd cluster's backups, as its CronJob
+// reports it.
+type InstallationBackup struct {
+	// Cluster is the etcd cluster (its StatefulSet's name).
+	Cluster string `json:"cluster"`
+
+	// CronJob takes the cluster's snapshots.
+	CronJob string `json:"cronJob"`
+
+	// LastScheduleTime is when a backup Job was last started.
+	// +optional
+	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+
+	// LastSuccessfulTime is when a backup Job last completed: the newest snapshot kept is
+	// from then. Unset until a backup has succeeded.
+	// +optional
+	LastSuccessfulTime *metav1.Time `json:"lastSuccessfulTime,omitempty"`
 }
 
 // InstallationComponent is the readiness of one composed XR.

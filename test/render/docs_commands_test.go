@@ -126,7 +126,8 @@ current-context: closed
 // userDir is a working directory as the docs assume it: a checkout of this repository, with
 // the files the docs tell users to create: manifests/ (the migration guide converts it),
 // admin.kubeconfig (the install guide writes it; here the closed one), the XR, functions.yaml
-// (the testing guide's block) and rendered output the testing guide works with.
+// (the testing guide's block), rendered output the testing guide works with, and the restore
+// Jobs of the day-two guide.
 func userDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -153,12 +154,19 @@ func userDir(t *testing.T) string {
 			functions = b
 		}
 	}
+	var restore string
+	for _, b := range fencedBlocks(t, filepath.Join(root, "docs", "day-two.md"), "yaml") {
+		if strings.Contains(b, "kind: Job") {
+			restore = b
+		}
+	}
 	for name, content := range map[string]string{
-		"admin.kubeconfig":  closedKubeconfig,
-		"team-a.kubeconfig": closedKubeconfig, // docs/workspaces.md
-		"rootshard.yaml":    string(xr),
-		"functions.yaml":    functions,
-		"rendered.yaml":     "",
+		"restore-prod-etcd.yaml": restore, // docs/day-two.md's restore Jobs
+		"admin.kubeconfig":       closedKubeconfig,
+		"team-a.kubeconfig":      closedKubeconfig, // docs/workspaces.md
+		"rootshard.yaml":         string(xr),
+		"functions.yaml":         functions,
+		"rendered.yaml":          "",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)

@@ -155,8 +155,8 @@ func TestRestrictedViolations(t *testing.T) {
 }
 
 // TestEveryPodIsRestricted holds every pod template of every reviewed golden render (every
-// example, fresh and converged: every kind, kcp, proxies, cache server, virtual workspaces
-// and managed etcd) to Pod Security "restricted". The e2e proves the same against the real
+// example, fresh and converged: every kind, kcp, proxies, cache server, virtual workspaces,
+// managed etcd and its backup CronJobs) to Pod Security "restricted". The e2e proves the same against the real
 // admission plugin in namespaces that enforce it.
 func TestEveryPodIsRestricted(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*", "*.yaml"))
@@ -176,13 +176,21 @@ func TestEveryPodIsRestricted(t *testing.T) {
 					Name string `json:"name"`
 				} `json:"metadata"`
 				Spec struct {
-					Template *corev1.PodTemplateSpec `json:"template"`
+					Template    *corev1.PodTemplateSpec `json:"template"`
+					JobTemplate *struct {
+						Spec struct {
+							Template *corev1.PodTemplateSpec `json:"template"`
+						} `json:"spec"`
+					} `json:"jobTemplate"`
 				} `json:"spec"`
 			}
 			if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			if (o.Kind != "Deployment" && o.Kind != "StatefulSet") || o.Spec.Template == nil {
+			if o.Kind == "CronJob" && o.Spec.JobTemplate != nil {
+				o.Spec.Template = o.Spec.JobTemplate.Spec.Template // managed etcd's backups
+			}
+			if (o.Kind != "Deployment" && o.Kind != "StatefulSet" && o.Kind != "CronJob") || o.Spec.Template == nil {
 				continue
 			}
 			pods++

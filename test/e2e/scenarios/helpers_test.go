@@ -459,7 +459,7 @@ func offerSelfService(ctx context.Context, t *testing.T, e *env, ns, user string
 var installationKinds = append([]string{
 	"kcpinstallations.kcp.crossplane.io", "rootshards.kcp.crossplane.io", "shards.kcp.crossplane.io",
 	"cacheservers.kcp.crossplane.io", "frontproxies.kcp.crossplane.io", "kubeconfigs.kcp.crossplane.io",
-	"statefulsets.apps",
+	"statefulsets.apps", "cronjobs.batch",
 }, composedKinds...)
 
 // waitInstallationGone waits until nothing Crossplane composed for an installation is left in

@@ -99,6 +99,9 @@ func placement(ctx context.Context, e *env, ns string) (map[string]workloadPods,
 		groups = map[string]workloadPods{}
 		var waiting []string
 		for _, p := range pods {
+			if strings.HasPrefix(p.owner(), "Job/") {
+				continue // an etcd backup the schedule started meanwhile: no workload's replica
+			}
 			if p.Status.Phase != "Running" || zone[p.Spec.NodeName] == "" || p.Status.PodIP == "" {
 				waiting = append(waiting, fmt.Sprintf("%s %s on %q", p.Metadata.Name, p.Status.Phase, p.Spec.NodeName))
 				continue

@@ -94,6 +94,9 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 			waiting = append(waiting, "etcd "+etcd.Name())
 		}
 		r.Status.Components = append(r.Status.Components, comp)
+		if bk := etcd.BackupStatus(b); bk != nil {
+			r.Status.Backups = append(r.Status.Backups, *bk)
+		}
 	}
 	for _, c := range children {
 		ready, err := b.XR(c.key, c.kind, c.name, map[string]string{LabelInstallation: inst.GetName()}, c.spec)

@@ -1,11 +1,15 @@
 package kcpinstallation
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -15,7 +19,16 @@ import (
 func Validate(inst *v1alpha1.KcpInstallation) field.ErrorList {
 	errs := check.Budget(inst.Spec, copies(inst.Spec))
 	errs = append(errs, check.Templates(inst.Spec)...)
-	errs = append(errs, validateManagedEtcd(inst.Spec.Etcd)...)
+	if e := inst.Spec.Etcd; e != nil && e.Managed != nil {
+		c := managedetcd.Cluster{Installation: inst.GetName()}
+		errs = append(errs, validateManagedEtcd(field.NewPath("spec", "etcd", "managed"), c, e.Managed)...)
+	}
+	for i, sh := range inst.Spec.Shards {
+		if sh.ManagedEtcd != nil {
+			c := managedetcd.Cluster{Installation: inst.GetName(), Shard: sh.Name}
+			errs = append(errs, validateManagedEtcd(field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), c, sh.ManagedEtcd)...)
+		}
+	}
 	if r := inst.Spec.RootShard; r != nil {
 		errs = append(errs, validatePublic(field.NewPath("spec", "rootShard", "public"), r.Public)...)
 	}
@@ -51,19 +64,39 @@ func copies(s v1alpha1.KcpInstallationSpec) check.Copies {
 	}
 }
 
-// validateManagedEtcd refuses what the API server would refuse in the etcd StatefulSet the
-// installation composes; its children check the rest with their own kinds' validation.
-func validateManagedEtcd(e *v1alpha1.InstallationEtcd) field.ErrorList {
-	if e == nil || e.Managed == nil {
-		return nil
-	}
-	p := field.NewPath("spec", "etcd", "managed")
-	m := e.Managed
+// validateManagedEtcd refuses what the API server would refuse in the etcd StatefulSet and
+// backup CronJob the installation composes for cluster c (spec.etcd.managed or a shard's
+// managedEtcd, at p); its children check the rest with their own kinds' validation.
+func validateManagedEtcd(p *field.Path, c managedetcd.Cluster, m *v1alpha1.ManagedEtcd) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.ImageReference(p.Child("image"), m.Image)...)
 	errs = append(errs, check.Resources(p.Child("resources"), m.Resources)...)
 	if s := m.Storage; s != nil {
 		errs = append(errs, check.PositiveQuantity(p.Child("storage", "size"), s.Size)...)
+	}
+	if b := m.Backup; b != nil {
+		bp := p.Child("backup")
+		if b.Schedule != "" {
+			errs = append(errs, check.CronSchedule(bp.Child("schedule"), b.Schedule)...)
+		}
+		if b.Retention != nil && *b.Retention < 1 {
+			errs = append(errs, field.Invalid(bp.Child("retention"), *b.Retention, "must keep at least one snapshot"))
+		}
+		errs = append(errs, check.ImageReference(bp.Child("image"), b.Image)...)
+		if b.Volume.ClaimName == "" {
+			errs = append(errs, field.Required(bp.Child("volume", "claimName"), "name the PersistentVolumeClaim, in this namespace, the snapshots are written to"))
+		} else {
+			for _, msg := range validation.IsDNS1123Subdomain(b.Volume.ClaimName) {
+				errs = append(errs, field.Invalid(bp.Child("volume", "claimName"), b.Volume.ClaimName, msg))
+			}
+		}
+		if n := c.BackupCronJob(); len(n) > check.MaxCronJobName {
+			fix := "shorten this KcpInstallation's metadata.name"
+			if c.Shard != "" {
+				fix += " or the shard's name"
+			}
+			errs = append(errs, field.Invalid(bp, n, fmt.Sprintf("the backup CronJob %s would be longer than the %d characters a CronJob name may have: %s", n, check.MaxCronJobName, fix)))
+		}
 	}
 	return errs
 }

@@ -18,6 +18,9 @@
 // trusts exactly the client CA's certificates, and the peers exactly the peer CA's. The
 // server certificate comes from the client CA so that the ca.crt next to kcp's client
 // certificate verifies it.
+//
+// With spec.backup, a CronJob saves snapshots of the cluster into the user's
+// PersistentVolumeClaim (backup.go); docs/day-two.md restores one.
 package managedetcd
 
 import (
@@ -111,9 +114,10 @@ func (c Cluster) MembersService() string { return c.Name() + "-members" }
 func (c Cluster) ClientSecret() string { return c.Name() + "-client" }
 
 // Composed lists every name the cluster's objects take: the StatefulSet, Services and
-// PodDisruptionBudget, the Issuers, and the Certificates with the Secrets cert-manager writes.
+// PodDisruptionBudget, the Issuers, the Certificates with the Secrets cert-manager writes,
+// and the backup CronJob (reserved whether or not backup is set).
 func (c Cluster) Composed() []string {
-	return []string{c.Name(), c.MembersService(), c.selfSigned(), c.clientCA(), c.peerCA(), c.serverCert(), c.peerCert(), c.ClientSecret()}
+	return []string{c.Name(), c.MembersService(), c.selfSigned(), c.clientCA(), c.peerCA(), c.serverCert(), c.peerCert(), c.ClientSecret(), c.BackupCronJob()}
 }
 
 func (c Cluster) selfSigned() string { return c.Name() + "-selfsigned" }
@@ -197,6 +201,7 @@ func (c Cluster) Compose(b *builder.Builder) (ready bool, why string) {
 		key := b.Key("poddisruptionbudget", c.Name())
 		b.Set.Add(key, pdb, builder.Readiness(b.St.Exists(key)))
 	}
+	c.composeBackup(b)
 	switch {
 	case ready:
 		return true, ""
