@@ -14,6 +14,12 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
+// kcpAddress is where the test's kcp listens: an address of its own on the loopback device.
+// kcp derives the address it advertises from its bind address, or from the default route when
+// it binds to a loopback address, and the test's network namespace has no default route.
+// TEST-NET-2 (RFC 5737): it leaves this namespace for nowhere.
+const kcpAddress = "198.51.100.7"
+
 // backupWorkspace is the workspace real kcp creates before the backup and must find after the
 // restore.
 const backupWorkspace = "before-backup"
@@ -41,6 +47,9 @@ func newKCPOnEtcd(t *testing.T, kubectl, endpoint, tlsDir string) *kcpOnEtcd {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if out, err := exec.Command("ip", "addr", "add", kcpAddress+"/32", "dev", "lo").CombinedOutput(); err != nil && !strings.Contains(string(out), "File exists") {
+		t.Fatalf("ip addr add %s/32 dev lo: %v\n%s", kcpAddress, err, out)
+	}
 	return &kcpOnEtcd{bin: filepath.Join(binDir, "kcp"), kubectl: kubectl, dir: t.TempDir(), endpoint: endpoint, tls: tlsDir, port: ports[0]}
 }
 
@@ -53,7 +62,7 @@ func (k *kcpOnEtcd) start(ctx context.Context, t *testing.T, e *env, log string)
 		"--etcd-cafile=" + filepath.Join(k.tls, "client", "ca.crt"),
 		"--etcd-certfile=" + filepath.Join(k.tls, "client", "tls.crt"),
 		"--etcd-keyfile=" + filepath.Join(k.tls, "client", "tls.key"),
-		"--bind-address=127.0.0.1",
+		"--bind-address=" + kcpAddress,
 		fmt.Sprintf("--secure-port=%d", k.port),
 	}
 	p, err := proc.Start(filepath.Join(cluster.OutputDir(t), log), nil, k.bin, args...)
