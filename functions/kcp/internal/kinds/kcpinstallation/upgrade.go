@@ -61,13 +61,12 @@ func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.
 			}
 		}
 	}
+	// Before anything else: going back from a stalled rollout is no upgrade, yet a downgrade.
+	if err := checkDowngrade(inst, members); err != nil {
+		return nil, "", err
+	}
 	if !upgrading {
 		return nil, commonImage(members), nil
-	}
-	if old, ok := workload.ParseImage(from); ok && !inst.Spec.Upgrade.AllowsDowngrade() {
-		if err := builder.Downgrade(old.Tag, workload.ResolveImage(inst.Spec.Image).Tag, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
-			return nil, "", err
-		}
 	}
 
 	// The first step with a child that does not run the new image yet.
@@ -93,6 +92,32 @@ func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.
 		}
 	}
 	return &v1alpha1.InstallationUpgrade{From: from, To: target, Step: upgradeSteps[step].step, WaitingFor: waiting}, "", nil
+}
+
+// checkDowngrade refuses spec.image when it is an older kcp than a child runs, or than a
+// child's spec names: a rollout that stalled may have started the newer kcp, which may have
+// migrated stored data before it failed, so going back from it is a downgrade too. Each
+// child's own composer would refuse it as well; said here, the message names this field.
+func checkDowngrade(inst *v1alpha1.KcpInstallation, members []member) *field.Error {
+	if inst.Spec.Upgrade.AllowsDowngrade() {
+		return nil
+	}
+	to := workload.ResolveImage(inst.Spec.Image).Tag
+	for _, m := range members {
+		if !m.exists {
+			continue
+		}
+		for _, img := range []string{m.running, workload.ResolveImage(m.spec).String()} {
+			from, ok := workload.ParseImage(img)
+			if !ok {
+				continue
+			}
+			if err := builder.Downgrade(from.Tag, to, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // upgradeMembers are the children that run kcp, each with its step and what it runs.
@@ -142,9 +167,6 @@ func holdImage(m member) *v1alpha1.ImageSpec {
 
 // waitingMessage says why a child of the current step does not run the new image.
 func waitingMessage(st *observed.State, m member, target string) string {
-	if img := workload.ResolveImage(imageOf(m.child)).String(); img != target {
-		return "composed with " + img // cannot happen in the current step; said rather than hidden
-	}
 	if msg := notReadyMessage(st, m.child.key); msg != "waiting for its status" {
 		return msg
 	}
@@ -165,23 +187,6 @@ func commonImage(members []member) string {
 		img = m.running
 	}
 	return img
-}
-
-// imageOf is the image a child's spec names.
-func imageOf(c *child) *v1alpha1.ImageSpec {
-	switch s := c.spec.(type) {
-	case v1alpha1.RootShardSpec:
-		return s.Image
-	case v1alpha1.ShardSpec:
-		return s.Image
-	case v1alpha1.CacheServerSpec:
-		return s.Image
-	case v1alpha1.VirtualWorkspaceSpec:
-		return s.Image
-	case v1alpha1.FrontProxySpec:
-		return s.Image
-	}
-	return nil
 }
 
 // setImage sets the image a child's spec names.

@@ -171,6 +171,29 @@ func TestUpgradeOrder(t *testing.T) {
 			},
 			want: want{err: "spec.image.tag: Forbidden: v0.31.0 is older than v0.32.3, which runs: kcp migrates its stored data forward only, so a downgrade can break it; set spec.upgrade.allowDowngrade: true to downgrade anyway"},
 		},
+		"BackFromAStalledRollout": {
+			reason: "Going back from a rollout that stalled is a downgrade too: the newer kcp may have started and migrated data before it failed.",
+			tag:    "v0.32.3",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", spec: "v0.33.0", running: v0323},
+				"shard-alpha":       {kind: "Shard", spec: "v0.32.3", running: v0323},
+				"frontproxy-public": {kind: "FrontProxy", spec: "v0.32.3", running: v0323},
+			},
+			want: want{err: "spec.image.tag: Forbidden: v0.32.3 is older than v0.33.0, which runs: kcp migrates its stored data forward only, so a downgrade can break it; set spec.upgrade.allowDowngrade: true to downgrade anyway"},
+		},
+		"ForwardFromAStalledRollout": {
+			reason: "A fixed build of the version that stalled carries the upgrade on.",
+			tag:    "v0.33.1",
+			children: map[resource.Name]component{
+				"rootshard":         {kind: "RootShard", spec: "v0.33.0", running: v0323},
+				"shard-alpha":       {kind: "Shard", spec: "v0.32.3", running: v0323},
+				"frontproxy-public": {kind: "FrontProxy", spec: "v0.32.3", running: v0323},
+			},
+			want: want{
+				upgrade: &v1alpha1.InstallationUpgrade{From: v0323, To: "ghcr.io/kcp-dev/kcp:v0.33.1", Step: v1alpha1.UpgradeStepRootShard, WaitingFor: []string{"RootShard team-a: rolling out ghcr.io/kcp-dev/kcp:v0.33.1"}},
+				tags:    map[string]string{"team-a": "v0.33.1", "team-a-alpha": "v0.32.3", "team-a-public": "v0.32.3"},
+			},
+		},
 		"DowngradeAllowed": {
 			reason: "A downgrade the user allows rolls out in the same order.",
 			tag:    "v0.31.0",
@@ -196,7 +219,11 @@ func TestUpgradeOrder(t *testing.T) {
 			}
 			r, errs := Compose(inst, upgradeState(tc.children), frontProxyNameLength)
 			if tc.want.err != "" || len(errs) > 0 {
-				if diff := cmp.Diff(tc.want.err, errs.ToAggregate().Error()); diff != "" {
+				got := ""
+				if len(errs) > 0 {
+					got = errs.ToAggregate().Error()
+				}
+				if diff := cmp.Diff(tc.want.err, got); diff != "" {
 					t.Errorf("%s\nCompose(...) error: -want, +got:\n%s", tc.reason, diff)
 				}
 				return
