@@ -121,7 +121,13 @@ e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_PROVIDER_KUBERNETES_XPK
 	@# test/e2e/README.md); 55m leaves room for a slow machine and still fails, with every
 	@# goroutine's stack, before CI's 90 minutes.
 	@# -test.parallel: three topologies run side by side (the default is one per core).
-	@$(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=55m -test.parallel=3 $(if $(E2E_RUN),-test.run '$(E2E_RUN)')
+	@# On failure the failing tests and their messages are printed again last, where a CI log's
+	@# tail shows them; the whole output stays in $(OUTPUT)/e2e/scenarios.out.
+	@status=0; $(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=55m -test.parallel=3 $(if $(E2E_RUN),-test.run '$(E2E_RUN)') \
+	  | tee $(OUTPUT)/e2e/scenarios.out || status=$$?; \
+	if [ $$status -ne 0 ]; then echo "== e2e failures (whole output in $(OUTPUT)/e2e/scenarios.out)"; \
+	  grep -E '^ *--- FAIL|^ *[a-z0-9_]+\.go:[0-9]+: |^panic: ' $(OUTPUT)/e2e/scenarios.out | grep -vE ' main_test\.go:[0-9]+: \[ *[0-9.]+s\] ' | cut -c1-600 | head -n 80; fi; \
+	exit $$status
 
 ## package-test: check the built packages (make build): the Configuration holds exactly
 ## crossplane.yaml and apis/*, pins the function at VERSION and carries registry metadata;

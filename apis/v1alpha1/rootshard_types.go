@@ -109,9 +109,10 @@ type RootShardStatus struct {
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
 
-	// Image is the kcp image every replica runs: set once a rollout to it completes, so while
-	// one is under way it still names the image that serves. Components that depend on this
-	// one wait for it to name theirs before they roll out a new kcp.
+	// Image is the kcp image every replica runs: set once a rollout to it completes, that of
+	// the internal proxy included, so while one is under way it still names the image that
+	// serves. Components that depend on this one wait for it to name theirs before they roll
+	// out a new kcp.
 	// +optional
 	Image string `json:"image,omitempty"`
 

@@ -13,14 +13,18 @@ import (
 )
 
 // RunningImage is a component's status.image: the image its Deployment (key) runs once the
-// Deployment has rolled out to it, else previous (the XR's status.image as observed), which
-// names the image still serving while a rollout is under way. Components that depend on
-// this one compare it with their own spec.image.
-func (b *Builder) RunningImage(key resource.Name, previous string) string {
-	if b.St.DeploymentAvailable(key) {
-		if img := b.St.DeploymentImage(key); img != "" {
-			return img
+// Deployment, and each Deployment of with (a RootShard's internal proxy), has rolled out,
+// else previous (the XR's status.image as observed), which names the image still serving
+// while a rollout is under way. Components that depend on this one compare it with their
+// own spec.image, so they move on only once the whole component runs the new release.
+func (b *Builder) RunningImage(key resource.Name, previous string, with ...resource.Name) string {
+	for _, k := range append([]resource.Name{key}, with...) {
+		if !b.St.DeploymentAvailable(k) {
+			return previous
 		}
+	}
+	if img := b.St.DeploymentImage(key); img != "" {
+		return img
 	}
 	return previous
 }

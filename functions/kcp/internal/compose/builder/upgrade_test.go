@@ -41,17 +41,36 @@ func TestRunningImage(t *testing.T) {
 	cases := map[string]struct {
 		reason     string
 		deployment map[string]any
+		proxy      map[string]any
+		with       []resource.Name
 		previous   string
 		want       string
 	}{
 		"RolledOut":  {reason: "A Deployment rolled out to an image runs it: its first container's.", deployment: runningDeployment("kcp:v2", true), previous: "kcp:v1", want: "kcp:v2"},
 		"RollingOut": {reason: "While a rollout is under way the previous image still serves.", deployment: runningDeployment("kcp:v2", false), previous: "kcp:v1", want: "kcp:v1"},
 		"NotCreated": {reason: "Before the Deployment exists nothing runs.", want: ""},
+		"CompanionRollingOut": {
+			reason:     "A RootShard runs the new release only once its internal proxy has rolled out too: its Shards and FrontProxies wait for both.",
+			deployment: runningDeployment("kcp:v2", true), proxy: runningDeployment("kcp:v2", false), with: []resource.Name{"deployment-proxy"},
+			previous: "kcp:v1", want: "kcp:v1",
+		},
+		"CompanionRolledOut": {
+			reason:     "Once the companion has rolled out as well, the component runs the new image.",
+			deployment: runningDeployment("kcp:v2", true), proxy: runningDeployment("kcp:v2", true), with: []resource.Name{"deployment-proxy"},
+			previous: "kcp:v1", want: "kcp:v2",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			b := New("x", "ns", deploymentState(tc.deployment))
-			if got := b.RunningImage("deployment-kcp", tc.previous); got != tc.want {
+			objs := map[resource.Name]map[string]any{}
+			if tc.deployment != nil {
+				objs["deployment-kcp"] = tc.deployment
+			}
+			if tc.proxy != nil {
+				objs["deployment-proxy"] = tc.proxy
+			}
+			b := New("x", "ns", observedState(objs))
+			if got := b.RunningImage("deployment-kcp", tc.previous, tc.with...); got != tc.want {
 				t.Errorf("%s\nRunningImage(...) = %q, want %q", tc.reason, got, tc.want)
 			}
 		})

@@ -59,7 +59,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 		Requirements: c.Inputs.Requirements(),
 		Status: v1alpha1.RootShardStatus{
 			Phase:       builder.Phase(available),
-			Image:       c.RunningImage(shard.Key, rs.Status.Image),
+			Image:       c.RunningImage(shard.Key, rs.Status.Image, proxy.Key),
 			BaseURL:     c.baseURL,
 			ExternalURL: names.ExternalURL(rs.Spec.External),
 			Shards:      c.shardRefs(),
