@@ -32,6 +32,23 @@ type RootShardConfig struct {
 	Ref *corev1.LocalObjectReference `json:"ref,omitempty"`
 }
 
+// SharedReference names an XR of this namespace or, for a team's Kubeconfig or Workspace,
+// of the namespace of a kcp installation the platform shares with the team through a Tenant
+// there (docs/shared-kcp.md).
+type SharedReference struct {
+	// Name of the XR.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Namespace of the XR: this namespace when unset. Another namespace needs a Tenant there
+	// that grants this one.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
+}
+
 // EtcdConfig points a shard at its etcd.
 type EtcdConfig struct {
 	// Endpoints are etcd client URLs, for example https://etcd:2379.

@@ -77,8 +77,10 @@ type KubeconfigTarget struct {
 	RootShardRef *corev1.LocalObjectReference `json:"rootShardRef,omitempty"`
 	// +optional
 	ShardRef *corev1.LocalObjectReference `json:"shardRef,omitempty"`
+	// FrontProxyRef names a FrontProxy of this namespace, or that of a kcp installation
+	// shared with this namespace by a Tenant in its namespace (docs/shared-kcp.md).
 	// +optional
-	FrontProxyRef *corev1.LocalObjectReference `json:"frontProxyRef,omitempty"`
+	FrontProxyRef *SharedReference `json:"frontProxyRef,omitempty"`
 }
 
 // KubeconfigAuthorization binds cluster roles to the kubeconfig's identity inside kcp.

@@ -24,13 +24,14 @@ type Workspace struct {
 }
 
 // WorkspaceSpec describes the workspace.
-// +kubebuilder:validation:XValidation:rule="has(self.rootShard.ref) && size(self.rootShard.ref.name) > 0",message="rootShard.ref.name must name the RootShard (same namespace) of the kcp installation"
+// +kubebuilder:validation:XValidation:rule="has(self.rootShard.ref) && size(self.rootShard.ref.name) > 0",message="rootShard.ref.name must name the RootShard of the kcp installation"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.parent) && !has(self.parent) || has(oldSelf.parent) && has(self.parent) && oldSelf.parent == self.parent",message="parent is immutable: kcp cannot move a workspace; create another Workspace instead"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.name) && !has(self.name) || has(oldSelf.name) && has(self.name) && oldSelf.name == self.name",message="name is immutable: kcp cannot rename a workspace; create another Workspace instead"
 type WorkspaceSpec struct {
-	// RootShard names the RootShard (same namespace) of the kcp installation the workspace
-	// lives in.
-	RootShard RootShardConfig `json:"rootShard"`
+	// RootShard names the RootShard of the kcp installation the workspace lives in: of this
+	// namespace, or of an installation shared with this namespace by a Tenant in its
+	// namespace (docs/shared-kcp.md).
+	RootShard WorkspaceRootShard `json:"rootShard"`
 
 	// Parent is the path of the workspace this one is created in. Defaults to root.
 	// +optional
@@ -63,6 +64,13 @@ type WorkspaceSpec struct {
 	// +optional
 	// +kubebuilder:validation:Enum=Retain;Delete
 	DeletionPolicy WorkspaceDeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// WorkspaceRootShard names the RootShard of a Workspace.
+type WorkspaceRootShard struct {
+	// Ref names the RootShard.
+	// +optional
+	Ref *SharedReference `json:"ref,omitempty"`
 }
 
 // WorkspaceTypeReference names a kcp WorkspaceType.

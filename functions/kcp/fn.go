@@ -16,6 +16,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kubeconfig"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/tenant"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/virtualworkspace"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/workspace"
 
@@ -59,6 +60,7 @@ func init() {
 		"KcpInstallation":        kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(validateXR)),
 		"ClaimedKcpInstallation": kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
 		"CertificateSet":         kindOf(certificateset.Validate, nil, certificateset.Compose),
+		"Tenant":                 kindOf(tenant.Validate, nil, tenant.Composer(validateXR)),
 	}
 }
 
@@ -103,7 +105,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 // observe reads the observed composed resources and the required resources of a request.
 func observe(req *fnv1.RunFunctionRequest) *observed.State {
-	st := observed.FromRequest(req.GetObserved().GetResources())
+	st := observed.FromRequest(req.GetObserved().GetResources()).InNamespace(observedXR(req).GetNamespace())
 	for key, list := range req.GetRequiredResources() {
 		st.Answer(key)
 		for _, r := range list.GetItems() {
@@ -144,6 +146,9 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 		ns := xr.GetNamespace()
 		for _, r := range out.Requirements {
 			sel := &fnv1.ResourceSelector{ApiVersion: r.APIVersion, Kind: r.Kind, Namespace: &ns}
+			if r.Namespace != "" {
+				sel.Namespace = &r.Namespace
+			}
 			if r.ClusterScoped {
 				sel.Namespace = nil
 			}

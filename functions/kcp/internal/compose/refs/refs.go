@@ -24,6 +24,8 @@ const (
 	KindVirtualWorkspace = "VirtualWorkspace"
 	KindFrontProxy       = "FrontProxy"
 	KindKubeconfig       = "Kubeconfig"
+	KindWorkspace        = "Workspace"
+	KindTenant           = "Tenant"
 )
 
 // Named is the requirement for the XR of a kind with a name.
@@ -36,9 +38,28 @@ func All(kind string) result.Requirement {
 	return result.Requirement{APIVersion: APIVersion, Kind: kind}
 }
 
+// NamedIn is the requirement for the XR of a kind with a name in namespace ns.
+func NamedIn(kind, ns, name string) result.Requirement {
+	return result.Requirement{APIVersion: APIVersion, Kind: kind, Name: name, Namespace: ns}
+}
+
+// AllIn is the requirement for every XR of a kind in namespace ns.
+func AllIn(kind, ns string) result.Requirement {
+	return result.Requirement{APIVersion: APIVersion, Kind: kind, Namespace: ns}
+}
+
 // Get decodes the required XR of a kind and name into into; false when it is not known.
 func Get(st *observed.State, kind, name string, into any) bool {
-	l := st.Object(kind, name)
+	return decode(st.Object(kind, name), into)
+}
+
+// GetIn is Get for an XR of namespace ns.
+func GetIn(st *observed.State, ns, kind, name string, into any) bool {
+	return decode(st.ObjectIn(ns, kind, name), into)
+}
+
+// decode decodes a found required XR into into.
+func decode(l observed.Lookup, into any) bool {
 	if !l.Found || l.Object == nil {
 		return false
 	}

@@ -27,6 +27,14 @@ type State struct {
 	objects map[string]Lookup
 	// kinds indexes the names of required objects by kind.
 	kinds map[string][]string
+	// namespace is the XR's. Required objects of other namespaces are kept apart, under
+	// kind/namespace/name: a team's Kubeconfig must never be mistaken for the platform's
+	// of the same name. "" keeps every object together (tests of one namespace).
+	namespace string
+	// elsewhere holds the required objects of other namespaces, by kind/namespace/name.
+	elsewhere map[string]Lookup
+	// elsewhereKinds indexes their names by kind/namespace.
+	elsewhereKinds map[string][]string
 	// answered holds the keys of the requirements Crossplane answered in this request,
 	// found or not.
 	answered map[string]bool
@@ -87,7 +95,17 @@ func empty() *State {
 		objects:  map[string]Lookup{},
 		kinds:    map[string][]string{},
 		answered: map[string]bool{},
+
+		elsewhere:      map[string]Lookup{},
+		elsewhereKinds: map[string][]string{},
 	}
+}
+
+// InNamespace sets the XR's namespace: required objects of any other namespace recorded
+// after it are found only by ObjectIn and NamesIn.
+func (s *State) InNamespace(ns string) *State {
+	s.namespace = ns
+	return s
 }
 
 // Answer records that Crossplane answered the requirement with this key, whether or not it
@@ -107,6 +125,7 @@ func (s *State) WithObject(u map[string]any) *State {
 	kind, _ := u["kind"].(string)
 	meta, _ := u["metadata"].(map[string]any)
 	name, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
 	rv, _ := meta["resourceVersion"].(string)
 	l := Lookup{Found: true, ResourceVersion: rv}
 	l.Controller, l.ControllerKind, l.ControllerName = controllerOf(meta)
@@ -123,10 +142,38 @@ func (s *State) WithObject(u map[string]any) *State {
 		}
 	default:
 		l.Object = u
+	}
+	if s.namespace != "" && ns != "" && ns != s.namespace {
+		s.elsewhere[kind+"/"+ns+"/"+name] = l
+		if l.Object != nil {
+			s.elsewhereKinds[kind+"/"+ns] = append(s.elsewhereKinds[kind+"/"+ns], name)
+		}
+		return s
+	}
+	if l.Object != nil {
 		s.kinds[kind] = append(s.kinds[kind], name)
 	}
 	s.objects[kind+"/"+name] = l
 	return s
+}
+
+// ObjectIn returns what is known about a required object of namespace ns, the XR's own or
+// another.
+func (s *State) ObjectIn(ns, kind, name string) Lookup {
+	if ns == "" || ns == s.namespace || s.namespace == "" {
+		return s.Object(kind, name)
+	}
+	return s.elsewhere[kind+"/"+ns+"/"+name]
+}
+
+// NamesIn is Names for the required objects of namespace ns.
+func (s *State) NamesIn(ns, kind string) []string {
+	if ns == "" || ns == s.namespace || s.namespace == "" {
+		return s.Names(kind)
+	}
+	out := slices.Clone(s.elsewhereKinds[kind+"/"+ns])
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // controllerOf returns the UID, kind and name of the controller owner reference in

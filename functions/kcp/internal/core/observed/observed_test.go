@@ -343,6 +343,53 @@ func TestObjectKindsAreSeparate(t *testing.T) {
 	}
 }
 
+func TestObjectsOfOtherNamespacesAreApart(t *testing.T) {
+	kc := func(ns, user string) map[string]any {
+		return map[string]any{"kind": "Kubeconfig", "metadata": map[string]any{"name": "dev", "namespace": ns}, "spec": map[string]any{"username": user}}
+	}
+	s := New(nil).InNamespace("kcp-platform").
+		WithObject(kc("kcp-platform", "admin")).
+		WithObject(kc("team-a", "team-a:alice")).
+		WithObject(map[string]any{"kind": "Secret", "metadata": map[string]any{"name": "dev", "namespace": "team-a"}, "data": map[string]any{"k": "YQ=="}})
+	cases := map[string]struct {
+		reason string
+		got    any
+		want   any
+	}{
+		"OwnByName": {
+			reason: "An object of the XR's namespace is found by its name, never shadowed by one of another namespace.",
+			got:    s.Object("Kubeconfig", "dev").Object["spec"], want: map[string]any{"username": "admin"},
+		},
+		"OwnByNamespace": {
+			reason: "ObjectIn with the XR's own namespace is Object.",
+			got:    s.ObjectIn("kcp-platform", "Kubeconfig", "dev").Object["spec"], want: map[string]any{"username": "admin"},
+		},
+		"Other": {
+			reason: "An object of another namespace is found only by ObjectIn with that namespace.",
+			got:    s.ObjectIn("team-a", "Kubeconfig", "dev").Object["spec"], want: map[string]any{"username": "team-a:alice"},
+		},
+		"OtherSecret": {
+			reason: "A Secret of another namespace is not a Secret of the XR's.",
+			got:    s.Secret("dev").Found, want: false,
+		},
+		"OtherNames": {
+			reason: "NamesIn lists the objects of that namespace only.",
+			got:    s.NamesIn("team-a", "Kubeconfig"), want: []string{"dev"},
+		},
+		"NoneElsewhere": {
+			reason: "A namespace nothing was read in lists nothing.",
+			got:    s.NamesIn("team-b", "Kubeconfig"), want: []string(nil),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 func TestSecretData(t *testing.T) {
 	s := state(map[resource.Name]map[string]any{
 		"secret": {"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"kubeconfig": "a3ViZWNvbmZpZw=="}},

@@ -63,15 +63,24 @@ type Requirement struct {
 	Label, LabelValue string
 	// ClusterScoped objects are read without a namespace, e.g. the platform's policy.
 	ClusterScoped bool
+	// Namespace reads the object(s) in another namespace than the XR's, e.g. a team's XRs
+	// that a Tenant grants, or the Tenant's XRs a team's XR copies from. The state keeps
+	// them apart from the XR's own namespace (observed.State.ObjectIn).
+	Namespace string
 }
 
 // Key is the name of the requirement in the RunFunction response.
 func (r Requirement) Key() string {
+	prefix := strings.ToLower(r.Kind) + "/"
+	if r.Namespace != "" {
+		// Namespaces hold no dots or slashes: the key stays unambiguous.
+		prefix += r.Namespace + "/"
+	}
 	if r.Name == "" && r.Label != "" {
-		return strings.ToLower(r.Kind) + "/" + r.Label + "=" + r.LabelValue
+		return prefix + r.Label + "=" + r.LabelValue
 	}
 	if r.Name == "" {
-		return strings.ToLower(r.Kind) + "/*"
+		return prefix + "*"
 	}
-	return strings.ToLower(r.Kind) + "/" + r.Name
+	return prefix + r.Name
 }

@@ -320,7 +320,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 	}
 
 	kc := v1alpha1.KubeconfigSpec{
-		Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &corev1.LocalObjectReference{Name: name.FrontProxy(fps[0].Name)}},
+		Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &v1alpha1.SharedReference{Name: name.FrontProxy(fps[0].Name)}},
 		Username:  DefaultAdminUsername,
 		Groups:    []string{DefaultAdminGroup},
 		SecretRef: corev1.LocalObjectReference{Name: name.AdminKubeconfigSecret(inst.Spec.Admin)},

@@ -97,6 +97,9 @@ type composer struct {
 // the output Secret's name is checked against the Secrets of its installation; a clash is
 // returned as validation errors.
 func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha1.KubeconfigStatus], field.ErrorList) {
+	if Shared(kc) {
+		return composeShared(kc, st), nil
+	}
 	n := names.Kubeconfig(kc.GetName())
 	b := builder.New(kc.GetName(), kc.GetNamespace(), st)
 	c := &composer{
@@ -349,6 +352,8 @@ func TargetName(kc *v1alpha1.Kubeconfig) string {
 		return KindRootShard + "/" + t.RootShardRef.Name
 	case t.ShardRef != nil:
 		return KindShard + "/" + t.ShardRef.Name
+	case Shared(kc):
+		return KindFrontProxy + "/" + t.FrontProxyRef.Namespace + "/" + t.FrontProxyRef.Name
 	case t.FrontProxyRef != nil:
 		return KindFrontProxy + "/" + t.FrontProxyRef.Name
 	}

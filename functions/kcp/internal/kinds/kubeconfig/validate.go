@@ -12,6 +12,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -47,6 +48,11 @@ func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	errs = append(errs, validateAuthorization(spec.Child("authorization"), s.Authorization)...)
 	errs = append(errs, validateValidity(spec, s)...)
 	errs = append(errs, validateSecretName(spec.Child("secretRef", "name"), kc)...)
+	if Shared(kc) {
+		// The Tenant checks this again before it issues anything; saying so here refuses
+		// at once, naming the field.
+		errs = append(errs, sharing.CheckKubeconfig(kc.GetNamespace(), kc)...)
+	}
 	return errs
 }
 

@@ -58,7 +58,7 @@ func TestValidate(t *testing.T) {
 		"TwoTargets": {
 			reason: "Exactly one target: kcp-operator silently picks the first.",
 			kc: kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
-				kc.Spec.Target.FrontProxyRef = &corev1.LocalObjectReference{Name: "edge"}
+				kc.Spec.Target.FrontProxyRef = &v1alpha1.SharedReference{Name: "edge"}
 			}),
 			want: []string{"spec.target: Forbidden: set exactly one of rootShardRef, shardRef or frontProxyRef"},
 		},

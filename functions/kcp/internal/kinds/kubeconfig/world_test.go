@@ -79,7 +79,7 @@ func toShard(name string) func(*v1alpha1.Kubeconfig) {
 
 func toFrontProxy(name string) func(*v1alpha1.Kubeconfig) {
 	return func(kc *v1alpha1.Kubeconfig) {
-		kc.Spec.Target = v1alpha1.KubeconfigTarget{FrontProxyRef: &corev1.LocalObjectReference{Name: name}}
+		kc.Spec.Target = v1alpha1.KubeconfigTarget{FrontProxyRef: &v1alpha1.SharedReference{Name: name}}
 	}
 }
 

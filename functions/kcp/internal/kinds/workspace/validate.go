@@ -9,6 +9,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -24,7 +25,7 @@ func Validate(ws *v1alpha1.Workspace) field.ErrorList {
 	errs = append(errs, check.NameLength(ws.GetName(), MaxNameLength)...)
 	root := ""
 	if r := s.RootShard.Ref; r == nil || r.Name == "" {
-		errs = append(errs, field.Required(spec.Child("rootShard", "ref", "name"), "name the RootShard (same namespace) of the kcp installation the workspace lives in"))
+		errs = append(errs, field.Required(spec.Child("rootShard", "ref", "name"), "name the RootShard of the kcp installation the workspace lives in"))
 	} else {
 		root = r.Name
 	}
@@ -72,11 +73,20 @@ func Validate(ws *v1alpha1.Workspace) field.ErrorList {
 			}
 		}
 	}
+	if Shared(ws) {
+		// The Tenant checks these again, with the team's workspace, before it composes
+		// anything; saying so here refuses at once, naming the field.
+		errs = append(errs, sharing.CheckName(ws.GetNamespace(), ws.GetName())...)
+		errs = append(errs, sharing.CheckBindings(spec.Child("clusterRoleBindings"), s.ClusterRoleBindings)...)
+	}
 	return errs
 }
 
 // Warnings are accepted but probably not what the user meant.
 func Warnings(ws *v1alpha1.Workspace) []string {
+	if ws.Spec.DeletionPolicy == v1alpha1.WorkspaceDelete && Shared(ws) {
+		return []string{"spec.deletionPolicy is Delete: deleting this Workspace deletes its workspace in kcp and everything in it"}
+	}
 	if ws.Spec.DeletionPolicy == v1alpha1.WorkspaceDelete {
 		return []string{fmt.Sprintf("spec.deletionPolicy is Delete: deleting this Workspace deletes workspace %s in kcp and everything in it", Path(ws))}
 	}

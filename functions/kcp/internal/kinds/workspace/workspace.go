@@ -67,6 +67,9 @@ func Path(ws *v1alpha1.Workspace) string { return Parent(ws) + ":" + Name(ws) }
 
 // Compose composes a Workspace. The XR must have passed Validate.
 func Compose(ws *v1alpha1.Workspace, st *observed.State) (result.Result[v1alpha1.WorkspaceStatus], field.ErrorList) {
+	if Shared(ws) {
+		return composeShared(ws, st), nil
+	}
 	b := builder.New(ws.GetName(), ws.GetNamespace(), st)
 	rootName := ws.Spec.RootShard.Ref.Name
 	b.Inputs.Require(refs.Named(refs.KindRootShard, rootName))

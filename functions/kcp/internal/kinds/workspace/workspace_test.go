@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -23,7 +22,7 @@ func team(mods ...func(*v1alpha1.Workspace)) *v1alpha1.Workspace {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Workspace"},
 		ObjectMeta: metav1.ObjectMeta{Name: "team-a", Namespace: "kcp", UID: "ws-uid"},
 		Spec: v1alpha1.WorkspaceSpec{
-			RootShard:           v1alpha1.RootShardConfig{Ref: &corev1.LocalObjectReference{Name: "root"}},
+			RootShard:           v1alpha1.WorkspaceRootShard{Ref: &v1alpha1.SharedReference{Name: "root"}},
 			ClusterRoleBindings: []v1alpha1.WorkspaceClusterRoleBinding{{ClusterRole: "cluster-admin", Groups: []string{"team-a"}, Users: []string{"alice"}}},
 		},
 	}
@@ -196,7 +195,7 @@ func TestValidate(t *testing.T) {
 		"NoRootShard": {
 			reason: "The installation must be named.",
 			ws:     team(func(ws *v1alpha1.Workspace) { ws.Spec.RootShard.Ref = nil }),
-			want:   []string{"spec.rootShard.ref.name: Required value: name the RootShard (same namespace) of the kcp installation the workspace lives in"},
+			want:   []string{"spec.rootShard.ref.name: Required value: name the RootShard of the kcp installation the workspace lives in"},
 		},
 		"BadParent": {
 			reason: "The parent is a workspace path.",

@@ -1,0 +1,134 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Tenant shares the kcp installation of its namespace with one other namespace, a team's:
+// the team's Kubeconfigs and Workspaces that name this installation get a client
+// certificate and workspaces in it, within what the Tenant allows. The platform creates it
+// next to the installation; a team cannot, so a team gets nothing the platform did not
+// grant. kcp-operator has no such kind (docs/shared-kcp.md).
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Namespaced,categories={kcp}
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Namespace",type="string",JSONPath=".status.namespace"
+// +kubebuilder:printcolumn:name="Workspace",type="string",JSONPath=".status.workspace"
+// +kubebuilder:printcolumn:name="Phase",type="string",JSONPath=".status.phase"
+type Tenant struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   TenantSpec   `json:"spec"`
+	Status TenantStatus `json:"status,omitempty"`
+}
+
+// TenantSpec is what one team may have of the installation.
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.namespace) && !has(self.namespace) || has(oldSelf.namespace) && has(self.namespace) && oldSelf.namespace == self.namespace",message="namespace is immutable: create another Tenant for another namespace"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.workspace) && !has(self.workspace) || has(oldSelf.workspace) && has(self.workspace) && oldSelf.workspace == self.workspace",message="workspace is immutable: kcp cannot move a workspace"
+type TenantSpec struct {
+	// Namespace is the team's namespace. Defaults to the Tenant's name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
+
+	// FrontProxy names the FrontProxy (this namespace) through which the team's kubeconfigs
+	// reach kcp; its RootShard is the installation the team's workspaces live in.
+	FrontProxy TenantFrontProxy `json:"frontProxy"`
+
+	// Workspace is the path of the team's workspace, which the Tenant creates (its parent
+	// must exist). Every workspace of the team is created in it or below, and every
+	// kubeconfig of the team opens it or a workspace below it. Defaults to root:<namespace>.
+	// +optional
+	// +kubebuilder:validation:MaxLength=200
+	// +kubebuilder:validation:Pattern=`^root(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$`
+	Workspace string `json:"workspace,omitempty"`
+
+	// ClusterRoleBindings bind cluster roles in the team's workspace, e.g. admin to the
+	// team's group team-a:admins. The team's own bindings (its Workspaces' and Kubeconfigs')
+	// are added below and beside these.
+	// +optional
+	// +listType=map
+	// +listMapKey=clusterRole
+	// +kubebuilder:validation:MaxItems=32
+	ClusterRoleBindings []WorkspaceClusterRoleBinding `json:"clusterRoleBindings,omitempty"`
+
+	// Limits bound what the team may ask for.
+	// +optional
+	Limits TenantLimits `json:"limits,omitempty"`
+
+	// DeletionPolicy decides what deleting the Tenant does to the team's workspace in kcp:
+	// Retain (the default) leaves it and everything in it, Delete deletes it with its
+	// contents. The team's credentials go with the Tenant either way.
+	// +optional
+	// +kubebuilder:validation:Enum=Retain;Delete
+	DeletionPolicy WorkspaceDeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// TenantFrontProxy names the FrontProxy of a Tenant.
+type TenantFrontProxy struct {
+	// Ref names a FrontProxy in the Tenant's namespace.
+	Ref corev1.LocalObjectReference `json:"ref"`
+}
+
+// TenantLimits bound what a team may ask for.
+type TenantLimits struct {
+	// Kubeconfigs is how many Kubeconfigs the team may have. Those beyond it, newest first,
+	// are refused. Defaults to 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=50
+	Kubeconfigs *int32 `json:"kubeconfigs,omitempty"`
+
+	// Workspaces is how many Workspaces the team may have, besides its own workspace. Those
+	// beyond it, newest first, are refused. Defaults to 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=50
+	Workspaces *int32 `json:"workspaces,omitempty"`
+
+	// MaxValidity is the longest lifetime of a team's client certificate: kcp cannot revoke
+	// one before it expires. Defaults to 2160h (90 days).
+	// +optional
+	MaxValidity *metav1.Duration `json:"maxValidity,omitempty"`
+}
+
+// TenantStatus is what the function reports about a Tenant.
+type TenantStatus struct {
+	// Phase is Ready once the team's workspace and every granted member is Ready.
+	// +optional
+	Phase string `json:"phase,omitempty"`
+
+	// Namespace is the team's namespace.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// Workspace is the path of the team's workspace.
+	// +optional
+	Workspace string `json:"workspace,omitempty"`
+
+	// Members are the team's Kubeconfigs and Workspaces that name this installation, each
+	// granted or refused with the reason.
+	// +optional
+	// +listType=atomic
+	Members []TenantMember `json:"members,omitempty"`
+}
+
+// TenantMember is one XR of the team, as the Tenant sees it.
+type TenantMember struct {
+	// Kind is Kubeconfig or Workspace.
+	Kind string `json:"kind"`
+	// Name is the team's XR's name in the team's namespace.
+	Name string `json:"name"`
+	// Granted says whether the Tenant composes it.
+	Granted bool `json:"granted"`
+	// Ready says whether what the Tenant composes for it is Ready.
+	// +optional
+	Ready bool `json:"ready,omitempty"`
+	// Message says why it is refused or not Ready.
+	// +optional
+	Message string `json:"message,omitempty"`
+}

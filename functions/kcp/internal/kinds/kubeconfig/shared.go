@@ -1,0 +1,118 @@
+package kubeconfig
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+)
+
+// ReasonRefused is InputsReady's reason when the Tenant refuses the Kubeconfig.
+const ReasonRefused = "Refused"
+
+// Shared reports whether the Kubeconfig reaches an installation of another namespace, one
+// shared with its own by a Tenant there.
+func Shared(kc *v1alpha1.Kubeconfig) bool {
+	r := kc.Spec.Target.FrontProxyRef
+	return r != nil && r.Namespace != "" && r.Namespace != kc.GetNamespace()
+}
+
+// composeShared composes a team's Kubeconfig of a shared installation: a copy, in
+// spec.secretRef.name, of the kubeconfig that the Kubeconfig its Tenant composes for it
+// wrote. The team's namespace never holds more than its own credential: the copy is made
+// only from the Secret of the Kubeconfig named after this one, composed by the Tenant of
+// this namespace. While it cannot be made, what exists is kept unchanged.
+func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) result.Result[v1alpha1.KubeconfigStatus] {
+	b := builder.New(kc.GetName(), kc.GetNamespace(), st)
+	team, ref := kc.GetNamespace(), kc.Spec.Target.FrontProxyRef
+	ns, issuer := ref.Namespace, sharing.Name(kc.GetNamespace(), kc.GetName())
+	from, out := sharing.KubeconfigSecret(team, kc.GetName()), kc.Spec.SecretRef.Name
+	secretKey := resource.Name("secret-" + out)
+	reqs := []result.Requirement{
+		sharing.TenantsRequirement(ns),
+		refs.NamedIn(refs.KindKubeconfig, ns, issuer),
+		{Kind: "Secret", Name: from, Namespace: ns},
+		{Kind: "Secret", Name: out},
+	}
+	r := result.Result[v1alpha1.KubeconfigStatus]{
+		Requirements: reqs,
+		Status: v1alpha1.KubeconfigStatus{
+			Phase:      v1alpha1.KubeconfigPhaseProvisioning,
+			TargetName: TargetName(kc),
+			SecretName: out,
+		},
+		NotReady: true,
+	}
+	wait := func(reason, why string) result.Result[v1alpha1.KubeconfigStatus] {
+		if b.KeepAll() {
+			why += "; Secret " + team + "/" + out + " is kept unchanged meanwhile"
+		}
+		r.Desired = b.Set
+		r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Reason: reason, Message: why + "."}}
+		return r
+	}
+	for _, q := range reqs {
+		if !st.Answered(q.Key()) {
+			return wait(condition.ReasonMissing, "Reading the Tenant of namespace "+ns)
+		}
+	}
+	t, why := sharing.Grant(st, ns, team)
+	if t == nil {
+		return wait(condition.ReasonMissing, why)
+	}
+	if t.Spec.FrontProxy.Ref.Name != ref.Name {
+		return wait(ReasonRefused, fmt.Sprintf("Tenant %s/%s shares FrontProxy %s with namespace %s, not %s (spec.target.frontProxyRef.name)", ns, t.GetName(), t.Spec.FrontProxy.Ref.Name, team, ref.Name))
+	}
+	if i := slices.IndexFunc(t.Status.Members, func(m v1alpha1.TenantMember) bool {
+		return m.Kind == refs.KindKubeconfig && m.Name == kc.GetName()
+	}); i >= 0 && !t.Status.Members[i].Granted {
+		return wait(ReasonRefused, t.Status.Members[i].Message)
+	}
+	l := st.ObjectIn(ns, refs.KindKubeconfig, issuer)
+	if !sharing.ComposedFor(l, team, kc.GetName()) {
+		return wait(condition.ReasonMissing, fmt.Sprintf("Tenant %s/%s has not composed Kubeconfig %s/%s for this one yet", ns, t.GetName(), ns, issuer))
+	}
+	issued := &v1alpha1.Kubeconfig{}
+	refs.GetIn(st, ns, refs.KindKubeconfig, issuer, issued)
+	src := st.ObjectIn(ns, "Secret", from)
+	data := src.Data[SecretKey]
+	if !src.Found || src.Controller != string(issued.GetUID()) || len(data) == 0 {
+		return wait(condition.ReasonMissing, fmt.Sprintf("Kubeconfig %s/%s has not written its kubeconfig (Secret %s) yet", ns, issuer, from))
+	}
+	if o := st.Secret(out); o.Found && !st.Exists(secretKey) && (kc.GetUID() == "" || o.Controller != string(kc.GetUID())) {
+		r.Conditions = []condition.Condition{{Type: TypeKubeconfigReady, Reason: ReasonSecretConflict,
+			Message: fmt.Sprintf("Secret %s/%s (spec.secretRef.name) exists and was not created by this Kubeconfig; it is left untouched. Delete it or choose another spec.secretRef.name.", team, out)}}
+		return r
+	}
+	exists := st.Exists(secretKey)
+	b.Set.Add(secretKey, &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: out, Namespace: team, Labels: map[string]string{names.LabelOwnerKubeconfig: kc.GetName()}},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{SecretKey: data},
+	}, builder.Readiness(exists))
+	r.Desired = b.Set
+	r.Status.Expiry = issued.Status.Expiry
+	r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Status: true, Reason: condition.ReasonAllPresent,
+		Message: fmt.Sprintf("Tenant %s/%s grants this Kubeconfig; Kubeconfig %s/%s issued its certificate.", ns, t.GetName(), ns, issuer)}}
+	if exists {
+		r.Status.Phase, r.NotReady = v1alpha1.KubeconfigPhaseReady, false
+		r.Conditions = append(r.Conditions, condition.Condition{Type: TypeKubeconfigReady, Status: true, Reason: ReasonSecretWritten,
+			Message: fmt.Sprintf("Secret %s/%s holds the kubeconfig of user %s for FrontProxy %s/%s.", team, out, kc.Spec.Username, ns, ref.Name)})
+	} else {
+		r.Conditions = append(r.Conditions, condition.Condition{Type: TypeKubeconfigReady, Reason: ReasonSecretPending,
+			Message: fmt.Sprintf("Secret %s/%s is composed; waiting for Crossplane to create it.", team, out)})
+	}
+	return r
+}

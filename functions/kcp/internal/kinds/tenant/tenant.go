@@ -1,0 +1,251 @@
+// Package tenant composes a Tenant: the platform's grant of the kcp installation of its
+// namespace to one team's namespace (docs/design/many-teams-many-clusters.md, story 1).
+//
+// A team's XR cannot compose in the installation's namespace, where the CAs are, and must
+// not choose what it gets. So the Tenant reads the team's Kubeconfigs and Workspaces that
+// name its installation, holds each to the team's identities and workspace, and composes
+// for it, in its own namespace, an XR of the same kind that does the privileged work: a
+// Kubeconfig issues the client certificate, a Workspace acts in kcp with the RootShard's
+// credentials. The team's XR then copies the kubeconfig, or reports the workspace. A
+// team's XR the Tenant refuses gets nothing new, and what was composed for it before is
+// kept as it is.
+package tenant
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+)
+
+// Conditions of a Tenant.
+const (
+	// TypeMembersReady says whether every team XR the Tenant grants is Ready, and names
+	// those it refuses.
+	TypeMembersReady = "MembersReady"
+
+	ReasonReady    = "Ready"
+	ReasonPending  = "Pending"
+	ReasonRefused  = "Refused"
+	PhaseReady     = "Ready"
+	PhaseNotReady  = "Provisioning"
+	keyWorkspace   = resource.Name("workspace")
+	defaultMembers = 10
+)
+
+// ValidateXR checks an XR of one of this function's kinds with that kind's own validation
+// (fn.go's table), so a Tenant never composes an XR its kind would refuse.
+type ValidateXR func(kind string, xr any) field.ErrorList
+
+// Composer returns the composer of Tenants whose composed XRs validate checks.
+func Composer(validate ValidateXR) func(*v1alpha1.Tenant, *observed.State) (result.Result[v1alpha1.TenantStatus], field.ErrorList) {
+	return func(t *v1alpha1.Tenant, st *observed.State) (result.Result[v1alpha1.TenantStatus], field.ErrorList) {
+		return Compose(t, st, validate)
+	}
+}
+
+// composer composes one Tenant.
+type composer struct {
+	*builder.Builder
+	t        *v1alpha1.Tenant
+	validate ValidateXR
+	// team is the team's namespace, workspace its workspace's path.
+	team, workspace string
+	// frontProxy and rootShard are the installation's, in the Tenant's namespace.
+	frontProxy, rootShard string
+	members               []v1alpha1.TenantMember
+}
+
+// Compose composes the team's workspace and, for every team XR it grants, the XR that does
+// its privileged work. The Tenant must have passed Validate.
+func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (result.Result[v1alpha1.TenantStatus], field.ErrorList) {
+	c := &composer{
+		Builder: builder.New(t.GetName(), t.GetNamespace(), st), t: t, validate: validate,
+		team: sharing.Namespace(t), workspace: sharing.Workspace(t), frontProxy: t.Spec.FrontProxy.Ref.Name,
+	}
+	status := v1alpha1.TenantStatus{Namespace: c.team, Workspace: c.workspace, Phase: PhaseNotReady}
+	reqs := []result.Requirement{
+		refs.Named(refs.KindFrontProxy, c.frontProxy),
+		sharing.TenantsRequirement(t.GetNamespace()),
+		refs.AllIn(refs.KindKubeconfig, c.team),
+		refs.AllIn(refs.KindWorkspace, c.team),
+		// The XRs of the Tenant's own namespace whose names a composed XR could take.
+		refs.All(refs.KindKubeconfig),
+		refs.All(refs.KindWorkspace),
+	}
+	for _, r := range reqs {
+		if !st.Answered(r.Key()) {
+			// Crossplane answers before it applies anything; until then compose nothing new
+			// and delete nothing.
+			c.KeepAll()
+			return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: reqs, Status: status, NotReady: true}, nil
+		}
+	}
+	if errs := c.checkFirst(); len(errs) > 0 {
+		return result.Result[v1alpha1.TenantStatus]{}, errs
+	}
+	fp := &v1alpha1.FrontProxy{}
+	if !refs.Get(st, refs.KindFrontProxy, c.frontProxy, fp) || fp.Spec.RootShard.Ref == nil {
+		missing := c.Unreadable(fmt.Sprintf("FrontProxy %s (spec.frontProxy.ref.name) does not exist in namespace %s, or names no RootShard; create it or fix the reference", c.frontProxy, t.GetNamespace()))
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
+	}
+	c.rootShard = fp.Spec.RootShard.Ref.Name
+
+	ready, errs := c.composeWorkspace()
+	if len(errs) > 0 {
+		return result.Result[v1alpha1.TenantStatus]{}, errs
+	}
+	c.composeKubeconfigs()
+	c.composeWorkspaces()
+
+	status.Members = c.members
+	// A refused team XR does not make the Tenant unready: a team must not be able to turn
+	// the platform's grant red with a bad XR. The condition names it all the same.
+	granted := ready && c.grantedReady()
+	if granted {
+		status.Phase = PhaseReady
+	}
+	return result.Result[v1alpha1.TenantStatus]{
+		Desired:      c.Set,
+		Requirements: reqs,
+		Status:       status,
+		Conditions:   []condition.Condition{c.membersCondition(ready)},
+		NotReady:     !granted,
+	}, nil
+}
+
+// checkFirst refuses a Tenant when an older one of its namespace already shares the
+// installation with the same team: both would compose the same XRs.
+func (c *composer) checkFirst() field.ErrorList {
+	ts := sharing.Tenants(c.St, c.Namespace, c.team)
+	if len(ts) > 0 && ts[0].GetName() != c.t.GetName() {
+		return field.ErrorList{field.Forbidden(field.NewPath("spec", "namespace"),
+			fmt.Sprintf("Tenant %s/%s, created before this one, already shares this namespace's kcp installation with namespace %s; one Tenant per team: change that one", c.Namespace, ts[0].GetName(), c.team))}
+	}
+	return nil
+}
+
+// composeWorkspace composes the team's workspace, with the Tenant's bindings, and reports
+// whether it is Ready.
+func (c *composer) composeWorkspace() (bool, field.ErrorList) {
+	cut := strings.LastIndex(c.workspace, ":")
+	ws := &v1alpha1.Workspace{Spec: v1alpha1.WorkspaceSpec{
+		RootShard:           v1alpha1.WorkspaceRootShard{Ref: &v1alpha1.SharedReference{Name: c.rootShard}},
+		Parent:              c.workspace[:cut],
+		Name:                c.workspace[cut+1:],
+		ClusterRoleBindings: c.t.Spec.ClusterRoleBindings,
+		DeletionPolicy:      c.t.Spec.DeletionPolicy,
+	}}
+	ws.SetName(c.t.GetName())
+	ws.SetNamespace(c.Namespace)
+	if errs := c.validate(refs.KindWorkspace, ws); len(errs) > 0 {
+		return false, errs
+	}
+	if why := c.taken(refs.KindWorkspace, ws.GetName()); why != "" {
+		return false, field.ErrorList{field.Forbidden(field.NewPath("metadata", "name"), why+"; rename this Tenant")}
+	}
+	ready, err := c.XR(keyWorkspace, refs.KindWorkspace, ws.GetName(), sharing.Labels(c.t.GetName(), c.team, ""), ws.Spec)
+	if err != nil {
+		return false, field.ErrorList{field.InternalError(field.NewPath("spec"), err)}
+	}
+	return ready, nil
+}
+
+// taken says why an XR of a kind and name in the Tenant's namespace cannot be composed:
+// it exists and this Tenant does not control it. "" when it can.
+func (c *composer) taken(kind, name string) string {
+	l := c.St.Object(kind, name)
+	if !l.Found || (c.t.GetUID() != "" && l.Controller == string(c.t.GetUID())) {
+		return ""
+	}
+	by := "it has no controller"
+	if l.ControllerKind != "" {
+		by = fmt.Sprintf("its controller is %s %s", l.ControllerKind, l.ControllerName)
+	}
+	return fmt.Sprintf("the %s %s/%s this would compose exists and is not controlled by Tenant %s (%s); it is left untouched", kind, c.Namespace, name, c.t.GetName(), by)
+}
+
+// grant composes the XR for one team XR, or refuses it: a refused team XR keeps what was
+// composed for it before, unchanged, and its member says why.
+func (c *composer) grant(kind, teamName string, limit, index int, errs field.ErrorList, spec any) {
+	m := v1alpha1.TenantMember{Kind: kind, Name: teamName}
+	name := sharing.Name(c.team, teamName)
+	key := resource.Name(strings.ToLower(kind) + "-" + teamName)
+	if index >= limit {
+		errs = append(field.ErrorList{field.Forbidden(field.NewPath("metadata", "name"), fmt.Sprintf("the team has more %ss than spec.limits.%ss of Tenant %s allows (%d): the newest are refused; delete one, or ask the platform team", kind, strings.ToLower(kind), c.t.GetName(), limit))}, errs...)
+	}
+	if why := c.taken(kind, name); why != "" {
+		errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"), why+"; rename this "+kind))
+	}
+	if len(errs) > 0 {
+		m.Message = fmt.Sprintf("%s %s/%s is refused: %s", kind, c.team, teamName, errs.ToAggregate().Error())
+		if u, ok := c.St.Get(key); ok {
+			c.Set.Keep(key, u, builder.Readiness(c.St.ConditionTrue(key, "Ready")))
+			m.Message += "; what was composed for it before is kept unchanged"
+		}
+		c.members = append(c.members, m)
+		return
+	}
+	ready, err := c.XR(key, kind, name, sharing.Labels(c.t.GetName(), c.team, teamName), spec)
+	if err != nil {
+		m.Message = err.Error()
+	}
+	m.Granted, m.Ready = err == nil, ready
+	if err == nil && !ready {
+		m.Message = fmt.Sprintf("%s %s/%s is not Ready yet", kind, c.Namespace, name)
+	}
+	c.members = append(c.members, m)
+}
+
+// membersCondition says whether the team's workspace and every granted member is Ready,
+// and names every refused one.
+func (c *composer) membersCondition(workspaceReady bool) condition.Condition {
+	var waiting, refused []string
+	if !workspaceReady {
+		waiting = append(waiting, "the team's workspace "+c.workspace)
+	}
+	for _, m := range c.members {
+		switch {
+		case !m.Granted:
+			refused = append(refused, m.Kind+" "+m.Name)
+		case !m.Ready:
+			waiting = append(waiting, m.Kind+" "+m.Name)
+		}
+	}
+	slices.Sort(refused)
+	switch {
+	case len(refused) > 0:
+		return condition.Condition{Type: TypeMembersReady, Reason: ReasonRefused, Message: fmt.Sprintf("Refused for namespace %s: %s (status.members says why).", c.team, strings.Join(refused, ", "))}
+	case len(waiting) > 0:
+		return condition.Condition{Type: TypeMembersReady, Reason: ReasonPending, Message: "Not Ready yet: " + strings.Join(waiting, ", ") + "."}
+	}
+	return condition.Condition{Type: TypeMembersReady, Status: true, Reason: ReasonReady, Message: fmt.Sprintf("The team's workspace %s and its %d granted XRs are Ready.", c.workspace, len(c.members))}
+}
+
+// grantedReady reports whether every granted member is Ready.
+func (c *composer) grantedReady() bool {
+	for _, m := range c.members {
+		if m.Granted && !m.Ready {
+			return false
+		}
+	}
+	return true
+}
+
+// limit is a spec.limits value, else the default.
+func limit(v *int32) int {
+	if v == nil {
+		return defaultMembers
+	}
+	return int(*v)
+}
