@@ -32,6 +32,15 @@ type World struct {
 	composed map[resource.Name]*resource.Unstructured
 	required []map[string]any
 	answered []string
+	// home is the XR's namespace when objects of other namespaces are required (InNamespace).
+	home string
+}
+
+// InNamespace sets the XR's namespace: required objects of others are found only by
+// namespace, as the function finds them.
+func (w *World) InNamespace(ns string) *World {
+	w.home = ns
+	return w
 }
 
 // New is an empty World.
@@ -47,6 +56,7 @@ func (w *World) Clone() *World {
 		c.required = append(c.required, runtime.DeepCopyJSON(r))
 	}
 	c.answered = append(c.answered, w.answered...)
+	c.home = w.home
 	return c
 }
 
@@ -70,7 +80,7 @@ func (w *World) Object(o any) *World {
 	}
 	kind, name := kindName(m)
 	for i, r := range w.required {
-		if k, n := kindName(r); k == kind && n == name {
+		if k, n := kindName(r); k == kind && n == name && namespaceOf(r) == namespaceOf(m) {
 			w.required[i] = m
 			return w
 		}
@@ -88,6 +98,15 @@ func (w *World) Required(kind, name string) map[string]any {
 		}
 	}
 	return nil
+}
+
+// namespaceOf is an object's namespace, Namespace when it names none.
+func namespaceOf(o map[string]any) string {
+	md, _ := o["metadata"].(map[string]any)
+	if ns, _ := md["namespace"].(string); ns != "" {
+		return ns
+	}
+	return Namespace
 }
 
 func kindName(o map[string]any) (kind, name string) {
@@ -308,7 +327,9 @@ func (w *World) Settle(set desired.Set) *World { return w.Issued(set, 1).Exists(
 
 // State is the World as a composer reads it.
 func (w *World) State() *observed.State {
-	st := observed.New(w.composed)
+	// Objects of other namespaces (a Tenant's team) are kept apart, as the function does,
+	// once the XR's namespace is known.
+	st := observed.New(w.composed).InNamespace(w.home)
 	for _, r := range w.required {
 		st.WithObject(r)
 	}

@@ -1,0 +1,109 @@
+package workspace
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
+)
+
+// teamApp is Workspace app of namespace team-a in RootShard kcp/root, shared by Tenant
+// kcp/team-a.
+func teamApp() *v1alpha1.Workspace {
+	return &v1alpha1.Workspace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Workspace"},
+		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "team-a"},
+		Spec:       v1alpha1.WorkspaceSpec{RootShard: v1alpha1.WorkspaceRootShard{Ref: &v1alpha1.SharedReference{Name: "root", Namespace: "kcp"}}},
+	}
+}
+
+// sharedWorld is namespace team-a's view of Tenant kcp/team-a and the Workspace
+// kcp/team-a.app it composed for app, Ready or not, controlled by controllerKind.
+func sharedWorld(members []v1alpha1.TenantMember, ready bool, controllerKind string) *testworld.World {
+	status := "False"
+	if ready {
+		status = "True"
+	}
+	w := testworld.New().InNamespace("team-a").
+		Object(map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Tenant",
+			"metadata": map[string]any{"name": "team-a", "namespace": "kcp"},
+			"spec":     map[string]any{"frontProxy": map[string]any{"ref": map[string]any{"name": "front"}}},
+			"status":   map[string]any{"members": members}}).
+		Object(map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Workspace",
+			"metadata": map[string]any{"name": "team-a.app", "namespace": "kcp", "labels": sharing.Labels("team-a", "team-a", "app"),
+				"ownerReferences": []any{map[string]any{"kind": controllerKind, "name": "team-a", "uid": "t", "controller": true}}},
+			"status": map[string]any{"phase": "Ready", "path": "root:team-a:app", "cluster": "2x8fy",
+				"conditions": []any{map[string]any{"type": "Ready", "status": status, "reason": "Available", "message": "kcp reports Initializing"}}}})
+	for _, q := range composeShared(teamApp(), testworld.New().State()).Requirements {
+		w.Answer(q.Key())
+	}
+	return w
+}
+
+func TestComposeShared(t *testing.T) {
+	granted := []v1alpha1.TenantMember{{Kind: "Workspace", Name: "app", Granted: true}}
+	cases := map[string]struct {
+		reason string
+		world  *testworld.World
+		status v1alpha1.WorkspaceStatus
+		conds  []string
+		ready  bool
+	}{
+		"Ready": {
+			reason: "A team's Workspace reports the one its Tenant composed, and composes nothing itself: it holds no credential of kcp.",
+			world:  sharedWorld(granted, true, "Tenant"),
+			status: v1alpha1.WorkspaceStatus{Phase: "Ready", Path: "root:team-a:app", Cluster: "2x8fy"},
+			conds: []string{
+				"InputsReady=True AllPresent: Tenant kcp/team-a grants this Workspace; Workspace kcp/team-a.app acts in kcp for it.",
+				"WorkspaceReady=True Ready: Workspace kcp/team-a.app is Ready: kcp reports workspace root:team-a:app Ready.",
+			},
+			ready: true,
+		},
+		"NotReady": {
+			reason: "Not Ready while the Tenant's Workspace is not.",
+			world:  sharedWorld(granted, false, "Tenant"),
+			status: v1alpha1.WorkspaceStatus{Phase: "Ready", Path: "root:team-a:app", Cluster: "2x8fy"},
+			conds: []string{
+				"InputsReady=True AllPresent: Tenant kcp/team-a grants this Workspace; Workspace kcp/team-a.app acts in kcp for it.",
+				"WorkspaceReady=False Pending: Workspace kcp/team-a.app is not Ready yet (Available: kcp reports Initializing).",
+			},
+		},
+		"Refused": {
+			reason: "The Tenant's reason for refusing is the team's to read.",
+			world:  sharedWorld([]v1alpha1.TenantMember{{Kind: "Workspace", Name: "app", Message: "Workspace team-a/app is refused: spec.parent: ..."}}, true, "Tenant"),
+			conds:  []string{"InputsReady=False Refused: Workspace team-a/app is refused: spec.parent: ...."},
+		},
+		"NotTheTenants": {
+			reason: "A Workspace of the platform's namespace not composed by its Tenant is not reported as the team's.",
+			world:  sharedWorld(granted, true, "KcpInstallation"),
+			conds:  []string{"InputsReady=False Missing: Tenant kcp/team-a has not composed Workspace kcp/team-a.app for this one yet."},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := composeShared(teamApp(), tc.world.State())
+			if n := len(r.Desired.Objects()); n != 0 {
+				t.Errorf("%s\ncomposeShared(...) composed %d objects, want none", tc.reason, n)
+			}
+			var conds []string
+			for _, c := range r.Conditions {
+				conds = append(conds, conditionString(c))
+			}
+			slices.Sort(conds)
+			if diff := cmp.Diff(tc.conds, conds); diff != "" {
+				t.Errorf("%s\nconditions: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.status, r.Status); diff != "" {
+				t.Errorf("%s\nstatus: -want, +got:\n%s", tc.reason, diff)
+			}
+			if got := !r.NotReady; got != tc.ready {
+				t.Errorf("%s\nready = %v, want %v", tc.reason, got, tc.ready)
+			}
+		})
+	}
+}
