@@ -239,9 +239,9 @@ func TestCompose(t *testing.T) {
 				"system:authenticated is one of kcp's own groups; a team's workspace binds groups and users, not kcp's"}},
 		},
 		"Validity": {
-			reason: "kcp cannot revoke a certificate: its lifetime is bounded by the platform.",
-			tenant: grant(func(t *v1alpha1.Tenant) { t.Spec.Limits.MaxValidity = &metav1.Duration{Duration: 24 * time.Hour} }),
-			world:  func(t *v1alpha1.Tenant) *testworld.World { return installation(t, teamKubeconfig("dev", 1)) },
+			reason:   "kcp cannot revoke a certificate: its lifetime is bounded by the platform.",
+			tenant:   grant(func(t *v1alpha1.Tenant) { t.Spec.Limits.MaxValidity = &metav1.Duration{Duration: 24 * time.Hour} }),
+			world:    func(t *v1alpha1.Tenant) *testworld.World { return installation(t, teamKubeconfig("dev", 1)) },
 			composed: []string{teamWorkspaceXR},
 			members: []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Message: `Kubeconfig team-a/dev is refused: spec.validity: Invalid value: "720h0m0s": ` +
 				"at most 24h0m0s: spec.limits.maxValidity of Tenant team-a (kcp cannot revoke a certificate before it expires)"}},
@@ -279,7 +279,7 @@ func TestCompose(t *testing.T) {
 				return w.Object(&v1alpha1.Kubeconfig{TypeMeta: metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Kubeconfig"}, ObjectMeta: metav1.ObjectMeta{Name: "team-a.dev", Namespace: "kcp"}})
 			},
 			composed: []string{teamWorkspaceXR},
-			members: []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Message: "Kubeconfig team-a/dev is refused: metadata.name: Forbidden: the Kubeconfig kcp/team-a.dev this would compose exists and is not controlled by Tenant team-a (it has no controller); it is left untouched; rename this Kubeconfig"}},
+			members:  []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Message: "Kubeconfig team-a/dev is refused: metadata.name: Forbidden: the Kubeconfig kcp/team-a.dev this would compose exists and is not controlled by Tenant team-a (it has no controller); it is left untouched; rename this Kubeconfig"}},
 		},
 		"SecondTenant": {
 			reason: "One Tenant per team: a later one would compose the same XRs, and is refused whole.",
