@@ -8,8 +8,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // AnnotationResourceName is how render matches observed resources to desired ones.
@@ -42,7 +45,7 @@ type Simulator struct {
 func (s Simulator) Fresh(xrs []*Object) ([]World, error) {
 	p := s.pool()
 	for i, xr := range xrs {
-		if err := p.add(xr, i, describe(xr)); err != nil {
+		if err := p.add(withRenderUID(xr), i, describe(xr)); err != nil {
 			return nil, err
 		}
 	}
@@ -79,7 +82,7 @@ func (s Simulator) Observe(outs []*Output) ([]World, error) {
 	}
 	for i, out := range outs {
 		owner := describe(out.XR)
-		if err := p.add(out.XR, i, owner); err != nil {
+		if err := p.add(withRenderUID(out.XR), i, owner); err != nil {
 			return nil, err
 		}
 		for _, secret := range issued[i] {
@@ -343,6 +346,18 @@ func (p *pool) worlds(ws []World) []World {
 		ws[i].Required = required
 	}
 	return ws
+}
+
+// withRenderUID is an XR as another XR reads it from the cluster: with the uid render gives
+// it when it reconciles it (derived from its kind, namespace and name), which the owner
+// references of what it composes name. Render's output leaves it out.
+func withRenderUID(xr *Object) *Object {
+	if xr.GetUID() != "" {
+		return xr
+	}
+	o := xr.DeepCopy()
+	o.SetUID(types.UID(uuid.NewSHA1(uuid.Nil, []byte(o.GroupVersionKind().String()+"\x00"+o.GetNamespace()+"\x00"+o.GetName())).String()))
+	return o
 }
 
 func describe(xr *Object) string { return xr.GetKind() + " " + namespacedName(xr) }

@@ -136,6 +136,12 @@ func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 	if p := ws.Spec.Parent; p != "" && !sharing.Within(p, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("parent"), p, fmt.Sprintf("the team's workspace is %s: create workspaces in it or below it", c.workspace)))
 	}
+	// The workspace is created with the installation's admin credentials, which kcp's check
+	// that the creator may use a WorkspaceType does not stop: a team uses kcp's types (root)
+	// and its own, never another team's.
+	if typ := ws.Spec.Type; typ != nil && typ.Path != "" && typ.Path != "root" && !sharing.Within(typ.Path, c.workspace) {
+		errs = append(errs, field.Invalid(spec.Child("type", "path"), typ.Path, fmt.Sprintf("a team's workspace uses WorkspaceTypes of root or of the team's workspace %s and below", c.workspace)))
+	}
 	return append(errs, sharing.CheckBindings(spec.Child("clusterRoleBindings"), ws.Spec.ClusterRoleBindings)...)
 }
 

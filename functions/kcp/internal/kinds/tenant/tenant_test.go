@@ -226,6 +226,27 @@ func TestCompose(t *testing.T) {
 				{Kind: "Workspace", Name: "app", Message: `Workspace team-a/app is refused: spec.parent: Invalid value: "root": the team's workspace is root:team-a: create workspaces in it or below it`},
 			},
 		},
+		"OtherTeamsWorkspaceType": {
+			reason: "Workspaces are created with admin credentials, so kcp would not stop a team from using another team's WorkspaceType: the Tenant does.",
+			tenant: grant(),
+			world: func(t *v1alpha1.Tenant) *testworld.World {
+				return installation(t,
+					teamWorkspace("app", 1, func(ws *v1alpha1.Workspace) {
+						ws.Spec.Type = &v1alpha1.WorkspaceTypeReference{Name: "secret-sauce", Path: "root:team-b"}
+					}),
+					teamWorkspace("universal", 2, func(ws *v1alpha1.Workspace) {
+						ws.Spec.Type = &v1alpha1.WorkspaceTypeReference{Name: "universal", Path: "root"}
+					}))
+			},
+			composed: []string{
+				teamWorkspaceXR,
+				`Workspace team-a.universal {"clusterRoleBindings":[{"clusterRole":"edit","groups":["team-a:devs"]}],"name":"universal","parent":"root:team-a","rootShard":{"ref":{"name":"root"}},"type":{"name":"universal","path":"root"}}`,
+			},
+			members: []v1alpha1.TenantMember{
+				{Kind: "Workspace", Name: "app", Message: `Workspace team-a/app is refused: spec.type.path: Invalid value: "root:team-b": a team's workspace uses WorkspaceTypes of root or of the team's workspace root:team-a and below`},
+				{Kind: "Workspace", Name: "universal", Granted: true, Message: "Workspace kcp/team-a.universal is not Ready yet"},
+			},
+		},
 		"SystemBinding": {
 			reason: "Binding a role to kcp's own groups in a team's workspace would open it to every user of kcp.",
 			tenant: grant(),
