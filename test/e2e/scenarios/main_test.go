@@ -91,13 +91,15 @@ func TestKCP(t *testing.T) {
 	lanes.Go(func() {
 		// Independent scenarios, in order: Tenant, HostileTenant, Claim and Upgrade apply
 		// examples/installation's issuer policy, Production its own (which also allows a
-		// Gateway), Backup examples/installation's again, Topology replaces it with its own.
+		// Gateway), Backup examples/installation's again, SharedKCP examples/shared-kcp's (the
+		// same), Topology replaces it with its own.
 		t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
 		t.Run("HostileTenant", func(t *testing.T) { testHostileTenant(t, e) })
 		t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
 		t.Run("Upgrade", func(t *testing.T) { testUpgrade(t, e) })
 		t.Run("Production", func(t *testing.T) { testProduction(t, e) })
 		t.Run("Backup", func(t *testing.T) { testBackup(t, e) })
+		t.Run("SharedKCP", func(t *testing.T) { testSharedKCP(t, e) })
 		t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
 		t.Run("StandIn", func(t *testing.T) { testStandIn(t, e) })
 	})
