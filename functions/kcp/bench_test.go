@@ -52,6 +52,44 @@ const benchFrontProxyXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Fr
 
 const benchKubeconfigXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Kubeconfig","metadata":{"name":"admin","namespace":"kcp","uid":"kc-uid"},"spec":{"target":{"rootShardRef":{"name":"root"}},"username":"kcp-admin","groups":["system:kcp:admin"],"validity":"8760h","secretRef":{"name":"admin-kubeconfig"}}}`
 
+const benchTenantXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Tenant","metadata":{"name":"team-a","namespace":"kcp","uid":"tenant-uid"},"spec":{"frontProxy":{"ref":{"name":"fp"}},"clusterRoleBindings":[{"clusterRole":"admin","groups":["team-a:admins"]}]}}`
+
+const benchSharedKubeconfigXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Kubeconfig","metadata":{"name":"dev","namespace":"team-a","uid":"team-kc-uid"},"spec":{"target":{"frontProxyRef":{"name":"fp","namespace":"kcp"}},"username":"team-a:dev","groups":["team-a:admins"],"validity":"720h","secretRef":{"name":"dev-kubeconfig"}}}`
+
+// tenantWorld is what a Tenant reads: its FrontProxy and the team's XRs, three Kubeconfigs
+// and a Workspace in namespace team-a.
+func tenantWorld() []map[string]any {
+	out := []map[string]any{sdkresource.MustStructJSON(benchFrontProxyXR).AsMap()}
+	for _, n := range []string{"dev", "ci", "ops"} {
+		kc := sdkresource.MustStructJSON(benchSharedKubeconfigXR).AsMap()
+		kc["metadata"] = map[string]any{"name": n, "namespace": "team-a"}
+		out = append(out, kc)
+	}
+	return append(out, map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Workspace",
+		"metadata": map[string]any{"name": "app", "namespace": "team-a"},
+		"spec":     map[string]any{"rootShard": map[string]any{"ref": map[string]any{"name": "root", "namespace": "kcp"}}}})
+}
+
+// sharedKubeconfigWorld is what a team's Kubeconfig of a shared installation reads: the
+// Tenant that grants it, the Kubeconfig the Tenant composed for it and that one's Secret.
+func sharedKubeconfigWorld() []map[string]any {
+	controlled := func(kind, name, uid string) []any {
+		return []any{map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": kind, "name": name, "uid": uid, "controller": true}}
+	}
+	return []map[string]any{
+		{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Tenant",
+			"metadata": map[string]any{"name": "team-a", "namespace": "kcp", "uid": "tenant-uid"},
+			"spec":     map[string]any{"frontProxy": map[string]any{"ref": map[string]any{"name": "fp"}}},
+			"status":   map[string]any{"members": []any{map[string]any{"kind": "Kubeconfig", "name": "dev", "granted": true, "ready": true}}}},
+		{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Kubeconfig",
+			"metadata": map[string]any{"name": "team-a.dev", "namespace": "kcp", "uid": "issued-uid", "ownerReferences": controlled("Tenant", "team-a", "tenant-uid"),
+				"labels": map[string]any{"kcp.crossplane.io/tenant": "team-a", "kcp.crossplane.io/team-namespace": "team-a", "kcp.crossplane.io/team-xr": "dev"}}},
+		{"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": "team-a.dev-kubeconfig", "namespace": "kcp", "ownerReferences": controlled("Kubeconfig", "team-a.dev", "issued-uid")},
+			"data":     map[string]any{"kubeconfig": base64.StdEncoding.EncodeToString([]byte("kubeconfig of team-a:dev"))}},
+	}
+}
+
 func secretWith(name string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": name, "namespace": "kcp"},
@@ -114,6 +152,9 @@ type benchCase struct {
 	world []map[string]any
 	// refused inputs compose nothing: the function refuses them.
 	refused bool
+	// next is the request Crossplane sends after a response to req: fnrequest.Next, or
+	// NextAnswered for XRs that read across namespaces.
+	next func(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*fnv1.RunFunctionRequest, error)
 }
 
 // benchCases are realistic inputs per kind and state: fresh (nothing composed yet) and
@@ -125,7 +166,17 @@ func benchCases(b testing.TB) []benchCase {
 	ten := installationWithShards(b, installation, 10)
 	largest := hostileInstallation(maxShards, maxPullSecrets, "ghcr.io/kcp-dev/kcp")
 	converged := func(name, xr string, world ...map[string]any) benchCase {
-		return benchCase{name: name, req: convergedRequest(b, xr, world...), xr: xr, world: world}
+		return benchCase{name: name, req: convergedRequest(b, xr, world...), xr: xr, world: world, next: fnrequest.Next}
+	}
+	answered := func(name, xr string, world ...map[string]any) benchCase {
+		f := &Function{log: logging.NewNopLogger()}
+		req, err := fnrequest.ConvergedAnswered(func(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+			return f.RunFunction(context.Background(), req)
+		}, xr, world...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return benchCase{name: name, req: req, xr: xr, world: world, next: fnrequest.NextAnswered}
 	}
 	return []benchCase{
 		{name: "RootShard/Fresh", req: newRequest(basicXR)},
@@ -138,6 +189,8 @@ func benchCases(b testing.TB) []benchCase {
 			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...),
 		converged("FrontProxy/Converged", benchFrontProxyXR, rootShardWorld(b)...),
 		converged("Kubeconfig/Converged", benchKubeconfigXR, kubeconfigWorld(b)...),
+		answered("Kubeconfig/Shared/Converged", benchSharedKubeconfigXR, sharedKubeconfigWorld()...),
+		answered("Tenant/Converged", benchTenantXR, tenantWorld()...),
 		{name: "KcpInstallation/Fresh", req: newRequest(installation)},
 		converged("KcpInstallation/Converged", installation),
 		converged("KcpInstallation/10Shards/Converged", ten),

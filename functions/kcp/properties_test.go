@@ -7,8 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
-
-	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 )
 
 // TestSameRequestSameResponse: Crossplane applies whatever the function returns, so a
@@ -29,7 +27,7 @@ func TestSameRequestSameResponse(t *testing.T) {
 }
 
 // TestConvergedIsAFixedPoint: once everything is issued, up and Ready, reconciling again
-// changes nothing. The converged response fed back as observed state (fnrequest.Next, as the
+// changes nothing. The converged response fed back as observed state (c.next, as the
 // controllers would leave it) gives the same desired objects, XR status and conditions: the
 // function does not churn what it composed.
 func TestConvergedIsAFixedPoint(t *testing.T) {
@@ -39,7 +37,7 @@ func TestConvergedIsAFixedPoint(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			before := run(t, proto.Clone(c.req).(*fnv1.RunFunctionRequest))
-			next, err := fnrequest.Next(c.xr, before, c.world...)
+			next, err := c.next(c.xr, before, c.world...)
 			if err != nil {
 				t.Fatal(err)
 			}

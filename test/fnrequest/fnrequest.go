@@ -33,17 +33,42 @@ const rounds = 6
 // holds the objects other XRs provide (a RootShard, its CA Secrets), offered as required
 // resources.
 func Converged(run RunFunc, xr string, world ...map[string]any) (*fnv1.RunFunctionRequest, error) {
+	return converge(run, false, xr, world)
+}
+
+// ConvergedAnswered is Converged with every requirement of each response answered, as
+// Crossplane does, from world: lists included, found or not. The XRs that read across
+// namespaces (a Tenant, a team's XR) check that Crossplane answered before they compose.
+func ConvergedAnswered(run RunFunc, xr string, world ...map[string]any) (*fnv1.RunFunctionRequest, error) {
+	return converge(run, true, xr, world)
+}
+
+func converge(run RunFunc, answerAll bool, xr string, world []map[string]any) (*fnv1.RunFunctionRequest, error) {
 	req := New(xr)
 	for range rounds {
 		rsp, err := run(req)
 		if err != nil {
 			return nil, err
 		}
-		if req, err = Next(xr, rsp, world...); err != nil {
+		next := Next
+		if answerAll {
+			next = NextAnswered
+		}
+		if req, err = next(xr, rsp, world...); err != nil {
 			return nil, err
 		}
 	}
 	return req, nil
+}
+
+// NextAnswered is Next with every requirement of rsp answered from world, as Crossplane
+// does (ConvergedAnswered).
+func NextAnswered(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*fnv1.RunFunctionRequest, error) {
+	req, err := Next(xr, rsp, world...)
+	if err != nil {
+		return nil, err
+	}
+	return req, answer(req.RequiredResources, rsp.GetRequirements().GetResources(), req, world)
 }
 
 // Next is the request Crossplane sends after rsp once the controllers acted on what it
@@ -104,6 +129,49 @@ func Next(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*f
 	}
 	req.RequiredResources = required
 	return req, nil
+}
+
+// answer answers, as Crossplane does, each requirement that offer's keys do not (lists, and
+// objects of another namespace): with the objects of world of its kind and namespace, and its
+// name or labels, none if nothing matches.
+func answer(required map[string]*fnv1.Resources, reqs map[string]*fnv1.ResourceSelector, req *fnv1.RunFunctionRequest, world []map[string]any) error {
+	own := req.GetObserved().GetComposite().GetResource().AsMap()["metadata"].(map[string]any)["namespace"]
+	for key, sel := range reqs {
+		if _, ok := required[key]; ok {
+			continue
+		}
+		ns := own
+		if sel.Namespace != nil {
+			ns = *sel.Namespace
+		}
+		items := []*fnv1.Resource{}
+		for _, o := range world {
+			md := o["metadata"].(map[string]any)
+			labels, _ := md["labels"].(map[string]any)
+			if o["kind"] != sel.GetKind() || (sel.Namespace != nil && md["namespace"] != ns) {
+				continue
+			}
+			if n := sel.GetMatchName(); n != "" && md["name"] != n {
+				continue
+			}
+			matches := true
+			for k, v := range sel.GetMatchLabels().GetLabels() {
+				if labels[k] != v {
+					matches = false
+				}
+			}
+			if !matches {
+				continue
+			}
+			s, err := Struct(o)
+			if err != nil {
+				return err
+			}
+			items = append(items, &fnv1.Resource{Resource: s})
+		}
+		required[key] = &fnv1.Resources{Items: items}
+	}
+	return nil
 }
 
 // issuedSecret offers the Secret cert-manager writes for Certificate cert.
