@@ -133,10 +133,10 @@ func TestConvergedRequestComposesWorkloads(t *testing.T) {
 		}
 	}
 	// What kcp-operator composes (31), its 15 Certificates and 5 Issuers in three
-	// CertificateSets, and the ProviderConfig and credentials through which
-	// provider-kubernetes acts in workspace root: 31 - 20 + 3 + 2.
-	if got := len(rsp.GetDesired().GetResources()); got != 16 {
-		t.Errorf("converged basic RootShard composes %d resources, want 16", got)
+	// CertificateSets, the ProviderConfig and credentials through which
+	// provider-kubernetes acts in workspace root, and its reference: 31 - 20 + 3 + 2 + 1.
+	if got := len(rsp.GetDesired().GetResources()); got != 17 {
+		t.Errorf("converged basic RootShard composes %d resources, want 17", got)
 	}
 	if rsp.GetDesired().GetComposite().GetReady() == fnv1.Ready_READY_FALSE {
 		t.Errorf("converged XR must not be forced not ready")

@@ -88,8 +88,11 @@ func TestRunFunctionCacheServerComposes(t *testing.T) {
 	if got := rsp.GetDesired().GetComposite().GetReady(); got != fnv1.Ready_READY_FALSE {
 		t.Errorf("XR readiness = %v, want READY_FALSE until the Deployment exists", got)
 	}
-	if rsp.GetRequirements() != nil {
-		t.Errorf("an embedded-etcd CacheServer requires nothing, got %v", rsp.GetRequirements())
+	wantReq := &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+		"secret/cache-ca": {ApiVersion: "v1", Kind: "Secret", Match: &fnv1.ResourceSelector_MatchName{MatchName: "cache-ca"}, Namespace: proto.String("kcp")},
+	}}
+	if diff := cmp.Diff(wantReq, rsp.GetRequirements(), protocmp.Transform()); diff != "" {
+		t.Errorf("an embedded-etcd CacheServer requires only its own CA, which its reference publishes: -want, +got:\n%s", diff)
 	}
 	status := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"]
 	wantStatus := map[string]any{"phase": "Provisioning", "url": "https://cache-cache-server.kcp.svc.cluster.local:6443", "storage": "Embedded"}
@@ -110,6 +113,7 @@ func TestRunFunctionCacheServerRequiresEtcdSecret(t *testing.T) {
 		"etcd": {"endpoints": ["https://etcd:2379"], "tlsConfig": {"secretRef": {"name": "etcd-client"}}}}`)))
 	want := &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
 		"secret/etcd-client": {ApiVersion: "v1", Kind: "Secret", Match: &fnv1.ResourceSelector_MatchName{MatchName: "etcd-client"}, Namespace: proto.String("kcp")},
+		"secret/cache-ca":    {ApiVersion: "v1", Kind: "Secret", Match: &fnv1.ResourceSelector_MatchName{MatchName: "cache-ca"}, Namespace: proto.String("kcp")},
 	}}
 	if diff := cmp.Diff(want, rsp.GetRequirements(), protocmp.Transform()); diff != "" {
 		t.Errorf("the etcd TLS Secret is read as a required resource: -want, +got:\n%s", diff)
@@ -121,8 +125,8 @@ func TestRunFunctionCacheServerConverged(t *testing.T) {
 	if len(rsp.GetResults()) != 0 {
 		t.Errorf("a valid CacheServer yields no results, got %v", rsp.GetResults())
 	}
-	if got := len(rsp.GetDesired().GetResources()); got != 7 {
-		t.Errorf("a converged CacheServer composes 7 resources, got %d", got)
+	if got := len(rsp.GetDesired().GetResources()); got != 8 {
+		t.Errorf("a converged CacheServer composes 8 resources (kcp-operator's 7 and its reference), got %d", got)
 	}
 	for name, r := range rsp.GetDesired().GetResources() {
 		if r.GetReady() != fnv1.Ready_READY_TRUE {

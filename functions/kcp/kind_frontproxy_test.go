@@ -100,7 +100,7 @@ func TestRunFunctionFrontProxy(t *testing.T) {
 		sort.Strings(got)
 		want := []string{
 			"certificate-root-fp-kubeconfig", "certificate-root-fp-requestheader", "certificate-root-fp-server",
-			"configmap-config", "deployment-front-proxy", "poddisruptionbudget-front-proxy", "secret-merged-client-ca", "secret-root-fp-dynamic-kubeconfig",
+			"configmap-config", "deployment-front-proxy", "poddisruptionbudget-front-proxy", "secret-merged-client-ca", "secret-reference", "secret-root-fp-dynamic-kubeconfig",
 			"service-front-proxy",
 		}
 		if diff := cmp.Diff(want, got); diff != "" {

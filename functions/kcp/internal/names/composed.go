@@ -41,7 +41,7 @@ const ShardCertificateSet = "shard-certs"
 
 // Composed lists the names a CacheServer's composition may give an object.
 func (c CacheServer) Composed() []string {
-	return []string{c.CA(), c.ServerCertificate(), c.ClientCertificate(), c.Kubeconfig(), c.Deployment()}
+	return []string{c.CA(), c.ServerCertificate(), c.ClientCertificate(), c.Kubeconfig(), c.Deployment(), Reference(string(c))}
 }
 
 // Composed lists the names a FrontProxy of the RootShard root may give an object.
@@ -49,7 +49,7 @@ func (f FrontProxy) Composed(root RootShard) []string {
 	return []string{
 		f.Deployment(), f.Config(), f.MergedClientCA(), f.MergedCABundle(), f.DynamicKubeconfig(root),
 		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"), f.Cert(root, CertPublicServer),
-		f.Cert(root, CertMonitoring),
+		f.Cert(root, CertMonitoring), Reference(string(f)),
 	}
 }
 

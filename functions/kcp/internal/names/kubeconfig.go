@@ -17,8 +17,8 @@ func (k Kubeconfig) Certificate() string { return KubeconfigCertificatePrefix + 
 func (k Kubeconfig) Group() string { return "kubeconfig:" + string(k) }
 
 // Secrets lists every Secret a RootShard's composition writes or has cert-manager write:
-// CAs, leaf certificates, kubeconfigs and merged bundles, those of its internal proxy
-// included, whether or not the spec switches them on.
+// CAs, leaf certificates, kubeconfigs, merged bundles and its reference, those of its
+// internal proxy included, whether or not the spec switches them on.
 func (r RootShard) Secrets() []string {
 	out := []string{r.RootCA()}
 	for _, ca := range IntermediateCAs {
@@ -34,7 +34,7 @@ func (r RootShard) Secrets() []string {
 		r.LogicalClusterAdminKubeconfig(), r.ExternalLogicalClusterAdminKubeconfig(),
 		r.MergedCABundle(), r.MergedClientCA(),
 		r.ProxyDynamicKubeconfig(), r.ProxyMergedClientCA(), r.ProxyMergedCABundle(),
-		r.AccessKubeconfig(),
+		r.AccessKubeconfig(), Reference(string(r)),
 	)
 }
 

@@ -33,6 +33,10 @@ const (
 	LabelOwnerFrontProxy  = "operator.kcp.io/front-proxy"
 	LabelOwnerCacheServer = "operator.kcp.io/cache-server"
 	LabelOwnerVirtualWS   = "operator.kcp.io/virtual-workspace"
+
+	// LabelReference marks a reference Secret (Reference) with the kind that publishes it,
+	// so that what syncs references elsewhere can select them.
+	LabelReference = "kcp.crossplane.io/reference"
 )
 
 // Annotation keys the function writes on pod templates.

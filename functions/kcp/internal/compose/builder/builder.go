@@ -1,8 +1,9 @@
 // Package builder is what every kind composes with, and the one place that decides
 // readiness: it composes Certificates, Issuers, Secrets, ConfigMaps, workloads and other XRs,
-// each with the readiness its kind calls for (builder.go, workload.go, xr.go); it keeps what
-// exists when an input goes missing, so nothing running is deleted on doubt; and it reports
-// the CertificatesReady, InputsReady and Available conditions and the phase (report.go).
+// each with the readiness its kind calls for (builder.go, workload.go, xr.go), and the
+// reference Secret that publishes an XR (reference.go); it keeps what exists when an input
+// goes missing, so nothing running is deleted on doubt; and it reports the
+// CertificatesReady, InputsReady and Available conditions and the phase (report.go).
 package builder
 
 import (
@@ -129,16 +130,29 @@ func (b *Builder) ConfigMap(name string, labels, data map[string]string) {
 func (b *Builder) MergedBundle(name string, labels map[string]string, sources ...string) {
 	key := b.Key("secret", name)
 	b.Inputs.Composed(inputs.KindSecret, name, key)
+	bundle, missing, pending := b.joinCertificates(sources)
+	if b.NotBeforeIssued(key) {
+		pending = true
+	}
+	if len(missing) > 0 || pending {
+		b.KeepOrWait(key, len(missing) > 0, fmt.Sprintf("tls.crt of Secret %s (to build Secret %s)", strings.Join(missing, ", "), name))
+		return
+	}
+	b.Secret(name, labels, map[string][]byte{"tls.crt": []byte(bundle)})
+}
+
+// joinCertificates joins with newlines the tls.crt of each source Secret, read as a required
+// resource. It lists the sources that cannot be read, and reports pending when one is the
+// Secret of a Certificate of this XR not issued yet: no missing input, CertificatesReady
+// says so.
+func (b *Builder) joinCertificates(sources []string) (bundle string, missing []string, pending bool) {
 	parts := make([]string, 0, len(sources))
-	var missing []string
-	pending := false
 	for _, src := range sources {
 		b.Inputs.Read(inputs.KindSecret, src)
 		l := b.St.Secret(src)
 		crt := l.Data["tls.crt"]
 		if !l.Found || len(crt) == 0 {
 			if b.Inputs.Pending(src, b.St) {
-				// Not issued yet: CertificatesReady already says so.
 				pending = true
 				continue
 			}
@@ -147,14 +161,7 @@ func (b *Builder) MergedBundle(name string, labels map[string]string, sources ..
 		}
 		parts = append(parts, string(crt))
 	}
-	if b.NotBeforeIssued(key) {
-		pending = true
-	}
-	if len(missing) > 0 || pending {
-		b.KeepOrWait(key, len(missing) > 0, fmt.Sprintf("tls.crt of Secret %s (to build Secret %s)", strings.Join(missing, ", "), name))
-		return
-	}
-	b.Secret(name, labels, map[string][]byte{"tls.crt": []byte(strings.Join(parts, "\n"))})
+	return strings.Join(parts, "\n"), missing, pending
 }
 
 // NotBeforeIssued reports whether an object built from issued certificates must wait to be

@@ -1,6 +1,8 @@
 // Package cacheserver composes everything kcp-operator creates for a CacheServer: its own
 // root CA (a cert-manager Certificate and Issuer), the serving and client certificates, the
-// <cs>-kubeconfig Secret its consumers mount, and the <cs>-cache-server Deployment and Service.
+// <cs>-kubeconfig Secret its consumers mount, and the <cs>-cache-server Deployment and
+// Service; and, which kcp-operator does not, the reference Secret <cs>-reference that
+// publishes it.
 //
 // Compose is a pure function of the XR and the observed state, so it is table-tested without
 // gRPC.
@@ -44,6 +46,7 @@ func Compose(cs *v1alpha1.CacheServer, st *observed.State) (result.Result[v1alph
 	c.composePKI()
 	c.composeKubeconfig()
 	out := c.composeWorkload()
+	c.composeReference()
 	available := c.Report(out)
 	return result.Result[v1alpha1.CacheServerStatus]{
 		Desired:      c.Set,

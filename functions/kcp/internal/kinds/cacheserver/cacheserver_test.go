@@ -121,8 +121,8 @@ func TestComposeFresh(t *testing.T) {
 	if !r.NotReady {
 		t.Errorf("The XR must be explicitly not ready while its Deployment is not composed")
 	}
-	if len(r.Requirements) != 0 {
-		t.Errorf("An embedded-etcd CacheServer reads no user Secrets, got requirements %v", r.Requirements)
+	if diff := cmp.Diff([]result.Requirement{{Kind: "Secret", Name: "cache-ca"}}, r.Requirements); diff != "" {
+		t.Errorf("An embedded-etcd CacheServer reads no user Secrets, only its own CA, which its reference publishes: -want, +got:\n%s", diff)
 	}
 	wantStatus := v1alpha1.CacheServerStatus{Phase: v1alpha1.PhaseProvisioning, URL: "https://cache-cache-server.kcp.svc.cluster.local:6443", Storage: v1alpha1.StorageEmbedded}
 	if diff := cmp.Diff(wantStatus, r.Status); diff != "" {
@@ -172,7 +172,7 @@ func TestComposeConverged(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			r, _ := converge(tc.cs, tc.extra)
-			want := []string{"certificate-ca", "certificate-client-certificate", "certificate-server", "deployment-cache-server", "issuer-ca", "secret-kubeconfig", "service-cache-server"}
+			want := []string{"certificate-ca", "certificate-client-certificate", "certificate-server", "deployment-cache-server", "issuer-ca", "secret-kubeconfig", "secret-reference", "service-cache-server"}
 			if tc.cs.Spec.Etcd != nil {
 				// Two replicas with an external etcd: at most one may be disrupted at a time.
 				want = append(want, "poddisruptionbudget-cache-server")
@@ -687,7 +687,7 @@ func TestReplicas(t *testing.T) {
 
 func TestGating(t *testing.T) {
 	etcdTLS := basic(withEtcd(tlsEtcd))
-	wantReq := []result.Requirement{{Kind: "Secret", Name: "etcd-client"}}
+	wantReq := []result.Requirement{{Kind: "Secret", Name: "etcd-client"}, {Kind: "Secret", Name: "cache-ca"}}
 
 	// Certificates issued, but the user's etcd client Secret does not exist.
 	r, _ := converge(etcdTLS, nil)

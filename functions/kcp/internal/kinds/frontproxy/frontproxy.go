@@ -1,7 +1,8 @@
 // Package frontproxy composes everything kcp-operator creates for a FrontProxy, the entry
 // point of a kcp installation: its three certificates (issued by its RootShard's CAs), the
 // merged client CA and backend CA bundles, the path-mapping ConfigMap, the dynamic
-// kubeconfig, and the <fp>-front-proxy Deployment and Service. The workload is rendered by
+// kubeconfig, and the <fp>-front-proxy Deployment and Service; and, which kcp-operator does
+// not, the reference Secret <fp>-reference that publishes it. The workload is rendered by
 // the proxy package in front-proxy mode, the same renderer as the RootShard's internal proxy.
 //
 // Compose is a pure function of the XR and the observed state, so it is table-tested without
@@ -64,6 +65,7 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	c.composeMergedBundles()
 	out := c.composeWorkload(p)
 	warning := c.composeMonitoring()
+	c.composeReference()
 	available := c.Report(out)
 	return result.Result[v1alpha1.FrontProxyStatus]{
 		Desired:      c.Set,

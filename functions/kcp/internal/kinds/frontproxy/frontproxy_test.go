@@ -69,11 +69,11 @@ func TestComposeConverged(t *testing.T) {
 
 	wantKeys := []resource.Name{
 		"certificate-root-fp-kubeconfig", "certificate-root-fp-requestheader", "certificate-root-fp-server",
-		"configmap-config", "deployment-front-proxy", "poddisruptionbudget-front-proxy", "secret-merged-client-ca", "secret-root-fp-dynamic-kubeconfig",
+		"configmap-config", "deployment-front-proxy", "poddisruptionbudget-front-proxy", "secret-merged-client-ca", "secret-reference", "secret-root-fp-dynamic-kubeconfig",
 		"service-front-proxy",
 	}
 	if diff := cmp.Diff(wantKeys, r.Desired.Names()); diff != "" {
-		t.Errorf("A FrontProxy composes kcp-operator's 3 certificates, merged client CA, path mapping, dynamic kubeconfig, Deployment and Service, and a PodDisruptionBudget for its 2 replicas.\n-want, +got:\n%s", diff)
+		t.Errorf("A FrontProxy composes kcp-operator's 3 certificates, merged client CA, path mapping, dynamic kubeconfig, Deployment and Service, a PodDisruptionBudget for its 2 replicas, and its reference.\n-want, +got:\n%s", diff)
 	}
 	wantConds := []condition.Condition{
 		{Type: condition.TypeCertificatesReady, Status: true, Reason: condition.ReasonIssued, Message: "All 3 certificates are issued."},
@@ -95,6 +95,7 @@ func TestComposeConverged(t *testing.T) {
 		{Kind: "Secret", Name: "root-ca"},
 		{Kind: "Secret", Name: "root-requestheader-client-ca"},
 		{Kind: "Secret", Name: "root-client-ca"},
+		{Kind: "Secret", Name: "root-server-ca"}, // published in its reference
 	}
 	if diff := cmp.Diff(wantReqs, r.Requirements); diff != "" {
 		t.Errorf("requirements: -want, +got:\n%s", diff)

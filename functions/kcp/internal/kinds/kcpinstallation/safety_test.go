@@ -268,6 +268,14 @@ func TestSafety(t *testing.T) {
 			world: testworld.New().Answer(policyAnswered),
 			want:  want{errs: []string{"spec.admin: Forbidden: the Kubeconfig team-a-admin this makes would compose team-a-ca, which this installation's RootShard team-a composes too"}},
 		},
+		"AdminSecretNamedLikeTheReference": {
+			reason: "Nor into the reference Secret the root shard publishes: it would turn a Secret anyone may read into one that holds a key.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Admin = &v1alpha1.InstallationAdmin{SecretName: "team-a-reference"}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want:  want{errs: []string{"spec.admin: Forbidden: the Kubeconfig team-a-admin this makes would compose team-a-reference, which this installation's RootShard team-a composes too"}},
+		},
 		"GatewayOfItsNamespace": {
 			reason: "A Gateway of the installation's own namespace is the tenant's own: allowed without a policy.",
 			inst:   tenant(gateway("kcp", "tenant")),

@@ -176,5 +176,6 @@ func frontProxySecrets(rs, fp string) []string {
 	return []string{
 		f.Cert(root, "server"), f.Cert(root, "kubeconfig"), f.Cert(root, "requestheader"), f.Cert(root, names.CertPublicServer),
 		f.Cert(root, names.CertMonitoring), f.DynamicKubeconfig(root), f.MergedCABundle(), f.MergedClientCA(),
+		names.Reference(fp),
 	}
 }

@@ -168,7 +168,7 @@ func validateSecretName(p *field.Path, kc *v1alpha1.Kubeconfig) field.ErrorList 
 	case t.FrontProxyRef != nil:
 		// Its other Secrets carry its RootShard's name, known once the FrontProxy is read.
 		fp := names.FrontProxy(t.FrontProxyRef.Name)
-		for _, s := range []string{fp.MergedCABundle(), fp.MergedClientCA()} {
+		for _, s := range []string{fp.MergedCABundle(), fp.MergedClientCA(), names.Reference(string(fp))} {
 			reserved[s] = "a Secret of FrontProxy " + t.FrontProxyRef.Name
 		}
 	}

@@ -145,6 +145,16 @@ func TestValidate(t *testing.T) {
 			kc:     kubeconfigXR(toFrontProxy("edge"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "edge-merged-client-ca" }),
 			want:   []string{`spec.secretRef.name: Invalid value: "edge-merged-client-ca": is a Secret of FrontProxy edge; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`},
 		},
+		"RootShardReference": {
+			reason: "Nor the reference Secret the target RootShard publishes.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "root-reference" }),
+			want:   []string{`spec.secretRef.name: Invalid value: "root-reference": is a Secret of RootShard root; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`},
+		},
+		"FrontProxyReference": {
+			reason: "Nor the target FrontProxy's, known before the FrontProxy is read.",
+			kc:     kubeconfigXR(toFrontProxy("edge"), func(kc *v1alpha1.Kubeconfig) { kc.Spec.SecretRef.Name = "edge-reference" }),
+			want:   []string{`spec.secretRef.name: Invalid value: "edge-reference": is a Secret of FrontProxy edge; writing the kubeconfig into it would overwrite it and delete it with this Kubeconfig. Choose another name`},
+		},
 		"LongName": {
 			reason: "The name is a label value on the certificate Secret.",
 			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Name = strings.Repeat("a", 64) }),

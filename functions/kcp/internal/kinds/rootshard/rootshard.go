@@ -1,7 +1,8 @@
 // Package rootshard composes everything kcp-operator creates for a RootShard: its PKI (root
 // CA, four intermediate CAs and their Issuers, the leaf certificates), the logical-cluster-admin
-// kubeconfigs, merged CA bundles, the <rs>-kcp Deployment and Service, and the internal
-// <rs>-proxy with its certificates, path mapping and kubeconfig.
+// kubeconfigs, merged CA bundles, the <rs>-kcp Deployment and Service, the internal
+// <rs>-proxy with its certificates, path mapping and kubeconfig; and, which kcp-operator
+// does not, the reference Secret <rs>-reference that publishes it.
 //
 // Compose is a pure function of the XR and the observed state, so it is table-tested without
 // gRPC.
@@ -53,13 +54,15 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	c.composeRegistrations()
 	target, client := c.server().Monitoring(map[string]string{names.LabelOwnerRootShard: string(c.name)})
 	warning := c.Monitoring(rs.Spec.Monitoring, "spec.monitoring", target, client)
+	image := c.RunningImage(shard.Key, rs.Status.Image, proxy.Key)
+	c.composeReference(image)
 	available := c.Report(shard, proxy)
 	return result.Result[v1alpha1.RootShardStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status: v1alpha1.RootShardStatus{
 			Phase:       builder.Phase(available),
-			Image:       c.RunningImage(shard.Key, rs.Status.Image, proxy.Key),
+			Image:       image,
 			BaseURL:     c.baseURL,
 			ExternalURL: names.ExternalURL(rs.Spec.External),
 			Shards:      c.shardRefs(),

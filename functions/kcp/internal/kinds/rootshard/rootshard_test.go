@@ -235,7 +235,7 @@ func TestNeverDestroyOnDoubt(t *testing.T) {
 	if diff := cmp.Diff(keys(&converged.Desired), keys(&r.Desired)); diff != "" {
 		t.Errorf("Nothing that exists may disappear from the desired set when inputs go missing.\n-want, +got:\n%s", diff)
 	}
-	for _, k := range []resource.Name{"deployment-kcp", "service-kcp", "secret-proxy-merged-client-ca"} {
+	for _, k := range []resource.Name{"deployment-kcp", "service-kcp", "secret-proxy-merged-client-ca", "secret-reference"} {
 		o, _ := r.Desired.Get(k)
 		if o.Kept == nil {
 			t.Errorf("%s must be kept exactly as observed while its inputs are missing", k)
