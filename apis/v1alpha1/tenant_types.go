@@ -26,9 +26,11 @@ type Tenant struct {
 }
 
 // TenantSpec is what one team may have of the installation.
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.namespace) && !has(self.namespace) || has(oldSelf.namespace) && has(self.namespace) && oldSelf.namespace == self.namespace",message="namespace is immutable: create another Tenant for another namespace"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.__namespace__) && !has(self.__namespace__) || has(oldSelf.__namespace__) && has(self.__namespace__) && oldSelf.__namespace__ == self.__namespace__",message="namespace is immutable: create another Tenant for another namespace"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.workspace) && !has(self.workspace) || has(oldSelf.workspace) && has(self.workspace) && oldSelf.workspace == self.workspace",message="workspace is immutable: kcp cannot move a workspace"
 type TenantSpec struct {
+	// The rules above call this field __namespace__: namespace is a keyword of CEL.
+
 	// Namespace is the team's namespace. Defaults to the Tenant's name.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
