@@ -70,8 +70,9 @@ type KubeconfigSpec struct {
 	Authorization *KubeconfigAuthorization `json:"authorization,omitempty"`
 }
 
-// KubeconfigTarget names exactly one RootShard, Shard or FrontProxy.
-// +kubebuilder:validation:XValidation:rule="(has(self.rootShardRef) ? 1 : 0) + (has(self.shardRef) ? 1 : 0) + (has(self.frontProxyRef) ? 1 : 0) == 1",message="set exactly one of rootShardRef, shardRef or frontProxyRef"
+// KubeconfigTarget names exactly one RootShard, Shard or FrontProxy, or the reference
+// Secret of one.
+// +kubebuilder:validation:XValidation:rule="(has(self.rootShardRef) ? 1 : 0) + (has(self.shardRef) ? 1 : 0) + (has(self.frontProxyRef) ? 1 : 0) + (has(self.referenceSecretRef) ? 1 : 0) == 1",message="set exactly one of rootShardRef, shardRef, frontProxyRef or referenceSecretRef"
 type KubeconfigTarget struct {
 	// +optional
 	RootShardRef *corev1.LocalObjectReference `json:"rootShardRef,omitempty"`
@@ -81,6 +82,14 @@ type KubeconfigTarget struct {
 	// shared with this namespace by a Tenant in its namespace (docs/shared-kcp.md).
 	// +optional
 	FrontProxyRef *SharedReference `json:"frontProxyRef,omitempty"`
+
+	// ReferenceSecretRef names a reference Secret in this namespace: the <name>-reference
+	// Secret a RootShard or FrontProxy publishes, copied here from the installation's
+	// namespace. The kubeconfig reaches the XR it names, as rootShardRef or frontProxyRef
+	// would; an installation of another namespace is reached through a FrontProxy its Tenant
+	// shares with this namespace.
+	// +optional
+	ReferenceSecretRef *corev1.LocalObjectReference `json:"referenceSecretRef,omitempty"`
 }
 
 // KubeconfigAuthorization binds cluster roles to the kubeconfig's identity inside kcp.

@@ -146,7 +146,7 @@ func TestKubeconfigResults(t *testing.T) {
 		"TwoTargets": {
 			reason: "Exactly one target, named: Fatal naming every bad field, nothing composed or deleted.",
 			xr:     withSpec(`{"target":{"rootShardRef":{"name":"root"},"shardRef":{"name":"alpha"}},"username":"","validity":"8760h","secretRef":{"name":"x"}}`),
-			want:   fatal("invalid Kubeconfig kcp/admin, nothing was changed: spec.target: Forbidden: set exactly one of rootShardRef, shardRef or frontProxyRef; spec.username: Required value: set the user name, the common name of the client certificate"),
+			want:   fatal("invalid Kubeconfig kcp/admin, nothing was changed: spec.target: Forbidden: set exactly one of rootShardRef, shardRef, frontProxyRef or referenceSecretRef; spec.username: Required value: set the user name, the common name of the client certificate"),
 		},
 		"SecretIsACA": {
 			reason: "The output Secret must not be one the installation uses.",

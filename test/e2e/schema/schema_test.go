@@ -442,7 +442,7 @@ spec:
   validity: 8760h
   secretRef: {name: admin-kubeconfig}
 `,
-			want: []cause{{Field: "spec.target", Message: `Invalid value: set exactly one of rootShardRef, shardRef or frontProxyRef`}},
+			want: []cause{{Field: "spec.target", Message: `Invalid value: set exactly one of rootShardRef, shardRef, frontProxyRef or referenceSecretRef`}},
 		},
 		"KubeconfigNoTarget": {
 			reason: "A kubeconfig needs a target.",
@@ -456,7 +456,7 @@ spec:
   validity: 8760h
   secretRef: {name: admin-kubeconfig}
 `,
-			want: []cause{{Field: "spec.target", Message: `Invalid value: set exactly one of rootShardRef, shardRef or frontProxyRef`}},
+			want: []cause{{Field: "spec.target", Message: `Invalid value: set exactly one of rootShardRef, shardRef, frontProxyRef or referenceSecretRef`}},
 		},
 		"KubeconfigTargetWorkspaceAndCluster": {
 			reason: "targetWorkspace replaces the deprecated authorization.clusterRoleBindings.cluster; both is ambiguous.",

@@ -26,6 +26,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
@@ -97,6 +98,29 @@ type composer struct {
 // the output Secret's name is checked against the Secrets of its installation; a clash is
 // returned as validation errors.
 func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha1.KubeconfigStatus], field.ErrorList) {
+	ref := kc.Spec.Target.ReferenceSecretRef
+	if ref == nil {
+		return composeTarget(kc, st)
+	}
+	resolved, waiting := resolveReference(kc, st)
+	if waiting != nil {
+		return *waiting, nil
+	}
+	if Shared(resolved) {
+		// A reference names its installation only once read: hold it to the team's
+		// identities now, as Validate does for a frontProxyRef of another namespace.
+		if errs := sharing.CheckKubeconfig(kc.GetNamespace(), resolved); len(errs) > 0 {
+			return result.Result[v1alpha1.KubeconfigStatus]{}, errs
+		}
+	}
+	r, errs := composeTarget(resolved, st)
+	// The reference is read on every reconcile, whatever the target's composition asks for.
+	r.Requirements = append([]result.Requirement{referenceRequirement(ref)}, r.Requirements...)
+	return r, errs
+}
+
+// composeTarget composes a Kubeconfig whose target names its XR.
+func composeTarget(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha1.KubeconfigStatus], field.ErrorList) {
 	if Shared(kc) {
 		return composeShared(kc, st), nil
 	}

@@ -103,22 +103,24 @@ func validateAuthorization(p *field.Path, a *v1alpha1.KubeconfigAuthorization) f
 // first part too.
 func validateTarget(p *field.Path, t v1alpha1.KubeconfigTarget) field.ErrorList {
 	set := 0
-	for _, r := range []bool{t.RootShardRef != nil, t.ShardRef != nil, t.FrontProxyRef != nil} {
+	for _, r := range []bool{t.RootShardRef != nil, t.ShardRef != nil, t.FrontProxyRef != nil, t.ReferenceSecretRef != nil} {
 		if r {
 			set++
 		}
 	}
 	switch {
 	case set > 1:
-		return field.ErrorList{field.Forbidden(p, "set exactly one of rootShardRef, shardRef or frontProxyRef")}
+		return field.ErrorList{field.Forbidden(p, "set exactly one of rootShardRef, shardRef, frontProxyRef or referenceSecretRef")}
 	case set == 0:
-		return field.ErrorList{field.Required(p, "set exactly one of rootShardRef (a RootShard), shardRef (a Shard) or frontProxyRef (a FrontProxy) in the same namespace, which the kubeconfig reaches")}
+		return field.ErrorList{field.Required(p, "set exactly one of rootShardRef (a RootShard), shardRef (a Shard) or frontProxyRef (a FrontProxy), which the kubeconfig reaches, or referenceSecretRef (the reference Secret of one)")}
 	case t.RootShardRef != nil && t.RootShardRef.Name == "":
 		return field.ErrorList{field.Required(p.Child("rootShardRef", "name"), "name the RootShard the kubeconfig reaches")}
 	case t.ShardRef != nil && t.ShardRef.Name == "":
 		return field.ErrorList{field.Required(p.Child("shardRef", "name"), "name the Shard the kubeconfig reaches")}
 	case t.FrontProxyRef != nil && t.FrontProxyRef.Name == "":
 		return field.ErrorList{field.Required(p.Child("frontProxyRef", "name"), "name the FrontProxy the kubeconfig reaches")}
+	case t.ReferenceSecretRef != nil && t.ReferenceSecretRef.Name == "":
+		return field.ErrorList{field.Required(p.Child("referenceSecretRef", "name"), "name the reference Secret (<name>-reference) of the RootShard or FrontProxy the kubeconfig reaches")}
 	}
 	return nil
 }

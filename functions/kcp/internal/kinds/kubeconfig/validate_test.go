@@ -53,14 +53,14 @@ func TestValidate(t *testing.T) {
 		"NoTarget": {
 			reason: "A target is required.",
 			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Target = v1alpha1.KubeconfigTarget{} }),
-			want:   []string{"spec.target: Required value: set exactly one of rootShardRef (a RootShard), shardRef (a Shard) or frontProxyRef (a FrontProxy) in the same namespace, which the kubeconfig reaches"},
+			want:   []string{"spec.target: Required value: set exactly one of rootShardRef (a RootShard), shardRef (a Shard) or frontProxyRef (a FrontProxy), which the kubeconfig reaches, or referenceSecretRef (the reference Secret of one)"},
 		},
 		"TwoTargets": {
 			reason: "Exactly one target: kcp-operator silently picks the first.",
 			kc: kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
 				kc.Spec.Target.FrontProxyRef = &v1alpha1.SharedReference{Name: "edge"}
 			}),
-			want: []string{"spec.target: Forbidden: set exactly one of rootShardRef, shardRef or frontProxyRef"},
+			want: []string{"spec.target: Forbidden: set exactly one of rootShardRef, shardRef, frontProxyRef or referenceSecretRef"},
 		},
 		"TargetWithoutName": {
 			reason: "The target needs a name.",

@@ -11,6 +11,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
 
 // defaultMaxValidity is spec.limits.maxValidity unset: 90 days.
@@ -25,7 +26,7 @@ func (c *composer) composeKubeconfigs() {
 		if !refs.GetIn(c.St, c.team, refs.KindKubeconfig, n, kc) || kc.GetDeletionTimestamp() != nil {
 			continue
 		}
-		if r := kc.Spec.Target.FrontProxyRef; r != nil && r.Namespace == c.Namespace && r.Name == c.frontProxy {
+		if c.names(kc) {
 			mine = append(mine, kc)
 		}
 	}
@@ -38,6 +39,30 @@ func (c *composer) composeKubeconfigs() {
 		}
 		c.grant(refs.KindKubeconfig, kc.GetName(), limit(c.t.Spec.Limits.Kubeconfigs), i, errs, spec)
 	}
+}
+
+// names reports whether a team's Kubeconfig reaches kcp through the Tenant's FrontProxy:
+// by a frontProxyRef of this namespace, or by a reference Secret of the team's namespace that
+// names it. A reference not read yet keeps what was composed for the Kubeconfig: it is not
+// known to have gone elsewhere.
+func (c *composer) names(kc *v1alpha1.Kubeconfig) bool {
+	t := kc.Spec.Target
+	if ref := t.ReferenceSecretRef; ref != nil {
+		req := result.Requirement{Kind: "Secret", Name: ref.Name, Namespace: c.team}
+		c.reqs = append(c.reqs, req)
+		if !c.St.Answered(req.Key()) {
+			c.keep(refs.KindKubeconfig, kc.GetName())
+			return false
+		}
+		l := c.St.ObjectIn(c.team, "Secret", ref.Name)
+		target, err := sharing.KubeconfigTarget(l.Data, c.team)
+		if !l.Found || err != nil {
+			return false // The team's Kubeconfig says why; it names nothing the Tenant grants.
+		}
+		t = target
+	}
+	r := t.FrontProxyRef
+	return r != nil && r.Namespace == c.Namespace && r.Name == c.frontProxy
 }
 
 // kubeconfigSpec is the spec of the Kubeconfig that issues the team's: the team's identity

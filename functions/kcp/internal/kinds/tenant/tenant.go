@@ -64,6 +64,9 @@ type composer struct {
 	// frontProxy and rootShard are the installation's, in the Tenant's namespace.
 	frontProxy, rootShard string
 	members               []v1alpha1.TenantMember
+	// reqs are what the Tenant reads: its installation and the team's XRs, then the
+	// reference Secrets those name.
+	reqs []result.Requirement
 }
 
 // Compose composes the team's workspace and, for every team XR it grants, the XR that does
@@ -74,7 +77,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		team: sharing.Namespace(t), workspace: sharing.Workspace(t), frontProxy: t.Spec.FrontProxy.Ref.Name,
 	}
 	status := v1alpha1.TenantStatus{Namespace: c.team, Workspace: c.workspace, Phase: PhaseNotReady}
-	reqs := []result.Requirement{
+	c.reqs = []result.Requirement{
 		refs.Named(refs.KindFrontProxy, c.frontProxy),
 		sharing.TenantsRequirement(t.GetNamespace()),
 		refs.AllIn(refs.KindKubeconfig, c.team),
@@ -83,12 +86,12 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		refs.All(refs.KindKubeconfig),
 		refs.All(refs.KindWorkspace),
 	}
-	for _, r := range reqs {
+	for _, r := range c.reqs {
 		if !st.Answered(r.Key()) {
 			// Crossplane answers before it applies anything; until then compose nothing new
 			// and delete nothing.
 			c.KeepAll()
-			return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: reqs, Status: status, NotReady: true}, nil
+			return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 		}
 	}
 	if errs := c.checkFirst(); len(errs) > 0 {
@@ -97,7 +100,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	fp := &v1alpha1.FrontProxy{}
 	if !refs.Get(st, refs.KindFrontProxy, c.frontProxy, fp) || fp.Spec.RootShard.Ref == nil {
 		missing := c.Unreadable(fmt.Sprintf("FrontProxy %s (spec.frontProxy.ref.name) does not exist in namespace %s, or names no RootShard; create it or fix the reference", c.frontProxy, t.GetNamespace()))
-		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}
 	c.rootShard = fp.Spec.RootShard.Ref.Name
 
@@ -117,7 +120,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	}
 	return result.Result[v1alpha1.TenantStatus]{
 		Desired:      c.Set,
-		Requirements: reqs,
+		Requirements: c.reqs,
 		Status:       status,
 		Conditions:   []condition.Condition{c.membersCondition(ready)},
 		NotReady:     !granted,
@@ -180,7 +183,7 @@ func (c *composer) taken(kind, name string) string {
 func (c *composer) grant(kind, teamName string, limit, index int, errs field.ErrorList, spec any) {
 	m := v1alpha1.TenantMember{Kind: kind, Name: teamName}
 	name := sharing.Name(c.team, teamName)
-	key := resource.Name(strings.ToLower(kind) + "-" + teamName)
+	key := memberKey(kind, teamName)
 	if index >= limit {
 		errs = append(field.ErrorList{field.Forbidden(field.NewPath("metadata", "name"), fmt.Sprintf("the team has more %ss than spec.limits.%ss of Tenant %s allows (%d): the newest are refused; delete one, or ask the platform team", kind, strings.ToLower(kind), c.t.GetName(), limit))}, errs...)
 	}
@@ -205,6 +208,21 @@ func (c *composer) grant(kind, teamName string, limit, index int, errs field.Err
 		m.Message = fmt.Sprintf("%s %s/%s is not Ready yet", kind, c.Namespace, name)
 	}
 	c.members = append(c.members, m)
+}
+
+// keep carries forward what was composed for the team's XR of a kind and name, unchanged,
+// while the Tenant cannot tell whether it still names the installation.
+func (c *composer) keep(kind, teamName string) {
+	key := memberKey(kind, teamName)
+	if u, ok := c.St.Get(key); ok {
+		c.Set.Keep(key, u, builder.Readiness(c.St.ConditionTrue(key, "Ready")))
+	}
+}
+
+// memberKey is the composition resource name of what the Tenant composes for the team's XR
+// of a kind and name.
+func memberKey(kind, teamName string) resource.Name {
+	return resource.Name(strings.ToLower(kind) + "-" + teamName)
 }
 
 // membersCondition says whether the team's workspace and every granted member is Ready,

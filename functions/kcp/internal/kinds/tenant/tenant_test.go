@@ -1,8 +1,15 @@
 package tenant
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -82,6 +89,26 @@ func teamWorkspace(name string, at int64, mods ...func(*v1alpha1.Workspace)) *v1
 		m(ws)
 	}
 	return ws
+}
+
+// referenceSecret is Secret name of namespace team-a, a copy of the reference Secret of
+// FrontProxy kcp/frontProxy.
+func referenceSecret(name, frontProxy string) map[string]any {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tpl := &x509.Certificate{SerialNumber: big.NewInt(1), IsCA: true, BasicConstraintsValid: true, NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, key.Public(), key)
+	if err != nil {
+		panic(err)
+	}
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	data := map[string]any{}
+	for k, v := range map[string]string{"kind": "FrontProxy", "namespace": "kcp", "name": frontProxy, "url": "https://kcp.example.com:6443", "ca.crt": string(ca)} {
+		data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+	}
+	return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": "team-a"}, "data": data}
 }
 
 func ref(name string) corev1.LocalObjectReference { return corev1.LocalObjectReference{Name: name} }
@@ -173,6 +200,41 @@ func TestCompose(t *testing.T) {
 				{Kind: "Workspace", Name: "app", Granted: true, Message: "Workspace kcp/team-a.app is not Ready yet"},
 				{Kind: "Workspace", Name: "deep", Granted: true, Message: "Workspace kcp/team-a.deep is not Ready yet"},
 			},
+		},
+		"ReferenceSecret": {
+			reason: "A team's Kubeconfig may name the installation by a copy of its FrontProxy's reference Secret in the team's namespace; one naming another FrontProxy is not the Tenant's.",
+			tenant: grant(),
+			world: func(t *v1alpha1.Tenant) *testworld.World {
+				byRef := func(secret string) func(*v1alpha1.Kubeconfig) {
+					return func(kc *v1alpha1.Kubeconfig) {
+						kc.Spec.Target = v1alpha1.KubeconfigTarget{ReferenceSecretRef: &corev1.LocalObjectReference{Name: secret}}
+					}
+				}
+				w := installation(t, teamKubeconfig("dev", 1, byRef("front-reference")), teamKubeconfig("other", 2, byRef("other-reference")))
+				for name, fp := range map[string]string{"front-reference": "front", "other-reference": "other"} {
+					w.Object(referenceSecret(name, fp))
+				}
+				r, _ := Compose(t, w.State(), validate)
+				for _, q := range r.Requirements {
+					w.Answer(q.Key())
+				}
+				return w
+			},
+			composed: []string{devKubeconfig, teamWorkspaceXR},
+			members:  []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Granted: true, Message: "Kubeconfig kcp/team-a.dev is not Ready yet"}},
+		},
+		"ReferenceSecretNotRead": {
+			reason: "Until the team's reference Secret is read the Tenant cannot tell where the Kubeconfig points: what it composed for it is kept.",
+			tenant: grant(),
+			world: func(t *v1alpha1.Tenant) *testworld.World {
+				w := installation(t, teamKubeconfig("dev", 1))
+				r, _ := Compose(t, w.State(), validate)
+				w.Exists(r.Desired)
+				return w.Object(teamKubeconfig("dev", 1, func(kc *v1alpha1.Kubeconfig) {
+					kc.Spec.Target = v1alpha1.KubeconfigTarget{ReferenceSecretRef: &corev1.LocalObjectReference{Name: "front-reference"}}
+				}))
+			},
+			composed: []string{teamWorkspaceXR, "kept Kubeconfig team-a.dev"},
 		},
 		"OtherInstallations": {
 			reason: "XRs of the team that name another FrontProxy or RootShard, or another namespace, are not the Tenant's to grant.",
