@@ -115,6 +115,7 @@ metadata: {name: e2e}
 	}
 	defer stopRelay()
 	testRealKCPInKCP(ctx, t, e, c, proxy, admin)
+	testRealKCPShared(ctx, t, e, c, proxy)
 }
 
 // secretKey is one key of a Secret.
