@@ -28,6 +28,11 @@ type FrontProxySpec struct {
 	// RootShard is the RootShard (same namespace) of the installation this proxy serves.
 	RootShard RootShardConfig `json:"rootShard"`
 
+	// Placement runs the front-proxy in another cluster (docs/multi-cluster.md). It needs
+	// the RootShard's spec.shardBaseURL set to a URL that cluster reaches.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
+
 	// Replicas of the front-proxy. Defaults to 2.
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`

@@ -32,6 +32,11 @@ type ShardSpec struct {
 	// the RootShard, the root shard serves as the cache.
 	// +optional
 	Cache *ShardCacheConfig `json:"cache,omitempty"`
+
+	// Placement runs the shard in another cluster (docs/multi-cluster.md). It needs
+	// spec.shardBaseURL, and the RootShard's, set to URLs both clusters reach.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 // ShardCacheConfig selects the cache server of a Shard.
