@@ -22,7 +22,9 @@ func inClusterB(sh *v1alpha1.Shard) {
 }
 
 // reachable gives the RootShard a URL the other cluster resolves.
-func reachable(rs *v1alpha1.RootShard) { rs.Spec.ShardBaseURL = "https://root.cluster-a.example.com:6443" }
+func reachable(rs *v1alpha1.RootShard) {
+	rs.Spec.ShardBaseURL = "https://root.cluster-a.example.com:6443"
+}
 
 func TestPlacedShard(t *testing.T) {
 	here := converge(shard(func(sh *v1alpha1.Shard) { sh.Spec.ShardBaseURL = "https://alpha.cluster-b.example.com:6443" }), testworld.RootShard(reachable), nil)
@@ -100,9 +102,11 @@ func TestPlacedShardRefused(t *testing.T) {
 		},
 		"CacheServer": {
 			reason: "A CacheServer is reached by its Service name too.",
-			sh:     shard(inClusterB, func(sh *v1alpha1.Shard) { sh.Spec.Cache = &v1alpha1.ShardCacheConfig{Ref: &corev1.LocalObjectReference{Name: "cache"}} }),
-			rs:     testworld.RootShard(reachable),
-			want:   `spec.placement: Invalid value: "cluster-b": the shard would reach CacheServer cache by its Service name, which resolves only in its own cluster; a placed shard uses the root shard's cache (remove spec.cache, and the RootShard's)`,
+			sh: shard(inClusterB, func(sh *v1alpha1.Shard) {
+				sh.Spec.Cache = &v1alpha1.ShardCacheConfig{Ref: &corev1.LocalObjectReference{Name: "cache"}}
+			}),
+			rs:   testworld.RootShard(reachable),
+			want: `spec.placement: Invalid value: "cluster-b": the shard would reach CacheServer cache by its Service name, which resolves only in its own cluster; a placed shard uses the root shard's cache (remove spec.cache, and the RootShard's)`,
 		},
 		"MoveRunningShard": {
 			reason: "A shard running here cannot be moved: its Deployment would be deleted here first.",
