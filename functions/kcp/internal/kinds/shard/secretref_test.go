@@ -82,7 +82,9 @@ func TestSecretRefComposesAsRef(t *testing.T) {
 		},
 		"ServiceAccountsAndBundles": {
 			reason: "The service account keys of the RootShard's Shards and the merged bundles come out the same.",
-			rs:     testworld.RootShard(func(rs *v1alpha1.RootShard) { rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "extra-clients"} }),
+			rs: testworld.RootShard(func(rs *v1alpha1.RootShard) {
+				rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "extra-clients"}
+			}),
 			sh: func(sh *v1alpha1.Shard) {
 				sh.Spec.Auth = &v1alpha1.AuthSpec{ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true}}
 				sh.Spec.CABundleSecretRef = &corev1.LocalObjectReference{Name: "bundle"}
