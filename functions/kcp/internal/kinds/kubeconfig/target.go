@@ -74,6 +74,10 @@ func (c *composer) resolveTarget() (string, bool) {
 			return fmt.Sprintf("%s names no RootShard in its spec.rootShard", via), false
 		}
 		c.Inputs.Require(refs.RootShardRequirement(*cfg))
+		if r := cfg.Ref; r != nil && r.Name != "" {
+			// Asked for with the RootShard, as below: one round less than after reading it.
+			c.Inputs.Read(inputs.KindSecret, names.RootShard(r.Name).CA(names.CAServer))
+		}
 		read := refs.ReadRootShard(c.St, *cfg, c.Namespace)
 		switch {
 		case read.Invalid != nil:
