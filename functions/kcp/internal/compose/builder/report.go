@@ -73,7 +73,8 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 		why, _ := b.St.Unreachable(primary.Key)
 		b.condition(condition.TypeAvailable, false, condition.ReasonClusterUnreachable,
 			fmt.Sprintf("Deployment %s runs in another cluster, and provider-kubernetes cannot keep it in step (%s). Everything composed is kept meanwhile, here and there.", ref, why))
-		available = false
+		// Not Ready either: Ready would rest on the last status seen there.
+		available, b.notReady = false, true
 	case available:
 		b.condition(condition.TypeAvailable, true, condition.ReasonReplicasUp,
 			fmt.Sprintf("Deployment %s is fully up and running.", ref))

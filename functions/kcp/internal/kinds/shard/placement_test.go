@@ -162,7 +162,7 @@ func TestPlacedShardUnreachable(t *testing.T) {
 			t.Errorf("Available must say the cluster is unreachable, with provider-kubernetes' reason: %+v", c)
 		}
 	}
-	if !found || !got.NotReady && got.Status.Phase == v1alpha1.PhaseRunning {
-		t.Errorf("An unreachable placed shard reports Available=False and is not Running: found %v, phase %s", found, got.Status.Phase)
+	if !found || !got.NotReady || got.Status.Phase == v1alpha1.PhaseRunning {
+		t.Errorf("An unreachable placed shard reports Available=False, is not Ready and not Running: found %v, not ready %v, phase %s", found, got.NotReady, got.Status.Phase)
 	}
 }
