@@ -251,6 +251,8 @@ func (s Simulator) observe(composed []*Object, xrs map[objectKey]*Object) (obser
 			rollOutStatefulSet(o)
 		case isKind(o, "", "Secret"):
 			foldStringData(o)
+		case isKind(o, "kubernetes.m.crossplane.io", "Object") && placed(o):
+			applyInOtherCluster(o)
 		case o.GroupVersionKind().Group == XRGroup && xrs[keyOf(o)] != nil:
 			o = xrs[keyOf(o)].DeepCopy()
 		}
@@ -497,6 +499,38 @@ func rollOut(d *Object) {
 		"conditions": []any{
 			condition("Available", "MinimumReplicasAvailable", "Deployment has minimum availability."),
 			condition("Progressing", "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q has successfully progressed.", d.GetName())),
+		},
+	}
+}
+
+// placed reports whether an Object carries a workload placed in another cluster, rather than
+// an object in kcp (whose state a kcp stand-in decides, not the simulator).
+func placed(o *Object) bool {
+	kind, _, _ := unstructured.NestedString(o.Object, "spec", "forProvider", "manifest", "kind")
+	switch kind {
+	case "Deployment", "Service", "PodDisruptionBudget", "Secret", "ConfigMap", "Namespace":
+		return true
+	}
+	return false
+}
+
+// applyInOtherCluster plays provider-kubernetes and the other cluster for a placed object:
+// the manifest exists there (a Deployment rolled out) and the Object reports what it
+// observed, a Secret's data redacted as provider-kubernetes' --sanitize-secrets does.
+func applyInOtherCluster(o *Object) {
+	m, _, _ := unstructured.NestedMap(o.Object, "spec", "forProvider", "manifest")
+	there := &Object{Object: m}
+	switch there.GetKind() {
+	case "Deployment":
+		rollOut(there)
+	case "Secret":
+		there.Object["data"] = map[string]any{"redacted": nil}
+	}
+	o.Object["status"] = map[string]any{
+		"atProvider": map[string]any{"manifest": there.Object},
+		"conditions": []any{
+			condition("Ready", "Available", ""),
+			condition("Synced", "ReconcileSuccess", ""),
 		},
 	}
 }

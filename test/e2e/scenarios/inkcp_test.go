@@ -57,8 +57,8 @@ func testInKCP(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	team := standInWorkspace(ctx, t, kcp.Dynamic, "root:team-a")
-	if got := subjects(ctx, t, team, "kcp.crossplane.io:view"); got != "Group/team-a" {
-		t.Errorf("the Workspace's binding of view has subjects %q, want Group/team-a", got)
+	if got := subjects(ctx, t, team, "kcp.crossplane.io:cluster-admin"); got != "Group/team-a" {
+		t.Errorf("the Workspace's binding of cluster-admin has subjects %q, want Group/team-a", got)
 	}
 	kc, err := waitXR(ctx, e, "Kubeconfig", ns, "team-a-admin", "BindingsReady", "True")
 	if err != nil {
@@ -126,7 +126,7 @@ func testInKCP(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	if err := e.Eventually(ctx, timeout, "the Workspace's binding gone", func(ctx context.Context) (bool, string, error) {
-		_, err := team.Resource(clusterRoleBindings).Get(ctx, "kcp.crossplane.io:view", metav1.GetOptions{})
+		_, err := team.Resource(clusterRoleBindings).Get(ctx, "kcp.crossplane.io:cluster-admin", metav1.GetOptions{})
 		return kerrors.IsNotFound(err), fmt.Sprint(err), nil
 	}); err != nil {
 		t.Fatal(err)

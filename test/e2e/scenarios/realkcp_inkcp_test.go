@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -49,11 +50,22 @@ func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, c *realkcp.Clus
 	if cluster, err := admin(ctx, "", "get", "workspace", "team-a", "-o", "jsonpath={.spec.cluster}"); err != nil || x.Status["cluster"] != cluster {
 		t.Errorf("Workspace status.cluster %v, kcp's workspace is logical cluster %q (%v)", x.Status["cluster"], cluster, err)
 	}
-	out, err := admin(ctx, "", in("root:team-a", "get", "clusterrolebinding", "kcp.crossplane.io:view", "-o", "jsonpath={.roleRef.name} {.subjects[*].kind}/{.subjects[*].name}")...)
-	if err != nil || out != "view Group/team-a" {
-		t.Errorf("binding kcp.crossplane.io:view in root:team-a: %v: %q, want view Group/team-a", err, out)
+	out, err := admin(ctx, "", in("root:team-a", "get", "clusterrolebinding", "kcp.crossplane.io:cluster-admin", "-o", "jsonpath={.roleRef.name} {.subjects[*].kind}/{.subjects[*].name}")...)
+	if err != nil || out != "cluster-admin Group/team-a" {
+		t.Errorf("binding kcp.crossplane.io:cluster-admin in root:team-a: %v: %q, want cluster-admin Group/team-a", err, out)
 	}
-	e.Step("RealKCP: Workspace team-a Ready %.1fs after apply: kcp made workspace root:team-a and holds its view binding for group team-a", time.Since(start).Seconds())
+	// The documented binding grants for real: a member of group team-a reads the workspace,
+	// someone outside it is refused.
+	if err := e.Eventually(ctx, timeout, "group team-a reads root:team-a", func(ctx context.Context) (bool, string, error) {
+		out, err := admin(ctx, "", in("root:team-a", "get", "configmaps", "-n", "default", "--as=bob", "--as-group=team-a", "-o", "name")...)
+		return err == nil, fmt.Sprint(out, err), nil
+	}); err != nil {
+		t.Error(err)
+	}
+	if out, err := admin(ctx, "", in("root:team-a", "get", "configmaps", "-n", "default", "--as=bob", "--as-group=team-b", "-o", "name")...); err == nil || !strings.Contains(strings.ToLower(out+err.Error()), "forbidden") {
+		t.Errorf("a user outside group team-a must be refused root:team-a: %v %q", err, out)
+	}
+	e.Step("RealKCP: Workspace team-a Ready %.1fs after apply: kcp made workspace root:team-a; its binding lets group team-a list configmaps there and refuses others", time.Since(start).Seconds())
 
 	// A Kubeconfig for team-a: denied without spec.authorization, allowed with, denied again.
 	var kc map[string]any

@@ -67,6 +67,13 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 		// would change with every certificate and input that arrives.
 		b.condition(condition.TypeAvailable, false, condition.ReasonWaitingForInputs,
 			fmt.Sprintf("Deployment %s is not created yet: it is created once every certificate is issued and every input exists (conditions CertificatesReady and InputsReady).", ref))
+	case b.unreachable(primary):
+		// Say it rather than the last status seen there: nothing here knows whether it still
+		// runs. Everything composed is kept, here and there.
+		why, _ := b.St.Unreachable(primary.Key)
+		b.condition(condition.TypeAvailable, false, condition.ReasonClusterUnreachable,
+			fmt.Sprintf("Deployment %s runs in another cluster, and provider-kubernetes cannot keep it in step (%s). Everything composed is kept meanwhile, here and there.", ref, why))
+		available = false
 	case available:
 		b.condition(condition.TypeAvailable, true, condition.ReasonReplicasUp,
 			fmt.Sprintf("Deployment %s is fully up and running.", ref))
@@ -95,6 +102,13 @@ func (b *Builder) Report(primary Outcome, others ...Outcome) bool {
 		}
 	}
 	return available
+}
+
+// unreachable reports whether a composed workload runs in a cluster provider-kubernetes
+// cannot reach (its Object is not Synced).
+func (b *Builder) unreachable(w Outcome) bool {
+	_, ok := b.St.Unreachable(w.Key)
+	return w.Composed && ok
 }
 
 // NotReady reports whether the XR must be forced not ready.

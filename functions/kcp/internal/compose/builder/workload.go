@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
@@ -24,6 +25,11 @@ type Workload struct {
 	Blockers []string
 	// Build returns the Deployment and Service for the given pod annotations.
 	Build func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service)
+	// Placement runs the workload in another cluster; nil runs it here.
+	Placement *placement.Target
+	// CertificateOnly names the mounted Secrets a placed workload gets only the certificate
+	// of: CAs and other components' certificates.
+	CertificateOnly map[string]bool
 }
 
 // Outcome says what happened to one workload.
@@ -33,12 +39,28 @@ type Outcome struct {
 	// Composed is true when the Deployment is desired (built or kept).
 	Composed bool
 	Verdict  inputs.Verdict
+	// Err is set when the workload could not be placed in its cluster (a bug: the composed
+	// objects always convert).
+	Err error
 }
 
 // Workload composes a Deployment and its Service when every mounted input is available.
 // While one is missing an existing Deployment and Service are kept exactly as they are, and
 // nothing new is created.
 func (b *Builder) Workload(w Workload) Outcome {
+	out := b.workload(w)
+	if w.Placement != nil {
+		out.Err = placement.Place(&b.Set, b.St, w.Placement, placement.Workload{
+			Deployment: w.DeploymentKey, Service: w.ServiceKey, DisruptionBudget: disruptionBudgetKey(w.DeploymentKey),
+			Own: b.Inputs.Own, CertificateOnly: w.CertificateOnly, Namespace: b.Namespace,
+		})
+	}
+	return out
+}
+
+// workload composes or keeps the workload where it runs: here, or as the Objects of a
+// placed one (which Place then rebuilds from it).
+func (b *Builder) workload(w Workload) Outcome {
 	v := b.Inputs.Check(w.Mounts, b.St, &b.Set)
 	v.WaitingObjects = append(v.WaitingObjects, w.Blockers...)
 	out := Outcome{Name: w.Name, Key: w.DeploymentKey, Verdict: v}

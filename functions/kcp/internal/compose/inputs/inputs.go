@@ -93,3 +93,10 @@ func (in *Inputs) Pending(name string, st *observed.State) bool {
 	s, ok := in.sources[KindSecret+"/"+name]
 	return ok && s.kind == fromCertificate && !st.CertificateIssued(s.key)
 }
+
+// Own reports whether a Secret or ConfigMap is this XR's: composed by it, or written by
+// cert-manager for one of its Certificates. Everything else is another's or the user's.
+func (in *Inputs) Own(kind, name string) bool {
+	s, ok := in.sources[kind+"/"+name]
+	return ok && s.kind != fromExternal
+}

@@ -35,6 +35,9 @@ const (
 	ReasonReplicasUnavailable = "ReplicasUnavailable"
 	ReasonWaitingForInputs    = "WaitingForInputs"
 	ReasonRolloutFailed       = "RolloutFailed"
-	ReasonImageComposed       = "ImageComposed"
-	ReasonWaitingForLeader    = "WaitingForUpgradeOrder"
+	// ReasonClusterUnreachable: the workload runs in another cluster that provider-kubernetes
+	// cannot reach or write to; what runs there is kept and last seen as reported.
+	ReasonClusterUnreachable = "ClusterUnreachable"
+	ReasonImageComposed      = "ImageComposed"
+	ReasonWaitingForLeader   = "WaitingForUpgradeOrder"
 )

@@ -295,28 +295,29 @@ func (s *State) CertificateRevision(name resource.Name) int64 {
 }
 
 // DeploymentAvailable reports whether a composed Deployment has rolled out its current
-// generation and all its replicas are updated and available.
+// generation and all its replicas are updated and available. A Deployment placed in another
+// cluster is read from its provider-kubernetes Object's observation of it.
 func (s *State) DeploymentAvailable(name resource.Name) bool {
 	if !s.Exists(name) {
 		return false
 	}
-	if s.int64(name, "status", "observedGeneration") < s.int64(name, "metadata", "generation") {
+	if s.workload(name, "status", "observedGeneration").GetNumberValue() < s.workload(name, "metadata", "generation").GetNumberValue() {
 		return false
 	}
-	want := int64(1)
-	if s.value(name, "spec", "replicas") != nil {
-		want = s.int64(name, "spec", "replicas")
+	want := float64(1)
+	if r := s.workload(name, "spec", "replicas"); r != nil {
+		want = r.GetNumberValue()
 	}
-	return s.int64(name, "status", "updatedReplicas") >= want &&
-		s.int64(name, "status", "availableReplicas") >= want &&
-		s.int64(name, "status", "replicas") <= want &&
-		s.ConditionTrue(name, "Available")
+	return s.workload(name, "status", "updatedReplicas").GetNumberValue() >= want &&
+		s.workload(name, "status", "availableReplicas").GetNumberValue() >= want &&
+		s.workload(name, "status", "replicas").GetNumberValue() <= want &&
+		conditionIn(s.workload(name, "status", "conditions"), "Available") == "True"
 }
 
 // DeploymentImage returns the image of a composed Deployment's first container: the
 // component's own, before any sidecar a user adds.
 func (s *State) DeploymentImage(name resource.Name) string {
-	containers := s.value(name, "spec", "template", "spec", "containers").GetListValue().GetValues()
+	containers := s.workload(name, "spec", "template", "spec", "containers").GetListValue().GetValues()
 	if len(containers) == 0 {
 		return ""
 	}
@@ -326,19 +327,78 @@ func (s *State) DeploymentImage(name resource.Name) string {
 // DeploymentRolloutFailed returns the message of a composed Deployment whose rollout has
 // stopped: its Progressing condition is False (ProgressDeadlineExceeded).
 func (s *State) DeploymentRolloutFailed(name resource.Name) (string, bool) {
-	ok, reason, message, found := s.Condition(name, "Progressing")
+	for _, c := range s.workload(name, "status", "conditions").GetListValue().GetValues() {
+		f := c.GetStructValue().GetFields()
+		if f["type"].GetStringValue() == "Progressing" && f["status"].GetStringValue() != "True" {
+			return f["reason"].GetStringValue() + ": " + f["message"].GetStringValue(), true
+		}
+	}
+	return "", false
+}
+
+// DeploymentReplicas returns the observed spec.replicas of a composed Deployment.
+func (s *State) DeploymentReplicas(name resource.Name) (int32, bool) {
+	r := s.workload(name, "spec", "replicas")
+	if r == nil {
+		return 0, false
+	}
+	return int32(r.GetNumberValue()), true
+}
+
+// Placed reports whether the composed resource is a provider-kubernetes Object standing for
+// a workload in another cluster, and returns its manifest's namespace there and the kind
+// and name of its provider config.
+func (s *State) Placed(name resource.Name) (namespace, configKind, config string, ok bool) {
+	if !s.isRemoteObject(name) {
+		return "", "", "", false
+	}
+	ref := s.value(name, "spec", "providerConfigRef").GetStructValue().GetFields()
+	return s.value(name, "spec", "forProvider", "manifest", "metadata", "namespace").GetStringValue(),
+		ref["kind"].GetStringValue(), ref["name"].GetStringValue(), true
+}
+
+// Unreachable returns why provider-kubernetes cannot keep a placed resource in step with its
+// cluster (its Object's Synced condition is False), such as that cluster being unreachable.
+// What the Object last observed there stays in its status meanwhile, so a Deployment that
+// was available still reads as available.
+func (s *State) Unreachable(name resource.Name) (string, bool) {
+	if !s.isRemoteObject(name) {
+		return "", false
+	}
+	ok, reason, message, found := s.Condition(name, "Synced")
 	if !found || ok {
 		return "", false
 	}
 	return reason + ": " + message, true
 }
 
-// DeploymentReplicas returns the observed spec.replicas of a composed Deployment.
-func (s *State) DeploymentReplicas(name resource.Name) (int32, bool) {
-	if s.value(name, "spec", "replicas") == nil {
-		return 0, false
+// workload is the field at path of a composed workload: of the resource itself, or of what a
+// provider-kubernetes Object observed of it in another cluster.
+func (s *State) workload(name resource.Name, path ...string) *structpb.Value {
+	if s.isRemoteObject(name) {
+		return s.value(name, append([]string{"status", "atProvider", "manifest"}, path...)...)
 	}
-	return int32(s.int64(name, "spec", "replicas")), true
+	return s.value(name, path...)
+}
+
+// isRemoteObject reports whether a composed resource is a provider-kubernetes Object.
+func (s *State) isRemoteObject(name resource.Name) bool {
+	return s.value(name, "kind").GetStringValue() == "Object" &&
+		s.value(name, "apiVersion").GetStringValue() == remoteObjectAPIVersion
+}
+
+// remoteObjectAPIVersion is provider-kubernetes' namespaced Object's.
+const remoteObjectAPIVersion = "kubernetes.m.crossplane.io/v1alpha1"
+
+// conditionIn returns the status of condition t in a list of conditions, "" when absent.
+func conditionIn(conditions *structpb.Value, t string) string {
+	for _, c := range conditions.GetListValue().GetValues() {
+		f := c.GetStructValue().GetFields()
+		if f["type"].GetStringValue() == t {
+			return f["status"].GetStringValue()
+		}
+	}
+	return ""
 }
 
 // StatefulSetReady returns a composed StatefulSet's ready replicas, and whether its status

@@ -120,6 +120,21 @@ func TestDeploymentAvailable(t *testing.T) {
 			},
 			want: false,
 		},
+		"PlacedRolledOut": {
+			reason: "A Deployment placed in another cluster is read from what its provider-kubernetes Object observed there.",
+			obj:    placed(deployment(3, 3, 2, 2, 2, 2, available), conditions("Synced", "True")),
+			want:   true,
+		},
+		"PlacedNotRolledOut": {
+			reason: "The Object's own status does not make the Deployment available: what it observed there does.",
+			obj:    placed(deployment(3, 3, 2, 2, 1, 2, available), conditions("Synced", "True", "Ready", "True")),
+			want:   false,
+		},
+		"PlacedNotObservedYet": {
+			reason: "An Object that has not observed its Deployment yet is not available.",
+			obj:    placed(nil, nil),
+			want:   false,
+		},
 		"IntegerNumbers": {
 			reason: "Numbers typed as int64 (from Go code rather than JSON) are read too.",
 			obj: map[string]any{
@@ -526,5 +541,71 @@ func TestCertificateThroughSet(t *testing.T) {
 	})
 	if composedToo.CertificateIssued("certificate-server") {
 		t.Errorf("A Certificate the XR composes itself answers for itself, whatever a set reports under its key.")
+	}
+}
+
+// placed wraps a Deployment as a provider-kubernetes Object that observed it as obj (nil:
+// not observed yet), with the Object's own conditions.
+func placed(obj map[string]any, conds []any) map[string]any {
+	status := map[string]any{}
+	if obj != nil {
+		status["atProvider"] = map[string]any{"manifest": obj}
+	}
+	if conds != nil {
+		status["conditions"] = conds
+	}
+	return map[string]any{
+		"apiVersion": "kubernetes.m.crossplane.io/v1alpha1", "kind": "Object",
+		"metadata": map[string]any{"name": "root-kcp.deployment"},
+		"spec": map[string]any{
+			"providerConfigRef": map[string]any{"kind": "ProviderConfig", "name": "cluster-b"},
+			"forProvider":       map[string]any{"manifest": map[string]any{"kind": "Deployment", "metadata": map[string]any{"name": "root-kcp", "namespace": "kcp-b"}}},
+		},
+		"status": status,
+	}
+}
+
+func TestPlacedAndUnreachable(t *testing.T) {
+	rolledOut := deployment(1, 1, 1, 1, 1, 1, conditions("Available", "True"))
+	cases := map[string]struct {
+		reason          string
+		obj             map[string]any
+		wantPlaced      string
+		wantUnreachable string
+	}{
+		"Local": {
+			reason: "A Deployment of this cluster is neither placed nor unreachable.",
+			obj:    rolledOut,
+		},
+		"Synced": {
+			reason:     "A placed Deployment whose Object is Synced is reachable.",
+			obj:        placed(rolledOut, conditions("Synced", "True")),
+			wantPlaced: "kcp-b ProviderConfig cluster-b",
+		},
+		"NotSynced": {
+			reason:          "provider-kubernetes cannot reach the cluster: the Object says why; what it last observed stays.",
+			obj:             placed(rolledOut, []any{map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "connection refused"}}),
+			wantPlaced:      "kcp-b ProviderConfig cluster-b",
+			wantUnreachable: "ReconcileError: connection refused",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := state(map[resource.Name]map[string]any{"deployment": tc.obj})
+			got := ""
+			if ns, kind, config, ok := s.Placed("deployment"); ok {
+				got = ns + " " + kind + " " + config
+			}
+			if got != tc.wantPlaced {
+				t.Errorf("%s\nPlaced(...) = %q, want %q", tc.reason, got, tc.wantPlaced)
+			}
+			why, _ := s.Unreachable("deployment")
+			if why != tc.wantUnreachable {
+				t.Errorf("%s\nUnreachable(...) = %q, want %q", tc.reason, why, tc.wantUnreachable)
+			}
+			if !s.DeploymentAvailable("deployment") {
+				t.Errorf("%s\nthe Deployment last observed rolled out reads as available", tc.reason)
+			}
+		})
 	}
 }

@@ -19,7 +19,9 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -32,7 +34,12 @@ type composer struct {
 	name names.FrontProxy
 	rs   *v1alpha1.RootShard
 	root names.RootShard
+	// placement is where the workload runs, nil for this cluster.
+	placement *placement.Target
 }
+
+// placedField is where a FrontProxy says which cluster it runs in.
+var placedField = field.NewPath("spec", "placement")
 
 // Compose composes a FrontProxy. The XR must have passed Validate.
 func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha1.FrontProxyStatus], field.ErrorList) {
@@ -45,6 +52,10 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	if err := c.CheckDowngrade(deployment, fp.Spec.Image, fp.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
 	}
+	c.placement = placement.Of(fp.Spec.Placement, fp.GetNamespace())
+	if err := placement.Check(st, deployment, c.placement, placedField, "FrontProxy"); err != nil {
+		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
+	}
 	rootName := fp.Spec.RootShard.Ref.Name
 	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
 	rs, ok := refs.RootShard(st, rootName)
@@ -52,6 +63,9 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 		return c.waitForRootShard(rootName), nil
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
+	if errs := check.PlacedReach(placedField, fp.Spec.Placement, rs); len(errs) > 0 {
+		return result.Result[v1alpha1.FrontProxyStatus]{}, errs
+	}
 	c.ReadsCertificatesOf("RootShard "+rootName, refs.IssuingCertificates(st, refs.KindRootShard, rootName))
 	// A front-proxy runs a new kcp only once its root shard does; a KcpInstallation also
 	// waits for every shard.
@@ -64,6 +78,9 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	c.composePKI()
 	c.composeMergedBundles()
 	out := c.composeWorkload(p)
+	if out.Err != nil {
+		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{field.InternalError(placedField, out.Err)}
+	}
 	warning := c.composeMonitoring()
 	c.composeReference()
 	available := c.Report(out)

@@ -48,6 +48,7 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 		errs = append(errs, field.Required(spec.Child("clientCABundleRef", "name"), "name the Secret whose tls.crt holds the additional client CAs, or remove clientCABundleRef"))
 	}
 	errs = append(errs, validatePathMappings(spec.Child("additionalPathMappings"), s.AdditionalPathMappings)...)
+	errs = append(errs, check.Placement(spec.Child("placement"), s.Placement, s.Monitoring)...)
 	if root != "" {
 		errs = append(errs, validateVolumes(spec, fp, names.RootShard(root))...)
 	}

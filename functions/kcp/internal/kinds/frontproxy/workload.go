@@ -156,7 +156,19 @@ func (c *composer) composeWorkload(p proxy.Proxy) builder.Outcome {
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return p.Deployment(podAnnotations), p.Service()
 		},
+		Placement:       c.placement,
+		CertificateOnly: othersCertificates(p),
 	})
+}
+
+// othersCertificates are the mounted Secrets a placed front-proxy gets only the certificate
+// of: the RootShard's CAs and the service account keys of the shards.
+func othersCertificates(p proxy.Proxy) map[string]bool {
+	out := map[string]bool{p.Secrets.RootCA: true, p.Secrets.RequestHeaderCA: true}
+	for _, sa := range p.ServiceAccountCerts {
+		out[sa.Secret] = true
+	}
+	return out
 }
 
 // generatedVolumeNames lists every volume name the front-proxy may generate, with every

@@ -16,8 +16,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -34,6 +36,7 @@ var templateKeys = []string{"server", "virtual-workspaces", "service-account", "
 var (
 	imageTagField = field.NewPath("spec", "image", "tag")
 	upgradeField  = field.NewPath("spec", "upgrade")
+	placedField   = field.NewPath("spec", "placement")
 )
 
 type composer struct {
@@ -42,6 +45,8 @@ type composer struct {
 	name names.Shard
 	rs   *v1alpha1.RootShard
 	root names.RootShard
+	// placement is where the workload runs, nil for this cluster.
+	placement *placement.Target
 }
 
 // Compose composes a Shard. The XR must have passed Validate.
@@ -55,6 +60,10 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	if err := c.CheckDowngrade(deployment, sh.Spec.Image, sh.Spec.Upgrade, imageTagField, upgradeField); err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
+	c.placement = placement.Of(sh.Spec.Placement, sh.GetNamespace())
+	if err := placement.Check(st, deployment, c.placement, placedField, "Shard"); err != nil {
+		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
+	}
 	rootName := sh.Spec.RootShard.Ref.Name
 	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
 	c.Inputs.Require(registration(names.RootShard(rootName), sh.GetName()))
@@ -64,6 +73,9 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		return c.waitForRootShard(rootName), nil
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
+	if errs := c.checkPlacedReach(); len(errs) > 0 {
+		return result.Result[v1alpha1.ShardStatus]{}, errs
+	}
 	c.ReadsCertificatesOf("RootShard "+rootName, refs.IssuingCertificates(st, refs.KindRootShard, rootName))
 	// A shard runs a new kcp only once its root shard does (kcp#4032).
 	upgraded := *sh // shallow: only the image pointer is replaced
@@ -76,6 +88,9 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	c.composeKubeconfigs()
 	c.composeMergedBundles()
 	out := c.composeWorkload(srv)
+	if out.Err != nil {
+		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{field.InternalError(placedField, out.Err)}
+	}
 	target, client := srv.Monitoring(map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)})
 	warning := c.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, client)
 	available := c.Report(out)
@@ -305,5 +320,37 @@ func (c *composer) composeWorkload(srv kcpserver.Server) builder.Outcome {
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return srv.Deployment(c.Replicas(key, c.sh.Spec.Replicas, builder.DefaultReplicas), podAnnotations), srv.Service()
 		},
+		Placement:       c.placement,
+		CertificateOnly: c.othersCertificates(srv),
 	})
+}
+
+// othersCertificates are the mounted Secrets a placed shard gets only the certificate of:
+// the RootShard's CAs, the cache server's CA and other shards' service account keys.
+func (c *composer) othersCertificates(srv kcpserver.Server) map[string]bool {
+	out := map[string]bool{srv.RootCASecret: true}
+	for _, ca := range rootShardCAs {
+		out[c.root.CA(ca)] = true
+	}
+	if cs := srv.CacheServer; cs != "" {
+		out[names.CacheServer(cs).CA()] = true
+	}
+	for _, sa := range srv.ServiceAccountCerts {
+		if sa.Owner != string(c.name) {
+			out[sa.Secret] = true
+		}
+	}
+	return out
+}
+
+// checkPlacedReach refuses a placed shard that could not reach, or be reached by, the rest
+// of the installation: by URLs that resolve in both clusters.
+func (c *composer) checkPlacedReach() field.ErrorList {
+	p := c.sh.Spec.Placement
+	errs := check.PlacedReach(placedField, p, c.rs)
+	if cs := names.CacheServerOf(c.sh, c.rs); p != nil && cs != "" {
+		errs = append(errs, field.Invalid(placedField, p.ProviderConfigRef.Name,
+			"the shard would reach CacheServer "+cs+" by its Service name, which resolves only in its own cluster; a placed shard uses the root shard's cache (remove spec.cache, and the RootShard's)"))
+	}
+	return errs
 }

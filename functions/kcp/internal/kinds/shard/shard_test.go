@@ -356,6 +356,15 @@ func TestValidate(t *testing.T) {
 			sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}}}
 			sh.Spec.ExtraVolumes = []corev1.Volume{{Name: "public-server-cert"}}
 		}, want: []string{`spec.extraVolumes[0].name: Duplicate value: "public-server-cert"`}},
+		"Placed": {reason: "a placed shard with the URL the others reach it by", mod: inClusterB},
+		"PlacedWithoutBaseURL": {reason: "the shard's Service name resolves only in the cluster it runs in", mod: func(sh *v1alpha1.Shard) {
+			inClusterB(sh)
+			sh.Spec.ShardBaseURL = ""
+		}, want: []string{"spec.shardBaseURL: Required value: a shard placed in another cluster is reached by its shardBaseURL (its Service name resolves only there); set it to a URL the root shard and the front-proxies reach"}},
+		"PlacedMonitored": {reason: "the PodMonitor would be composed where the pods are not", mod: func(sh *v1alpha1.Shard) {
+			inClusterB(sh)
+			sh.Spec.Monitoring = &v1alpha1.Monitoring{Enabled: true}
+		}, want: []string{"spec.monitoring.enabled: Forbidden: a placed component cannot be monitored by a PodMonitor composed in this cluster yet; turn monitoring off, or scrape it with the other cluster's Prometheus"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -39,6 +39,10 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 		errs = append(errs, field.Required(spec.Child("cache", "ref", "name"), "name the CacheServer, or remove spec.cache to use the RootShard's cache"))
 	}
 	errs = append(errs, validateExtraVolumes(spec, sh)...)
+	errs = append(errs, check.Placement(spec.Child("placement"), s.Placement, s.Monitoring)...)
+	if s.Placement != nil && s.ShardBaseURL == "" {
+		errs = append(errs, field.Required(spec.Child("shardBaseURL"), "a shard placed in another cluster is reached by its shardBaseURL (its Service name resolves only there); set it to a URL the root shard and the front-proxies reach"))
+	}
 	return errs
 }
 

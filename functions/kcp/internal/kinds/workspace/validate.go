@@ -82,13 +82,25 @@ func Validate(ws *v1alpha1.Workspace) field.ErrorList {
 	return errs
 }
 
+// rolesKCPLacks are Kubernetes' user-facing roles. kcp v0.32.3 makes none of them in a
+// workspace: cluster-admin is the only familiar ClusterRole a new workspace resolves, so a
+// binding to one of these grants nothing until someone creates that ClusterRole there.
+var rolesKCPLacks = map[string]bool{"admin": true, "edit": true, "view": true}
+
 // Warnings are accepted but probably not what the user meant.
 func Warnings(ws *v1alpha1.Workspace) []string {
-	if ws.Spec.DeletionPolicy == v1alpha1.WorkspaceDelete && Shared(ws) {
-		return []string{"spec.deletionPolicy is Delete: deleting this Workspace deletes its workspace in kcp and everything in it"}
-	}
+	var warnings []string
 	if ws.Spec.DeletionPolicy == v1alpha1.WorkspaceDelete {
-		return []string{fmt.Sprintf("spec.deletionPolicy is Delete: deleting this Workspace deletes workspace %s in kcp and everything in it", Path(ws))}
+		what := "workspace " + Path(ws)
+		if Shared(ws) {
+			what = "its workspace"
+		}
+		warnings = append(warnings, fmt.Sprintf("spec.deletionPolicy is Delete: deleting this Workspace deletes %s in kcp and everything in it", what))
 	}
-	return nil
+	for i, b := range ws.Spec.ClusterRoleBindings {
+		if rolesKCPLacks[b.ClusterRole] {
+			warnings = append(warnings, fmt.Sprintf("spec.clusterRoleBindings[%d].clusterRole: kcp makes no ClusterRole %s in a workspace, so this binding grants nothing until one is created there; bind cluster-admin, or create ClusterRole %s in the workspace first", i, b.ClusterRole, b.ClusterRole))
+		}
+	}
+	return warnings
 }

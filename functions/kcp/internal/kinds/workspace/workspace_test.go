@@ -237,3 +237,34 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestWarnings(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		ws     *v1alpha1.Workspace
+		want   []string
+	}{
+		"ClusterAdmin": {reason: "cluster-admin exists in every kcp workspace: nothing to say.", ws: team()},
+		"RolesKCPLacks": {
+			reason: "kcp v0.32.3 makes no admin, edit or view in a workspace: a binding to them grants nothing until the role is created there.",
+			ws: team(func(ws *v1alpha1.Workspace) {
+				ws.Spec.ClusterRoleBindings = append(ws.Spec.ClusterRoleBindings,
+					v1alpha1.WorkspaceClusterRoleBinding{ClusterRole: "view", Groups: []string{"readers"}},
+					v1alpha1.WorkspaceClusterRoleBinding{ClusterRole: "app-reader", Groups: []string{"readers"}})
+			}),
+			want: []string{"spec.clusterRoleBindings[1].clusterRole: kcp makes no ClusterRole view in a workspace, so this binding grants nothing until one is created there; bind cluster-admin, or create ClusterRole view in the workspace first"},
+		},
+		"Delete": {
+			reason: "Deleting the XR will delete the workspace and its contents.",
+			ws:     team(func(ws *v1alpha1.Workspace) { ws.Spec.DeletionPolicy = v1alpha1.WorkspaceDelete }),
+			want:   []string{"spec.deletionPolicy is Delete: deleting this Workspace deletes workspace root:team-a in kcp and everything in it"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Warnings(tc.ws)); diff != "" {
+				t.Errorf("%s\nWarnings(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -1,7 +1,8 @@
-// Package inkcp renders what acts inside kcp's own API rather than in the host cluster:
+// Package inkcp renders what acts in an API server other than the host cluster's:
 // provider-kubernetes (kubernetes.m.crossplane.io) ProviderConfigs, and Objects wrapping a
-// ClusterRoleBinding, a kcp Shard or a kcp Workspace. Crossplane applies the Objects;
-// provider-kubernetes creates, observes and deletes their manifests in kcp.
+// ClusterRoleBinding, a kcp Shard or a kcp Workspace in kcp, or a workload placed in another
+// cluster. Crossplane applies the Objects; provider-kubernetes creates, observes and deletes
+// their manifests there.
 //
 // The objects are unstructured: provider-kubernetes' Go module pulls in cloud SDKs the
 // function has no use for, and the few fields written here are stable API.
@@ -41,9 +42,22 @@ type Object struct {
 	Name, Namespace string
 	Labels          map[string]string
 	Annotations     map[string]string
-	ProviderConfig  string
-	Policies        []string
-	Manifest        map[string]any
+	// ProviderConfigKind is ProviderConfig (the default) or ClusterProviderConfig.
+	ProviderConfigKind string
+	ProviderConfig     string
+	Policies           []string
+	Manifest           map[string]any
+	// References copy fields of objects on the control plane into the manifest.
+	References []Reference
+}
+
+// Reference copies field FieldPath of an object in the Object's own cluster (the control
+// plane) into the manifest at the same path, when provider-kubernetes applies it. The
+// function never sees the copied value: a Secret's key travels from cert-manager's Secret
+// to the other cluster without passing through the desired state.
+type Reference struct {
+	APIVersion, Kind, Namespace, Name string
+	FieldPath                         string
 }
 
 // Unstructured renders the Object.
@@ -63,11 +77,25 @@ func (o Object) Unstructured() *resource.Unstructured {
 	for i, p := range o.Policies {
 		policies[i] = p
 	}
-	u.Object["spec"] = map[string]any{
+	kind := o.ProviderConfigKind
+	if kind == "" {
+		kind = KindProviderConfig
+	}
+	spec := map[string]any{
 		"managementPolicies": policies,
-		"providerConfigRef":  map[string]any{"kind": KindProviderConfig, "name": o.ProviderConfig},
+		"providerConfigRef":  map[string]any{"kind": kind, "name": o.ProviderConfig},
 		"forProvider":        map[string]any{"manifest": o.Manifest},
 	}
+	if len(o.References) > 0 {
+		refs := make([]any, len(o.References))
+		for i, r := range o.References {
+			refs[i] = map[string]any{"patchesFrom": map[string]any{
+				"apiVersion": r.APIVersion, "kind": r.Kind, "namespace": r.Namespace, "name": r.Name, "fieldPath": r.FieldPath,
+			}}
+		}
+		spec["references"] = refs
+	}
+	u.Object["spec"] = spec
 	return u
 }
 
