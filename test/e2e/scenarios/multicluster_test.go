@@ -488,7 +488,10 @@ func checkSecretsCopied(ctx context.Context, t *testing.T, e *env, b *stack.Clus
 				t.Errorf("Secret %s key %s differs between cluster B (%d bytes) and cluster A (%d bytes)", name, k, len(v), len(a[k]))
 			}
 		}
-		isCASecret := len(a["tls.key"]) > 0 && len(caCerts(a["tls.crt"])) > 0
+		// A CA's Secret: its own certificate (the first of tls.crt; a leaf's tls.crt carries its
+		// issuer's after it) is a CA.
+		own, err := leaf(a["tls.crt"])
+		isCASecret := err == nil && own.IsCA && len(a["tls.key"]) > 0
 		switch {
 		case isCASecret:
 			caCopies = append(caCopies, name)
