@@ -44,6 +44,16 @@ const shardXR = `{
 	"spec": {"rootShard": {"ref": {"name": "root"}}, "etcd": {"endpoints": ["http://etcd.kcp.svc.cluster.local:2379"], "prefix": "/shard-1"}}
 }`
 
+// placedShardXR runs in cluster B, with the URL the root shard reaches it by.
+const placedShardXR = `{
+	"apiVersion": "kcp.crossplane.io/v1alpha1",
+	"kind": "Shard",
+	"metadata": {"name": "shard-b", "namespace": "kcp"},
+	"spec": {"rootShard": {"ref": {"name": "root"}}, "placement": {"providerConfigRef": {"name": "cluster-b"}},
+		"shardBaseURL": "https://shard-b.cluster-b.example.com:6443",
+		"etcd": {"endpoints": ["http://etcd.kcp.svc.cluster.local:2379"], "prefix": "/shard-b"}}
+}`
+
 const benchCacheServerXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"CacheServer","metadata":{"name":"cache","namespace":"kcp"},"spec":{"certificates":{"issuerRef":{"group":"cert-manager.io","kind":"ClusterIssuer","name":"kcp-selfsigned"}},"etcd":{"endpoints":["http://etcd.kcp.svc.cluster.local:2379"],"prefix":"/cache"}}}`
 
 const benchVirtualWorkspaceXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"VirtualWorkspace","metadata":{"name":"root-vw","namespace":"kcp"},"spec":{"target":{"rootShardRef":{"name":"root"}},"external":{"hostname":"vw.example.com","port":6443}}}`
@@ -104,6 +114,13 @@ func rootShardWorld(tb testing.TB) []map[string]any {
 		out = append(out, secretWith(ca))
 	}
 	return out
+}
+
+// placedRootShardWorld is rootShardWorld with a RootShard that other clusters reach.
+func placedRootShardWorld(tb testing.TB) []map[string]any {
+	w := rootShardWorld(tb)
+	w[0]["spec"].(map[string]any)["shardBaseURL"] = "https://root.cluster-a.example.com:6443"
+	return w
 }
 
 func TestConvergedShardComposesWorkload(t *testing.T) {
@@ -184,6 +201,7 @@ func benchCases(b testing.TB) []benchCase {
 		{name: "RootShard/AllFeatures/Fresh", req: withWorld(b, newRequest(allFeatures), allFeaturesWorld)},
 		converged("RootShard/AllFeatures/Converged", allFeatures, allFeaturesWorld...),
 		converged("Shard/Converged", shardXR, rootShardWorld(b)...),
+		converged("Shard/Placed/Converged", placedShardXR, placedRootShardWorld(b)...),
 		converged("CacheServer/Converged", benchCacheServerXR),
 		converged("VirtualWorkspace/Converged", benchVirtualWorkspaceXR,
 			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...),

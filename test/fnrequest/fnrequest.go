@@ -110,6 +110,8 @@ func Next(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*f
 			replicas := obj["spec"].(map[string]any)["replicas"]
 			md["generation"] = 1
 			obj["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas}
+		case "Object":
+			placeInOtherCluster(obj)
 		default:
 			// An XR an installation composes: Crossplane reconciled it to Ready.
 			if strings.HasPrefix(obj["apiVersion"].(string), "kcp.crossplane.io/") {
@@ -240,4 +242,38 @@ func normalize(v any) any {
 		return float64(x)
 	}
 	return v
+}
+
+// placeInOtherCluster plays provider-kubernetes and the other cluster for an Object that
+// places a workload there: it created the manifest, a Deployment rolled out, and reports what
+// it observed. Objects that act in kcp are left to the test's world.
+func placeInOtherCluster(obj map[string]any) {
+	manifest, _ := obj["spec"].(map[string]any)["forProvider"].(map[string]any)["manifest"].(map[string]any)
+	switch manifest["kind"] {
+	case "Deployment", "Service", "PodDisruptionBudget", "Secret", "ConfigMap", "Namespace":
+	default:
+		return
+	}
+	there := map[string]any{}
+	for k, v := range manifest {
+		there[k] = v
+	}
+	switch there["kind"] {
+	case "Deployment":
+		replicas := there["spec"].(map[string]any)["replicas"]
+		md := map[string]any{}
+		for k, v := range there["metadata"].(map[string]any) {
+			md[k] = v
+		}
+		md["generation"] = 1
+		there["metadata"] = md
+		there["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
+			"availableReplicas": replicas, "conditions": []any{map[string]any{"type": "Available", "status": "True"}}}
+	case "Secret":
+		there["data"] = map[string]any{"redacted": nil} // --sanitize-secrets
+	}
+	obj["status"] = map[string]any{
+		"atProvider": map[string]any{"manifest": there},
+		"conditions": []any{map[string]any{"type": "Ready", "status": "True"}, map[string]any{"type": "Synced", "status": "True"}},
+	}
 }

@@ -171,6 +171,7 @@ func userDir(t *testing.T) string {
 		"restore-prod-etcd.yaml": restore, // docs/day-two.md's restore Jobs
 		"admin.kubeconfig":       closedKubeconfig,
 		"team-a.kubeconfig":      closedKubeconfig, // docs/workspaces.md
+		"cluster-b.kubeconfig":   closedKubeconfig, // docs/multi-cluster.md
 		"rootshard.yaml":         string(xr),
 		"functions.yaml":         functions,
 		"rendered.yaml":          "",

@@ -159,11 +159,19 @@ func (c *Cluster) newPod(ctx context.Context, name string) (*Pod, error) {
 // name from KCPBin (Options.Etcd for etcd). Every Service of the namespace that selects the
 // pod resolves to it, in every pod.
 func (c *Cluster) RunDeployment(ctx context.Context, namespace, name string) (*Pod, error) {
+	return c.RunDeploymentOf(ctx, c.opts.Reader, namespace, name)
+}
+
+// RunDeploymentOf runs one pod of a Deployment of the cluster r reads, with the Secrets,
+// ConfigMaps and Services of that cluster: a component placed in another cluster runs from
+// what was delivered there. Every pod shares one network, as clusters whose Services are
+// reachable from each other do.
+func (c *Cluster) RunDeploymentOf(ctx context.Context, r Reader, namespace, name string) (*Pod, error) {
 	var d appsv1.Deployment
-	if err := c.opts.Reader.GetJSON(ctx, &d, "deployment", "-n", namespace, name); err != nil {
+	if err := r.GetJSON(ctx, &d, "deployment", "-n", namespace, name); err != nil {
 		return nil, err
 	}
-	return c.runPod(ctx, namespace, name, d.Spec.Template)
+	return c.runPod(ctx, r, namespace, name, d.Spec.Template)
 }
 
 // RunStatefulSet runs every replica of a StatefulSet (a managed etcd) as pods <name>-<i>, each
@@ -183,7 +191,7 @@ func (c *Cluster) RunStatefulSet(ctx context.Context, namespace, name string) ([
 	}
 	var pods []*Pod
 	for i := range replicas {
-		p, err := c.runPod(ctx, namespace, fmt.Sprintf("%s-%d", name, i), s.Spec.Template, s.Spec.ServiceName)
+		p, err := c.runPod(ctx, c.opts.Reader, namespace, fmt.Sprintf("%s-%d", name, i), s.Spec.Template, s.Spec.ServiceName)
 		if err != nil {
 			return pods, err
 		}
@@ -212,7 +220,7 @@ func (c *Cluster) RunEtcd(ctx context.Context, host string) (*Pod, error) {
 
 // runPod starts a pod from a pod template. governing is a StatefulSet's Service, under which
 // the pod has a name of its own.
-func (c *Cluster) runPod(ctx context.Context, namespace, name string, tmpl corev1.PodTemplateSpec, governing ...string) (*Pod, error) {
+func (c *Cluster) runPod(ctx context.Context, r Reader, namespace, name string, tmpl corev1.PodTemplateSpec, governing ...string) (*Pod, error) {
 	if len(tmpl.Spec.Containers) == 0 {
 		return nil, fmt.Errorf("%s/%s has no container", namespace, name)
 	}
@@ -224,10 +232,10 @@ func (c *Cluster) runPod(ctx context.Context, namespace, name string, tmpl corev
 	if err != nil {
 		return nil, err
 	}
-	if err := p.writeVolumes(ctx, c.opts.Reader, namespace, tmpl.Spec, container); err != nil {
+	if err := p.writeVolumes(ctx, r, namespace, tmpl.Spec, container); err != nil {
 		return p, err
 	}
-	services, err := c.selecting(ctx, namespace, tmpl.Labels)
+	services, err := c.selecting(ctx, r, namespace, tmpl.Labels)
 	if err != nil {
 		return p, err
 	}
@@ -284,9 +292,9 @@ func (c *Cluster) runPod(ctx context.Context, namespace, name string, tmpl corev
 }
 
 // selecting are the Services of the namespace whose selector matches the pod's labels.
-func (c *Cluster) selecting(ctx context.Context, namespace string, podLabels map[string]string) ([]corev1.Service, error) {
+func (c *Cluster) selecting(ctx context.Context, r Reader, namespace string, podLabels map[string]string) ([]corev1.Service, error) {
 	var l corev1.ServiceList
-	if err := c.opts.Reader.GetJSON(ctx, &l, "services", "-n", namespace); err != nil {
+	if err := r.GetJSON(ctx, &l, "services", "-n", namespace); err != nil {
 		return nil, err
 	}
 	var out []corev1.Service

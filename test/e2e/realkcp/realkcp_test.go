@@ -172,7 +172,7 @@ func TestServiceNames(t *testing.T) {
 		svc("root-proxy", map[string]string{"app.kubernetes.io/component": "rootshard-proxy", "app.kubernetes.io/instance": "root"}),
 		svc("headless-without-selector", nil),
 	}}}}}
-	services, err := c.selecting(t.Context(), "kcp", map[string]string{"app.kubernetes.io/component": "rootshard", "app.kubernetes.io/instance": "root", "extra": "x"})
+	services, err := c.selecting(t.Context(), c.opts.Reader, "kcp", map[string]string{"app.kubernetes.io/component": "rootshard", "app.kubernetes.io/instance": "root", "extra": "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
