@@ -84,8 +84,8 @@ func testMultiCluster(t *testing.T, e *env) {
 	}
 	secret, _ := json.Marshal(map[string]any{
 		"apiVersion": "v1", "kind": "Secret",
-		"metadata":   map[string]any{"name": "cluster-b-kubeconfig", "namespace": ns},
-		"data":       map[string]any{"kubeconfig": base64.StdEncoding.EncodeToString(kubeconfig)},
+		"metadata": map[string]any{"name": "cluster-b-kubeconfig", "namespace": ns},
+		"data":     map[string]any{"kubeconfig": base64.StdEncoding.EncodeToString(kubeconfig)},
 	})
 	if err := e.Apply(ctx, secret); err != nil {
 		t.Fatal(err)
