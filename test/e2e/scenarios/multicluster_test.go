@@ -236,9 +236,9 @@ func testMultiCluster(t *testing.T, e *env) {
 				t.Errorf("%s %s is being deleted while cluster B is unreachable", x.kind, x.name)
 			}
 			c := got.conditions()
-			e.Step("multi: while B is unreachable, %s %s: Ready=%s (%s: %s); Synced=%s (%s); Available=%s (%s)", x.kind, x.name,
+			e.Step("multi: while B is unreachable, %s %s: phase %v; Ready=%s (%s: %s); Synced=%s (%s); Available=%s (%s: %s)", x.kind, x.name, got.Status["phase"],
 				c["Ready"].Status, c["Ready"].Reason, trim(c["Ready"].Message, 200), c["Synced"].Status, trim(c["Synced"].Message, 200),
-				c["Available"].Status, trim(c["Available"].Message, 200))
+				c["Available"].Status, c["Available"].Reason, trim(c["Available"].Message, 200))
 		}
 
 		if err := b.StartAPIServer(); err != nil {
