@@ -236,6 +236,14 @@ func testMultiCluster(t *testing.T, e *env) {
 				t.Errorf("%s %s is being deleted while cluster B is unreachable", x.kind, x.name)
 			}
 			c := got.conditions()
+			// A placed XR says that its workload's cluster is unreachable; one in A is unaffected.
+			if placedInB := slices.ContainsFunc(multiInB, func(p struct{ kind, name, deployment string }) bool { return p == x }); placedInB {
+				if a := c["Available"]; a.Status != "False" || !strings.Contains(a.Message, x.deployment) {
+					t.Errorf("%s %s while cluster B is unreachable: Available=%s (%s: %s), want False naming Deployment %s", x.kind, x.name, a.Status, a.Reason, a.Message, x.deployment)
+				}
+			} else if a := c["Available"]; a.Status != "True" {
+				t.Errorf("%s %s runs in cluster A, yet Available=%s (%s: %s) while cluster B is unreachable", x.kind, x.name, a.Status, a.Reason, a.Message)
+			}
 			e.Step("multi: while B is unreachable, %s %s: phase %v; Ready=%s (%s: %s); Synced=%s (%s); Available=%s (%s: %s)", x.kind, x.name, got.Status["phase"],
 				c["Ready"].Status, c["Ready"].Reason, trim(c["Ready"].Message, 200), c["Synced"].Status, trim(c["Synced"].Message, 200),
 				c["Available"].Status, c["Available"].Reason, trim(c["Available"].Message, 200))
@@ -264,13 +272,17 @@ func testMultiCluster(t *testing.T, e *env) {
 		}
 		resynced := time.Since(restarted)
 		if placed {
+			// Ready may never have left True (Crossplane's, from the Objects' last readiness);
+			// Available, the function's reading of the Deployment in B, did.
 			for _, x := range multiInB {
-				if _, err := waitXR(ctx, e, x.kind, ns, x.name, "Ready", "True"); err != nil {
-					t.Fatal(err)
+				for _, cond := range []string{"Available", "Ready"} {
+					if _, err := waitXR(ctx, e, x.kind, ns, x.name, cond, "True"); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 		}
-		e.Step("multi: cluster B's kube-apiserver started again; every Object Synced %.1fs later, every XR Ready %.1fs later (placement Ready before: %v)",
+		e.Step("multi: cluster B's kube-apiserver started again; every Object Synced %.1fs later, every placed XR Available and Ready %.1fs later (placement Ready before: %v)",
 			resynced.Seconds(), time.Since(restarted).Seconds(), placed)
 		afterA, err := uidsIn(ctx, e.GetJSON, ns, "objects.kubernetes.m.crossplane.io", "certificates.cert-manager.io", "secrets")
 		if err != nil {
