@@ -25,11 +25,21 @@ type ImageSpec struct {
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 }
 
-// RootShardConfig references the RootShard a component belongs to.
+// RootShardConfig references the RootShard a component belongs to: the XR itself, or its
+// reference Secret.
+// +kubebuilder:validation:XValidation:rule="has(self.ref) != has(self.secretRef)",message="name the RootShard in exactly one of ref (the RootShard in this namespace) and secretRef (its reference Secret <rootshard>-reference, or a copy of it, in this namespace)"
 type RootShardConfig struct {
 	// Ref names a RootShard in the same namespace.
 	// +optional
 	Ref *corev1.LocalObjectReference `json:"ref,omitempty"`
+
+	// SecretRef names a reference Secret of a RootShard (the <rootshard>-reference Secret it
+	// publishes, or a copy of it) in the same namespace, read instead of the RootShard XR:
+	// its URLs, CA bundles and the names of its Secrets. The RootShard may live in another
+	// namespace; the certificates are still issued by the Issuers named after it
+	// (<rootshard>-server-ca, <rootshard>-client-ca, ...) in this namespace.
+	// +optional
+	SecretRef *corev1.LocalObjectReference `json:"secretRef,omitempty"`
 }
 
 // SharedReference names an XR of this namespace or, for a team's Kubeconfig or Workspace,

@@ -25,7 +25,8 @@ type FrontProxy struct {
 // FrontProxySpec is kcp-operator's FrontProxy spec.
 // +kubebuilder:validation:XValidation:rule="!(has(self.externalHostname) && has(self.external) && has(self.external.hostname))",message="Cannot set both ExternalHostname (deprecated) and External.hostname. Use External.hostname only."
 type FrontProxySpec struct {
-	// RootShard is the RootShard (same namespace) of the installation this proxy serves.
+	// RootShard is the RootShard of the installation this proxy serves: the XR in this
+	// namespace, or its reference Secret.
 	RootShard RootShardConfig `json:"rootShard"`
 
 	// Placement runs the front-proxy in another cluster (docs/multi-cluster.md). It needs

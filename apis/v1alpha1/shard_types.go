@@ -25,7 +25,8 @@ type Shard struct {
 type ShardSpec struct {
 	CommonShardSpec `json:",inline"`
 
-	// RootShard is the RootShard (same namespace) this shard belongs to.
+	// RootShard is the RootShard this shard belongs to: the XR in this namespace, or its
+	// reference Secret.
 	RootShard RootShardConfig `json:"rootShard"`
 
 	// Cache overrides the RootShard's cache server for this shard. Without a ref here or on

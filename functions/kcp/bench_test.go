@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,10 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/reference"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 	"github.com/configuration-kcp/configuration-kcp/test/render"
 )
@@ -116,6 +120,32 @@ func rootShardWorld(tb testing.TB) []map[string]any {
 	return out
 }
 
+// referenceWorld is rootShardWorld with the RootShard's reference Secret root-reference,
+// as it publishes it, in place of the RootShard XR: what a Shard or FrontProxy naming it by
+// spec.rootShard.secretRef reads.
+func referenceWorld(tb testing.TB) []map[string]any {
+	w := rootShardWorld(tb)
+	rs := &v1alpha1.RootShard{}
+	b, _ := json.Marshal(w[0])
+	if err := json.Unmarshal(b, rs); err != nil {
+		tb.Fatal(err)
+	}
+	r := reference.OfRootShard(rs, "kcp", "")
+	r.CA, r.ClientCA = testworld.CAPEM(), testworld.CAPEM()
+	data := map[string]any{}
+	for k, v := range r.Data() {
+		data[k] = base64.StdEncoding.EncodeToString(v)
+	}
+	w[0] = map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "root-reference", "namespace": "kcp"}, "data": data}
+	return w
+}
+
+// bySecretRef is xr (a Shard or FrontProxy) naming its RootShard by root-reference.
+func bySecretRef(xr string) string {
+	xr = strings.Replace(xr, `"rootShard": {"ref": {"name": "root"}}`, `"rootShard": {"secretRef": {"name": "root-reference"}}`, 1)
+	return strings.Replace(xr, `"rootShard":{"ref":{"name":"root"}}`, `"rootShard":{"secretRef":{"name":"root-reference"}}`, 1)
+}
+
 // placedRootShardWorld is rootShardWorld with a RootShard that other clusters reach.
 func placedRootShardWorld(tb testing.TB) []map[string]any {
 	w := rootShardWorld(tb)
@@ -132,6 +162,15 @@ func TestConvergedShardComposesWorkload(t *testing.T) {
 	// CertificateSet.
 	if got := len(rsp.GetDesired().GetResources()); got != 7 {
 		t.Errorf("converged Shard composes %d resources, want 7 (its Certificates in one CertificateSet, with its PodDisruptionBudget)", got)
+	}
+}
+
+func TestConvergedSecretRefComposesWorkloads(t *testing.T) {
+	for xr, want := range map[string]string{bySecretRef(shardXR): "deployment-shard-kcp", bySecretRef(benchFrontProxyXR): "deployment-front-proxy"} {
+		rsp := run(t, convergedRequest(t, xr, referenceWorld(t)...))
+		if _, ok := rsp.GetDesired().GetResources()[want]; !ok || !strings.Contains(xr, "secretRef") {
+			t.Errorf("converged XR naming its RootShard by its reference Secret must compose %s; results: %v", want, rsp.GetResults())
+		}
 	}
 }
 
@@ -202,10 +241,12 @@ func benchCases(b testing.TB) []benchCase {
 		converged("RootShard/AllFeatures/Converged", allFeatures, allFeaturesWorld...),
 		converged("Shard/Converged", shardXR, rootShardWorld(b)...),
 		converged("Shard/Placed/Converged", placedShardXR, placedRootShardWorld(b)...),
+		converged("Shard/SecretRef/Converged", bySecretRef(shardXR), referenceWorld(b)...),
 		converged("CacheServer/Converged", benchCacheServerXR),
 		converged("VirtualWorkspace/Converged", benchVirtualWorkspaceXR,
 			append(rootShardWorld(b), secretWith("root-logical-cluster-admin-kubeconfig"))...),
 		converged("FrontProxy/Converged", benchFrontProxyXR, rootShardWorld(b)...),
+		converged("FrontProxy/SecretRef/Converged", bySecretRef(benchFrontProxyXR), referenceWorld(b)...),
 		converged("Kubeconfig/Converged", benchKubeconfigXR, kubeconfigWorld(b)...),
 		answered("Kubeconfig/Shared/Converged", benchSharedKubeconfigXR, sharedKubeconfigWorld()...),
 		answered("Tenant/Converged", benchTenantXR, tenantWorld()...),

@@ -35,7 +35,7 @@ func TestRunFunctionFrontProxyFatal(t *testing.T) {
 		"NoRootShard": {
 			reason: "A FrontProxy serves a RootShard: Fatal naming the field, nothing composed.",
 			xr:     frontProxyXR(`{"rootShard": {}}`),
-			want:   fatal("invalid FrontProxy kcp/fp, nothing was changed: spec.rootShard.ref.name: Required value: name the RootShard (in the same namespace) this front-proxy serves"),
+			want:   fatal("invalid FrontProxy kcp/fp, nothing was changed: spec.rootShard.ref.name: Required value: name the RootShard (in the same namespace) this front-proxy serves, or set secretRef to its reference Secret"),
 		},
 		"BothHostnames": {
 			reason: "The deprecated externalHostname and external.hostname exclude each other.",

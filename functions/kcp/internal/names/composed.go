@@ -7,6 +7,10 @@ package names
 // would either fail on the first's controller reference or adopt an object that has none;
 // the KcpInstallation kind refuses such names before anything is composed.
 //
+// A Shard or FrontProxy placed in another cluster also composes provider-kubernetes Objects
+// named <deployment>.<name>.<kind> (compose/placement): the dot keeps them apart from every
+// name here.
+//
 // TestComposedListsEveryGoldenObject holds these lists against every golden render.
 
 // Composed lists the names a RootShard's composition may give an object.

@@ -11,6 +11,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
 // APIVersion of every XR.
@@ -101,8 +102,10 @@ func VirtualWorkspace(st *observed.State, name string) (*v1alpha1.VirtualWorkspa
 	return vw, Get(st, KindVirtualWorkspace, name, vw)
 }
 
-// ShardsOf returns the required Shards whose spec.rootShard.ref names rootShard, sorted by
-// name.
+// ShardsOf returns the required Shards whose spec.rootShard.ref names rootShard, or whose
+// spec.rootShard.secretRef names its reference Secret <rootShard>-reference (the RootShard
+// of this namespace composes it), sorted by name. A Shard that names a copy of the
+// reference under another name is not known to be the RootShard's.
 func ShardsOf(st *observed.State, rootShard string) []v1alpha1.Shard {
 	var out []v1alpha1.Shard
 	for _, n := range st.Names(KindShard) {
@@ -110,7 +113,8 @@ func ShardsOf(st *observed.State, rootShard string) []v1alpha1.Shard {
 		if !Get(st, KindShard, n, &sh) {
 			continue
 		}
-		if r := sh.Spec.RootShard.Ref; r != nil && r.Name == rootShard {
+		ref, secret := sh.Spec.RootShard.Ref, sh.Spec.RootShard.SecretRef
+		if (ref != nil && ref.Name == rootShard) || (secret != nil && secret.Name == names.Reference(rootShard)) {
 			out = append(out, sh)
 		}
 	}

@@ -10,7 +10,6 @@
 package frontproxy
 
 import (
-	"fmt"
 	"net"
 	"strconv"
 
@@ -34,6 +33,8 @@ type composer struct {
 	name names.FrontProxy
 	rs   *v1alpha1.RootShard
 	root names.RootShard
+	// read is how rs was read: from the XR, or from its reference Secret.
+	read refs.RootShardRead
 	// placement is where the workload runs, nil for this cluster.
 	placement *placement.Target
 }
@@ -56,17 +57,26 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	if err := placement.Check(st, deployment, c.placement, placedField, "FrontProxy"); err != nil {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
 	}
-	rootName := fp.Spec.RootShard.Ref.Name
-	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
-	rs, ok := refs.RootShard(st, rootName)
-	if !ok {
-		return c.waitForRootShard(rootName), nil
+	c.Inputs.Require(refs.RootShardRequirement(fp.Spec.RootShard))
+	read := refs.ReadRootShard(st, fp.Spec.RootShard, fp.GetNamespace())
+	if read.Invalid != nil {
+		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{read.Invalid}
 	}
-	c.rs, c.root = rs, names.RootShard(rootName)
+	if read.RootShard == nil {
+		return c.waitForRootShard(read.Missing), nil
+	}
+	rs, rootName := read.RootShard, read.RootShard.Name
+	c.rs, c.root, c.read = rs, names.RootShard(rootName), read
+	if read.Secret != "" {
+		// Validate could not check the volumes named after a RootShard it did not know.
+		if errs := validateVolumes(field.NewPath("spec"), fp, c.root, read.Field()); len(errs) > 0 {
+			return result.Result[v1alpha1.FrontProxyStatus]{}, errs
+		}
+	}
 	if errs := check.PlacedReach(placedField, fp.Spec.Placement, rs); len(errs) > 0 {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, errs
 	}
-	c.ReadsCertificatesOf("RootShard "+rootName, refs.IssuingCertificates(st, refs.KindRootShard, rootName))
+	c.ReadsCertificatesOf("RootShard "+rootName, read.IssuingCertificates(st))
 	// A front-proxy runs a new kcp only once its root shard does; a KcpInstallation also
 	// waits for every shard.
 	upgraded := *fp // shallow: only the image pointer is replaced
@@ -94,9 +104,10 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	}, nil
 }
 
-// waitForRootShard reports the FrontProxy waiting for its RootShard, everything composed kept.
-func (c *composer) waitForRootShard(name string) result.Result[v1alpha1.FrontProxyStatus] {
-	missing := c.Unreadable(fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace))
+// waitForRootShard reports the FrontProxy waiting for its RootShard (or its reference
+// Secret), everything composed kept; why names what is missing.
+func (c *composer) waitForRootShard(why string) result.Result[v1alpha1.FrontProxyStatus] {
+	missing := c.Unreadable(why)
 	return result.Result[v1alpha1.FrontProxyStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),

@@ -27,10 +27,11 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := fp.Spec
 	errs = append(errs, check.NameLength(fp.GetName(), MaxNameLength)...)
+	errs = append(errs, check.RootShard(spec.Child("rootShard"), s.RootShard, "this front-proxy serves")...)
 	root := ""
-	if r := s.RootShard.Ref; r == nil || r.Name == "" {
-		errs = append(errs, field.Required(spec.Child("rootShard", "ref", "name"), "name the RootShard (in the same namespace) this front-proxy serves"))
-	} else {
+	if r := s.RootShard.Ref; r != nil {
+		// With secretRef the RootShard's name is known once its Secret is read: Compose
+		// checks the volumes then.
 		root = r.Name
 	}
 	errs = append(errs, validateExternal(spec, s)...)
@@ -50,7 +51,7 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	errs = append(errs, validatePathMappings(spec.Child("additionalPathMappings"), s.AdditionalPathMappings)...)
 	errs = append(errs, check.Placement(spec.Child("placement"), s.Placement, s.Monitoring)...)
 	if root != "" {
-		errs = append(errs, validateVolumes(spec, fp, names.RootShard(root))...)
+		errs = append(errs, validateVolumes(spec, fp, names.RootShard(root), "spec.rootShard.ref.name")...)
 	}
 	return errs
 }
@@ -123,7 +124,8 @@ func validatePathMappings(p *field.Path, mappings []v1alpha1.PathMappingEntry) f
 // derive from the FrontProxy's and the RootShard's names), extra volumes whose names clash
 // with generated ones, and extra mounts of volumes that do not exist: the API server would
 // reject the Deployment.
-func validateVolumes(spec *field.Path, fp *v1alpha1.FrontProxy, root names.RootShard) field.ErrorList {
+// rootField names the field that names the RootShard.
+func validateVolumes(spec *field.Path, fp *v1alpha1.FrontProxy, root names.RootShard, rootField string) field.ErrorList {
 	var errs field.ErrorList
 	generated := generatedVolumeNames(fp, root)
 	var bad []string
@@ -134,7 +136,7 @@ func validateVolumes(spec *field.Path, fp *v1alpha1.FrontProxy, root names.RootS
 	}
 	if len(bad) > 0 {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), fp.Name,
-			fmt.Sprintf("with RootShard %s (spec.rootShard.ref.name) the front-proxy would mount volumes named %s, which are not valid volume names (at most 63 lowercase letters, digits and '-'): shorten the FrontProxy's name", root, strings.Join(bad, ", "))))
+			fmt.Sprintf("with RootShard %s (%s) the front-proxy would mount volumes named %s, which are not valid volume names (at most 63 lowercase letters, digits and '-'): shorten the FrontProxy's name", root, rootField, strings.Join(bad, ", "))))
 	}
 	return append(errs, check.ExtraVolumes(spec, generated, fp.Spec.ExtraVolumes, fp.Spec.ExtraVolumeMounts)...)
 }

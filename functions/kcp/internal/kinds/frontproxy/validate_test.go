@@ -28,11 +28,11 @@ func TestValidate(t *testing.T) {
 		}},
 		"ValidExternalHostname": {reason: "the deprecated externalHostname may have a port", mod: func(fp *v1alpha1.FrontProxy) { fp.Spec.ExternalHostname = "kcp.example.com:443" }},
 		"NoRoot": {reason: "a front-proxy serves a RootShard", mod: func(fp *v1alpha1.FrontProxy) { fp.Spec.RootShard.Ref = nil },
-			want: []string{"spec.rootShard.ref.name: Required value: name the RootShard (in the same namespace) this front-proxy serves"}},
+			want: []string{"spec.rootShard.ref.name: Required value: name the RootShard (in the same namespace) this front-proxy serves, or set secretRef to its reference Secret"}},
 		"LongName": {reason: "<name>-front-proxy must be a valid Service name", mod: func(fp *v1alpha1.FrontProxy) { fp.Name = strings.Repeat("a", 52); fp.Spec.RootShard.Ref = nil },
 			want: []string{
 				"metadata.name: Too long: may not be more than 51 bytes",
-				"spec.rootShard.ref.name: Required value: name the RootShard (in the same namespace) this front-proxy serves",
+				"spec.rootShard.ref.name: Required value: name the RootShard (in the same namespace) this front-proxy serves, or set secretRef to its reference Secret",
 			}},
 		"LongVolumeName": {reason: "<rs>-<fp>-dynamic-kubeconfig is a volume name, at most 63 characters", mod: func(fp *v1alpha1.FrontProxy) { fp.Name = strings.Repeat("f", 40) },
 			want: []string{`metadata.name: Invalid value: "ffffffffffffffffffffffffffffffffffffffff": with RootShard root (spec.rootShard.ref.name) the front-proxy would mount volumes named root-ffffffffffffffffffffffffffffffffffffffff-dynamic-kubeconfig, which are not valid volume names (at most 63 lowercase letters, digits and '-'): shorten the FrontProxy's name`}},

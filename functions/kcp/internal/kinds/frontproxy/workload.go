@@ -29,10 +29,14 @@ func (c *composer) serviceAccountCerts() []workload.ServiceAccountCert {
 	if !c.serviceAccountsEnabled() {
 		return nil
 	}
-	c.Inputs.Require(refs.All(refs.KindShard))
 	var shards []string
-	for _, sh := range refs.ShardsOf(c.St, c.rs.Name) {
-		shards = append(shards, sh.Name)
+	if c.read.SameNamespace(c.Namespace) {
+		// The Shards of a RootShard of another namespace are there, not here: the
+		// front-proxy accepts tokens of the RootShard's key only.
+		c.Inputs.Require(refs.All(refs.KindShard))
+		for _, sh := range refs.ShardsOf(c.St, c.rs.Name) {
+			shards = append(shards, sh.Name)
+		}
 	}
 	return kcpserver.ServiceAccountCerts(c.rs.Name, shards)
 }
@@ -99,7 +103,7 @@ func secrets(fp names.FrontProxy, root names.RootShard, rootCA string, caBundle 
 // the RootShard's CAs, the service account keys of the RootShard and its Shards, and the
 // user's authentication Secrets.
 func (c *composer) registerExternalInputs(p proxy.Proxy) {
-	rsRef := "spec.rootShard.ref.name (RootShard " + c.rs.Name + ")"
+	rsRef := c.read.Field()
 	c.Inputs.External(inputs.KindSecret, p.Secrets.RootCA, rsRef)
 	m, _, _ := p.Mounts()
 	if slices.Contains(m.SecretNames(), p.Secrets.RequestHeaderCA) {

@@ -555,7 +555,7 @@ func TestWaiting(t *testing.T) {
 			kc:     kubeconfigXR(toShard("alpha")),
 			world:  func(w *testworld.World) { w.Object(shardXR()) },
 			conds: []condition.Condition{certPending,
-				missing("RootShard root (spec.rootShard.ref.name of Shard alpha, named by spec.target.shardRef.name) does not exist in namespace kcp; create it or fix the reference"), noSecret},
+				missing("the RootShard of Shard alpha, named by spec.target.shardRef.name: RootShard root (spec.rootShard.ref.name) does not exist in namespace kcp; create it or fix the reference"), noSecret},
 			status: v1alpha1.KubeconfigStatus{TargetName: "Shard/alpha"},
 		},
 		"MissingFrontProxy": {

@@ -45,6 +45,8 @@ type target struct {
 func (c *composer) resolveTarget() (string, bool) {
 	t := c.kc.Spec.Target
 	var rootName, via string
+	// cfg is the spec.rootShard of the Shard or FrontProxy the target names.
+	var cfg *v1alpha1.RootShardConfig
 	switch {
 	case t.RootShardRef != nil:
 		rootName = t.RootShardRef.Name
@@ -55,10 +57,7 @@ func (c *composer) resolveTarget() (string, bool) {
 		if !refs.Get(c.St, KindShard, n, sh) {
 			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", n, c.Namespace), false
 		}
-		if r := sh.Spec.RootShard.Ref; r == nil || r.Name == "" {
-			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) names no RootShard in its spec.rootShard.ref.name", n), false
-		}
-		c.t.sh, rootName, via = sh, sh.Spec.RootShard.Ref.Name, "Shard "+n+", named by spec.target.shardRef.name"
+		c.t.sh, cfg, via = sh, &sh.Spec.RootShard, "Shard "+n+", named by spec.target.shardRef.name"
 	case t.FrontProxyRef != nil:
 		n := t.FrontProxyRef.Name
 		c.Inputs.Require(refs.Named(KindFrontProxy, n))
@@ -66,19 +65,36 @@ func (c *composer) resolveTarget() (string, bool) {
 		if !refs.Get(c.St, KindFrontProxy, n, fp) {
 			return fmt.Sprintf("FrontProxy %s (spec.target.frontProxyRef.name) does not exist in namespace %s; create it or fix the reference", n, c.Namespace), false
 		}
-		if r := fp.Spec.RootShard.Ref; r == nil || r.Name == "" {
-			return fmt.Sprintf("FrontProxy %s (spec.target.frontProxyRef.name) names no RootShard in its spec.rootShard.ref.name", n), false
+		c.t.fp, cfg, via = fp, &fp.Spec.RootShard, "FrontProxy "+n+", named by spec.target.frontProxyRef.name"
+	}
+	if cfg != nil {
+		// The Shard or FrontProxy names its RootShard by the XR or by its reference Secret;
+		// the kubeconfig follows it the same way.
+		if (cfg.Ref == nil || cfg.Ref.Name == "") && (cfg.SecretRef == nil || cfg.SecretRef.Name == "") {
+			return fmt.Sprintf("%s names no RootShard in its spec.rootShard", via), false
 		}
-		c.t.fp, rootName, via = fp, fp.Spec.RootShard.Ref.Name, "FrontProxy "+n+", named by spec.target.frontProxyRef.name"
+		c.Inputs.Require(refs.RootShardRequirement(*cfg))
+		if r := cfg.Ref; r != nil && r.Name != "" {
+			// Asked for with the RootShard, as below: one round less than after reading it.
+			c.Inputs.Read(inputs.KindSecret, names.RootShard(r.Name).CA(names.CAServer))
+		}
+		read := refs.ReadRootShard(c.St, *cfg, c.Namespace)
+		switch {
+		case read.Invalid != nil:
+			return fmt.Sprintf("the RootShard of %s cannot be read: %v", via, read.Invalid), false
+		case read.RootShard == nil:
+			return fmt.Sprintf("the RootShard of %s: %s", via, read.Missing), false
+		}
+		rootName = read.RootShard.Name
+		c.Inputs.Read(inputs.KindSecret, names.RootShard(rootName).CA(names.CAServer))
+		c.t.rs, c.t.root = read.RootShard, names.RootShard(rootName)
+		return "", true
 	}
 	c.Inputs.Require(refs.Named(KindRootShard, rootName))
 	// The RootShard's server CA, named after it, is asked for with it (see readOwnSecrets).
 	c.Inputs.Read(inputs.KindSecret, names.RootShard(rootName).CA(names.CAServer))
 	rs, ok := refs.RootShard(c.St, rootName)
 	if !ok {
-		if via != "" {
-			return fmt.Sprintf("RootShard %s (spec.rootShard.ref.name of %s) does not exist in namespace %s; create it or fix the reference", rootName, via, c.Namespace), false
-		}
 		return fmt.Sprintf("RootShard %s (spec.target.rootShardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.Namespace), false
 	}
 	c.t.rs, c.t.root = rs, names.RootShard(rootName)

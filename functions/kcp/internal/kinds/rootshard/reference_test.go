@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
@@ -24,7 +25,7 @@ func TestReference(t *testing.T) {
 				"kind": "RootShard", "name": "root", "namespace": "kcp",
 				"url":    "https://root-kcp.kcp.svc.cluster.local:6443",
 				"ca.crt": "PEM(root-server-ca)", "client-ca.crt": "PEM(root-client-ca)",
-				"external-url": "https://api.example.com:6443",
+				"external-url": "https://api.example.com:6443", "root-ca-secret": "root-ca",
 			},
 		},
 		"ShardBaseURL": {
@@ -34,7 +35,7 @@ func TestReference(t *testing.T) {
 				"kind": "RootShard", "name": "root", "namespace": "kcp",
 				"url":    "https://root.internal.example.com:6443",
 				"ca.crt": "PEM(root-server-ca)", "client-ca.crt": "PEM(root-client-ca)",
-				"external-url": "https://api.example.com:6443",
+				"external-url": "https://api.example.com:6443", "root-ca-secret": "root-ca",
 			},
 		},
 		"CABundle": {
@@ -44,13 +45,34 @@ func TestReference(t *testing.T) {
 				"kind": "RootShard", "name": "root", "namespace": "kcp",
 				"url":    "https://root-kcp.kcp.svc.cluster.local:6443",
 				"ca.crt": "PEM(root-server-ca)", "client-ca.crt": "PEM(root-client-ca)",
-				"external-url": "https://api.example.com:6443",
+				"external-url": "https://api.example.com:6443", "root-ca-secret": "root-ca",
+			},
+		},
+		"WhatAShardReads": {
+			reason: "What a Shard or FrontProxy naming the RootShard by this Secret reads of it is published too: its private address, root CA Secret, cluster domain, additional client CAs and cache server.",
+			rs: basic(func(rs *v1alpha1.RootShard) {
+				rs.Spec.External.PrivateHostname = "root.internal"
+				rs.Spec.External.PrivatePort = ptr.To[uint32](7443)
+				rs.Spec.Certificates = v1alpha1.Certificates{CASecretRef: &corev1.LocalObjectReference{Name: "my-ca"}}
+				rs.Spec.ClusterDomain = "cluster.example"
+				rs.Spec.ClientCABundleRef = &corev1.LocalObjectReference{Name: "extra-clients"}
+				rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: "cache"}
+			}),
+			want: map[string]string{
+				"kind": "RootShard", "name": "root", "namespace": "kcp",
+				"url":    "https://root-kcp.kcp.svc.cluster.example:6443",
+				"ca.crt": "PEM(root-server-ca)", "client-ca.crt": "PEM(root-client-ca)",
+				"external-url": "https://api.example.com:6443", "external-admin-url": "https://root.internal:7443",
+				"root-ca-secret": "my-ca", "cluster-domain": "cluster.example",
+				"client-ca-bundle-secret": "extra-clients", "cache-server": "cache",
 			},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, _ := converge(tc.rs, func(w *testworld.World) { w.Secret("bundle") })
+			r, _ := converge(tc.rs, func(w *testworld.World) {
+				w.Secret("bundle", "my-ca", "extra-clients", "cache-kubeconfig", "cache-ca", "cache-client-certificate")
+			})
 			o, ok := r.Desired.Get("secret-reference")
 			if !ok || o.Resource == nil {
 				t.Fatalf("%s\nsecret-reference is not built; desired: %v", tc.reason, keys(&r.Desired))

@@ -27,6 +27,18 @@ func registration(root names.RootShard, shard string) result.Requirement {
 	return result.Requirement{APIVersion: inkcp.APIVersion, Kind: inkcp.KindObject, Name: root.Registration(shard)}
 }
 
+// registered reports Registered for the composer's shard. Only a RootShard of the shard's
+// own namespace composes the Object that observes the registration; of a RootShard in
+// another namespace, named by its reference Secret, it cannot be read here.
+func (c *composer) registered() condition.Condition {
+	if !c.read.SameNamespace(c.Namespace) {
+		return condition.Condition{Type: TypeRegistered, Reason: ReasonNotObserved, Message: fmt.Sprintf(
+			"RootShard %s/%s is in another namespace (%s); whether kcp registered this shard is observed there, by its Object %s.",
+			c.rs.Namespace, c.rs.Name, c.read.Field(), c.root.Registration(c.sh.GetName()))}
+	}
+	return registered(c.St, c.root, c.sh.GetName())
+}
+
 // registered reports Registered from that Object. It never gates readiness: a shard is
 // registered by kcp once it runs, and what runs is what Available reports.
 func registered(st *observed.State, root names.RootShard, shard string) condition.Condition {

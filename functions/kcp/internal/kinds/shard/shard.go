@@ -45,6 +45,8 @@ type composer struct {
 	name names.Shard
 	rs   *v1alpha1.RootShard
 	root names.RootShard
+	// read is how rs was read: from the XR, or from its reference Secret.
+	read refs.RootShardRead
 	// placement is where the workload runs, nil for this cluster.
 	placement *placement.Target
 }
@@ -64,19 +66,30 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	if err := placement.Check(st, deployment, c.placement, placedField, "Shard"); err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
-	rootName := sh.Spec.RootShard.Ref.Name
-	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
-	c.Inputs.Require(registration(names.RootShard(rootName), sh.GetName()))
-	c.requireAhead(names.RootShard(rootName))
-	rs, ok := refs.RootShard(st, rootName)
-	if !ok {
-		return c.waitForRootShard(rootName), nil
+	c.Inputs.Require(refs.RootShardRequirement(sh.Spec.RootShard))
+	if r := sh.Spec.RootShard.Ref; r != nil {
+		// The RootShard's name is known before it is read: ask for what follows from it now.
+		c.Inputs.Require(registration(names.RootShard(r.Name), sh.GetName()))
+		c.requireAhead(names.RootShard(r.Name))
 	}
-	c.rs, c.root = rs, names.RootShard(rootName)
+	read := refs.ReadRootShard(st, sh.Spec.RootShard, sh.GetNamespace())
+	if read.Invalid != nil {
+		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{read.Invalid}
+	}
+	if read.RootShard == nil {
+		return c.waitForRootShard(read.Missing), nil
+	}
+	rs, rootName := read.RootShard, read.RootShard.Name
+	c.rs, c.root, c.read = rs, names.RootShard(rootName), read
+	if read.SameNamespace(c.Namespace) {
+		// The RootShard composes the Object that registers this shard in its own namespace.
+		c.Inputs.Require(registration(c.root, sh.GetName()))
+	}
+	c.requireAhead(c.root)
 	if errs := c.checkPlacedReach(); len(errs) > 0 {
 		return result.Result[v1alpha1.ShardStatus]{}, errs
 	}
-	c.ReadsCertificatesOf("RootShard "+rootName, refs.IssuingCertificates(st, refs.KindRootShard, rootName))
+	c.ReadsCertificatesOf("RootShard "+rootName, read.IssuingCertificates(st))
 	// A shard runs a new kcp only once its root shard does (kcp#4032).
 	upgraded := *sh // shallow: only the image pointer is replaced
 	c.sh = &upgraded
@@ -98,15 +111,16 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
 		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh)},
-		Conditions:   append(c.Conditions(), registered(st, c.root, sh.GetName())),
+		Conditions:   append(c.Conditions(), c.registered()),
 		NotReady:     c.NotReady(),
 		Warnings:     result.NonEmpty(warning),
 	}, nil
 }
 
-// waitForRootShard reports the Shard waiting for its RootShard, everything composed kept.
-func (c *composer) waitForRootShard(name string) result.Result[v1alpha1.ShardStatus] {
-	missing := c.Unreadable(fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", name, c.Namespace))
+// waitForRootShard reports the Shard waiting for its RootShard (or its reference Secret),
+// everything composed kept; why names what is missing.
+func (c *composer) waitForRootShard(why string) result.Result[v1alpha1.ShardStatus] {
+	missing := c.Unreadable(why)
 	return result.Result[v1alpha1.ShardStatus]{
 		Desired:      c.Set,
 		Requirements: c.Inputs.Requirements(),
@@ -154,8 +168,11 @@ func (c *composer) server() kcpserver.Server {
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
 		c.Inputs.Require(refs.All(refs.KindShard))
 		var shards []string
-		for _, s := range refs.ShardsOf(c.St, c.rs.Name) {
-			shards = append(shards, s.Name)
+		if c.read.SameNamespace(c.Namespace) {
+			// The Shards of a RootShard of another namespace are there, not here.
+			for _, s := range refs.ShardsOf(c.St, c.rs.Name) {
+				shards = append(shards, s.Name)
+			}
 		}
 		// This shard may not be listed yet in a fresh render; it always mounts its own key.
 		if !slices.Contains(shards, c.sh.Name) {
@@ -176,7 +193,7 @@ func (c *composer) server() kcpserver.Server {
 // registerExternalInputs declares the Secrets and ConfigMaps the shard mounts but does not
 // compose: the RootShard's CAs, a CacheServer's Secrets, and the user's.
 func (c *composer) registerExternalInputs(srv kcpserver.Server) {
-	rsRef := "spec.rootShard.ref.name (RootShard " + c.rs.Name + ")"
+	rsRef := c.read.Field()
 	c.Inputs.External(inputs.KindSecret, srv.RootCASecret, rsRef)
 	for _, ca := range rootShardCAs {
 		c.Inputs.External(inputs.KindSecret, c.root.CA(ca), rsRef)

@@ -335,7 +335,7 @@ func TestValidate(t *testing.T) {
 		want   []string
 	}{
 		"Valid":    {reason: "the default shard is valid", mod: func(*v1alpha1.Shard) {}},
-		"NoRoot":   {reason: "a shard belongs to a RootShard", mod: func(sh *v1alpha1.Shard) { sh.Spec.RootShard.Ref = nil }, want: []string{"spec.rootShard.ref.name: Required value: name the RootShard (in the same namespace) this shard belongs to"}},
+		"NoRoot":   {reason: "a shard belongs to a RootShard", mod: func(sh *v1alpha1.Shard) { sh.Spec.RootShard.Ref = nil }, want: []string{"spec.rootShard.ref.name: Required value: name the RootShard (in the same namespace) this shard belongs to, or set secretRef to its reference Secret"}},
 		"LongName": {reason: "<name>-service-account must be a valid volume name", mod: func(sh *v1alpha1.Shard) { sh.Name = strings.Repeat("a", 48) }, want: []string{"metadata.name: Too long: may not be more than 47 bytes"}},
 		"BadEtcd":  {reason: "etcd endpoints are URLs", mod: func(sh *v1alpha1.Shard) { sh.Spec.Etcd.Endpoints = []string{"etcd"} }, want: []string{`spec.etcd.endpoints[0]: Invalid value: "etcd": must be an etcd client URL such as https://etcd:2379`}},
 		"VolClash": {reason: "extra volumes must not reuse generated names", mod: func(sh *v1alpha1.Shard) { sh.Spec.ExtraVolumes = []corev1.Volume{{Name: "client-kubeconfig"}} }, want: []string{`spec.extraVolumes[0].name: Duplicate value: "client-kubeconfig"`}},

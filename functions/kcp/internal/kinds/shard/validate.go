@@ -22,9 +22,7 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := sh.Spec
 	errs = append(errs, check.NameLength(sh.GetName(), MaxNameLength)...)
-	if r := s.RootShard.Ref; r == nil || r.Name == "" {
-		errs = append(errs, field.Required(spec.Child("rootShard", "ref", "name"), "name the RootShard (in the same namespace) this shard belongs to"))
-	}
+	errs = append(errs, check.RootShard(spec.Child("rootShard"), s.RootShard, "this shard belongs to")...)
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	if s.ShardBaseURL != "" {
 		errs = append(errs, check.BaseURL(spec.Child("shardBaseURL"), s.ShardBaseURL)...)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -28,6 +29,9 @@ func Parse(data map[string][]byte) (Reference, error) {
 		Kind: string(data[KeyKind]), Name: string(data[KeyName]), Namespace: string(data[KeyNamespace]),
 		URL: string(data[KeyURL]), CA: string(data[KeyCA]), ClientCA: string(data[KeyClientCA]),
 		ExternalURL: string(data[KeyExternalURL]), Image: string(data[KeyImage]),
+		ExternalAdminURL: string(data[KeyExternalAdminURL]), RootCASecret: string(data[KeyRootCASecret]),
+		ClusterDomain: string(data[KeyClusterDomain]), ClientCABundleSecret: string(data[KeyClientCABundleSecret]),
+		CacheServer: string(data[KeyCacheServer]),
 	}
 	var problems []string
 	for _, k := range []string{KeyKind, KeyName, KeyNamespace, KeyURL, KeyCA} {
@@ -45,9 +49,19 @@ func Parse(data map[string][]byte) (Reference, error) {
 	if r.Namespace != "" {
 		problems = append(problems, dnsProblems(KeyNamespace, r.Namespace, "label", validation.IsDNS1123Label)...)
 	}
-	for k, v := range map[string]string{KeyURL: r.URL, KeyExternalURL: r.ExternalURL} {
-		if v != "" && !httpsWithHost(v) {
+	for k, v := range map[string]string{KeyURL: r.URL, KeyExternalURL: r.ExternalURL, KeyExternalAdminURL: r.ExternalAdminURL} {
+		switch {
+		case v == "":
+		case !httpsWithHost(v):
 			problems = append(problems, fmt.Sprintf("key %q is %q, not an https URL with a host", k, v))
+		case !validPort(v):
+			problems = append(problems, fmt.Sprintf("key %q is %q, whose port is not from 1 to 65535", k, v))
+		}
+	}
+	// Object names: a Secret's or a CacheServer's name is a DNS-1123 subdomain.
+	for k, v := range map[string]string{KeyRootCASecret: r.RootCASecret, KeyClientCABundleSecret: r.ClientCABundleSecret, KeyCacheServer: r.CacheServer, KeyClusterDomain: r.ClusterDomain} {
+		if v != "" {
+			problems = append(problems, dnsProblems(k, v, "subdomain", validation.IsDNS1123Subdomain)...)
 		}
 	}
 	for k, v := range map[string]string{KeyCA: r.CA, KeyClientCA: r.ClientCA} {
@@ -111,6 +125,16 @@ func dnsProblems(key, value, what string, check func(string) []string) []string 
 func httpsWithHost(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && u.Scheme == "https" && u.Hostname() != ""
+}
+
+// validPort reports whether the URL raw has no port, or one from 1 to 65535.
+func validPort(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Port() == "" {
+		return err == nil
+	}
+	n, err := strconv.ParseUint(u.Port(), 10, 16)
+	return err == nil && n > 0
 }
 
 // certificates checks that data is one or more PEM CERTIFICATE blocks, each an x509
