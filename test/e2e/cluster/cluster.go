@@ -134,6 +134,8 @@ type Cluster struct {
 	logMu      sync.Mutex
 	procs      []*proc.Process
 	pki        pki
+	// outage is the kube-apiserver StopAPIServer stopped (guarded by logMu).
+	outage *apiOutage
 }
 
 // UserKubeconfig writes a kubeconfig for user name in groups, authenticated by a client

@@ -21,11 +21,16 @@ func checkNoSecretsLeaked(ctx context.Context, t *testing.T, e *env) {
 	if err != nil || len(logs) == 0 {
 		t.Fatalf("no logs in %s: %v", e.Dir, err)
 	}
+	// Cluster B's, when MultiCluster started it.
+	logsB, _ := filepath.Glob(filepath.Join(e.Dir, "cluster-b", "*.log"))
+	logs = append(logs, logsB...)
+	scanned := 0
 	for _, f := range logs {
 		if filepath.Base(f) == "kubectl.log" {
 			// The tests' own commands and their output, Secrets read as tests read them.
 			continue
 		}
+		scanned++
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -47,5 +52,5 @@ func checkNoSecretsLeaked(ctx context.Context, t *testing.T, e *env) {
 			t.Errorf("an Event or an XR's status contains %q: a private key or kubeconfig credentials were published", m)
 		}
 	}
-	e.Step("no private key or kubeconfig credentials in %d logs, the Events and the XRs' status", len(logs)-1)
+	e.Step("no private key or kubeconfig credentials in %d logs, the Events and the XRs' status", scanned)
 }

@@ -123,6 +123,9 @@ func TestKCP(t *testing.T) {
 			break
 		}
 	}
+	// MultiCluster (namespace kcp-multi, in cluster A and in cluster B, which it starts) is
+	// independent of the scenarios before it: it ends this lane, the shorter of the two.
+	t.Run("MultiCluster", func(t *testing.T) { testMultiCluster(t, e) })
 	lanes.Wait()
 
 	// Scale runs alone: it measures calls and events per XR.

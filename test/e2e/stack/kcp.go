@@ -28,8 +28,11 @@ const (
 
 // ProviderKubernetesArgs are the provider's flags in the e2e, after the health probe address:
 // a 10s poll (its default is 10m, so an Object's drift, or a kcp stand-in front coming back,
-// would be seen minutes late), and watches on (Object.spec.watch needs them).
-var ProviderKubernetesArgs = []string{"--poll=10s", "--enable-watches"}
+// would be seen minutes late), watches on (Object.spec.watch needs them), and Secret data
+// redacted from Objects' status.atProvider.manifest (--sanitize-secrets, as
+// docs/multi-cluster.md tells platforms to run it: an Object copying a Secret into another
+// cluster must not write the Secret's keys into its own status).
+var ProviderKubernetesArgs = []string{"--poll=10s", "--enable-watches", "--sanitize-secrets"}
 
 // ProviderKubernetes makes provider-kubernetes installable and kcp stand-ins available (see
 // Options.ProviderKubernetes).

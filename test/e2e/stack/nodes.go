@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
 // Environment variables naming the scheduler and kwok, exported by make/e2e-tools.mk.
@@ -68,20 +69,28 @@ var kwokStages []byte
 // and waits until every node is Ready and schedulable (KCM's node lifecycle controller
 // removes the not-ready taint the API server gives a new node once kwok reports it Ready).
 func (s *Stack) startNodes(ctx context.Context) error {
+	return s.startNodesIn(ctx, s.Cluster, s.Dir, FakeNodes, persistentVolumes, s.start)
+}
+
+// startNodesIn is startNodes for cluster c (the stack's, or cluster B): kube-scheduler and
+// kwok for c, started by start with their logs and data in dir, and nodes and pvs volumes
+// created in c.
+func (s *Stack) startNodesIn(ctx context.Context, c *cluster.Cluster, dir string, nodes []FakeNode, pvs int,
+	start func(name string, env []string, bin string, args ...string) (*proc.Process, error)) error {
 	ports, err := cluster.FreePorts(1)
 	if err != nil {
 		return err
 	}
-	if _, err := s.start("kube-scheduler", nil, s.opts.Bin.KubeScheduler,
-		"--kubeconfig="+s.Kubeconfig,
-		"--authentication-kubeconfig="+s.Kubeconfig, "--authorization-kubeconfig="+s.Kubeconfig,
+	if _, err := start("kube-scheduler", nil, s.opts.Bin.KubeScheduler,
+		"--kubeconfig="+c.Kubeconfig,
+		"--authentication-kubeconfig="+c.Kubeconfig, "--authorization-kubeconfig="+c.Kubeconfig,
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(ports[0]),
-		"--cert-dir="+filepath.Join(s.Dir, "scheduler-certs"),
+		"--cert-dir="+filepath.Join(dir, "scheduler-certs"),
 		"--leader-elect=false",
 	); err != nil {
 		return err
 	}
-	kwokDir := filepath.Join(s.Dir, "kwok")
+	kwokDir := filepath.Join(dir, "kwok")
 	if err := os.MkdirAll(kwokDir, 0o755); err != nil {
 		return err
 	}
@@ -90,8 +99,8 @@ func (s *Stack) startNodes(ctx context.Context) error {
 		return err
 	}
 	// HOME: kwok also loads ~/.kwok/kwok.yaml when it exists; only our stages apply here.
-	if _, err := s.start("kwok", []string{"HOME=" + kwokDir}, s.opts.Bin.Kwok,
-		"--kubeconfig="+s.Kubeconfig,
+	if _, err := start("kwok", []string{"HOME=" + kwokDir}, s.opts.Bin.Kwok,
+		"--kubeconfig="+c.Kubeconfig,
 		"--config="+stages,
 		"--manage-nodes-with-label-selector="+FakeNodeLabel+"=true",
 		// kwok's default is 0: no Lease, and KCM's node lifecycle controller would find the
@@ -101,10 +110,10 @@ func (s *Stack) startNodes(ctx context.Context) error {
 		return err
 	}
 	var objs []any
-	for i, n := range FakeNodes {
+	for i, n := range nodes {
 		objs = append(objs, fakeNode(i, n))
 	}
-	for i := range persistentVolumes {
+	for i := range pvs {
 		objs = append(objs, persistentVolume(i))
 	}
 	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": objs})
@@ -112,7 +121,7 @@ func (s *Stack) startNodes(ctx context.Context) error {
 		return err
 	}
 	// create, not apply: a Node keeps the status it is created with (its capacity).
-	if _, err := s.Kubectl(ctx, list, "create", "-f", "-"); err != nil {
+	if _, err := c.Kubectl(ctx, list, "create", "-f", "-"); err != nil {
 		return err
 	}
 	schedulerHealthz := fmt.Sprintf("https://127.0.0.1:%d/healthz", ports[0])
@@ -122,13 +131,13 @@ func (s *Stack) startNodes(ctx context.Context) error {
 		return err
 	}
 	return s.Eventually(ctx, 2*time.Minute, "kwok's fake nodes Ready and schedulable", func(ctx context.Context) (bool, string, error) {
-		nodes, err := s.Nodes(ctx)
+		got, err := nodesOf(ctx, c)
 		if err != nil {
 			return false, "", err
 		}
 		var waiting []string
-		for _, n := range FakeNodes {
-			if st := nodes[n.Name]; !st.Ready || slices.Contains(st.Taints, "node.kubernetes.io/not-ready") {
+		for _, n := range nodes {
+			if st := got[n.Name]; !st.Ready || slices.Contains(st.Taints, "node.kubernetes.io/not-ready") {
 				waiting = append(waiting, fmt.Sprintf("%s (ready %v, taints %v)", n.Name, st.Ready, st.Taints))
 			}
 		}
@@ -192,6 +201,11 @@ type NodeState struct {
 
 // Nodes reads every node's zone, readiness and taint keys, by name.
 func (s *Stack) Nodes(ctx context.Context) (map[string]NodeState, error) {
+	return nodesOf(ctx, s.Cluster)
+}
+
+// nodesOf reads the nodes of cluster c.
+func nodesOf(ctx context.Context, c *cluster.Cluster) (map[string]NodeState, error) {
 	var list struct {
 		Items []struct {
 			Object
@@ -203,7 +217,7 @@ func (s *Stack) Nodes(ctx context.Context) (map[string]NodeState, error) {
 			} `json:"spec"`
 		} `json:"items"`
 	}
-	if err := s.Get(ctx, "/api/v1/nodes", &list); err != nil {
+	if err := c.Get(ctx, "/api/v1/nodes", &list); err != nil {
 		return nil, err
 	}
 	nodes := map[string]NodeState{}

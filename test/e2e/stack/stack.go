@@ -128,6 +128,12 @@ type Stack struct {
 	// podForwards are the addresses every provider's network namespace reaches besides the
 	// API server (the kcp stand-in fronts, relays).
 	podForwards []string
+
+	// clusterB is the second cluster, started on first use (ClusterB; clusterBMu serialises
+	// that, s.mu guards the field once set).
+	clusterBMu  sync.Mutex
+	clusterB    *ClusterB
+	clusterBErr error
 }
 
 // Up starts everything. On error, the returned Stack, if not nil, must still be stopped.
@@ -185,6 +191,14 @@ func (s *Stack) Exited() error {
 		}
 	}
 	s.mu.Lock()
+	b := s.clusterB
+	s.mu.Unlock()
+	if b != nil {
+		if err := b.Exited(); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.procs {
 		if err := p.Exited(); err != nil {
@@ -209,9 +223,14 @@ func (s *Stack) Stop() {
 	s.procs = nil
 	standIns := s.standIns
 	s.standIns = map[string]*kcpstandin.StandIn{}
+	b := s.clusterB
+	s.clusterB = nil
 	s.mu.Unlock()
 	for _, k := range standIns {
 		k.Close()
+	}
+	if b != nil {
+		b.stop()
 	}
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].Stop(10 * time.Second)
