@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -241,6 +242,9 @@ func testMultiCluster(t *testing.T, e *env) {
 				if a := c["Available"]; a.Status != "False" || !strings.Contains(a.Message, x.deployment) {
 					t.Errorf("%s %s while cluster B is unreachable: Available=%s (%s: %s), want False naming Deployment %s", x.kind, x.name, a.Status, a.Reason, a.Message, x.deployment)
 				}
+				if r := c["Ready"]; r.Status == "True" {
+					t.Errorf("%s %s while cluster B is unreachable: Ready=True (%s), want not Ready: nothing here knows whether its workload still runs", x.kind, x.name, r.Reason)
+				}
 			} else if a := c["Available"]; a.Status != "True" {
 				t.Errorf("%s %s runs in cluster A, yet Available=%s (%s: %s) while cluster B is unreachable", x.kind, x.name, a.Status, a.Reason, a.Message)
 			}
@@ -295,6 +299,16 @@ func testMultiCluster(t *testing.T, e *env) {
 		compareUIDs(t, "cluster A, after cluster B came back", beforeA, afterA)
 		compareUIDs(t, "cluster B, after it came back", beforeB, afterB)
 		e.Step("multi: after the outage %d objects of cluster A and %d of cluster B have the UIDs they had before", len(beforeA), len(beforeB))
+	})
+	t.Run("RealKCP", func(t *testing.T) {
+		dir := os.Getenv("KCP_BIN")
+		if dir == "" {
+			t.Skip("KCP_BIN is not set: kcp itself is not run (set KCP_BIN to a directory holding kcp, kcp-front-proxy and cache-server to run the components of both clusters as processes)")
+		}
+		if !placed {
+			t.Skip("Placement failed: nothing to run")
+		}
+		testRealKCPMultiCluster(ctx, t, e, dir, ns, b)
 	})
 }
 
