@@ -9,8 +9,11 @@ import (
 )
 
 // MaxIterations bounds convergence: kcp's composition settles in a handful of rounds, so
-// more means the function keeps changing its mind.
-const MaxIterations = 10
+// more means the function keeps changing its mind. The longest chain is examples/multi-cluster:
+// a FrontProxy that reads its RootShard's reference Secret (written once every certificate of
+// the RootShard is issued), then composes its own certificates, then its placed workload, whose
+// new kinds Crossplane's staging adds one round later.
+const MaxIterations = 14
 
 // RenderFunc renders one XR against a world.
 type RenderFunc func(ctx context.Context, w World) (*Output, error)

@@ -205,7 +205,7 @@ func TestConverge(t *testing.T) {
 				}
 				return args{renders: rs}
 			},
-			want: want{iterations: MaxIterations, err: "renders still change after 10 iterations against the simulated world, " +
+			want: want{iterations: MaxIterations, err: "renders still change after 14 iterations against the simulated world, " +
 				"the last one changed Shard kcp/shard1: configmap-c: the function never settles"},
 		},
 	}
