@@ -28,6 +28,7 @@ type Tenant struct {
 // TenantSpec is what one team may have of the installation.
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.__namespace__) && !has(self.__namespace__) || has(oldSelf.__namespace__) && has(self.__namespace__) && oldSelf.__namespace__ == self.__namespace__",message="namespace is immutable: create another Tenant for another namespace"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.workspace) && !has(self.workspace) || has(oldSelf.workspace) && has(self.workspace) && oldSelf.workspace == self.workspace",message="workspace is immutable: kcp cannot move a workspace"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.identityPrefix) && !has(self.identityPrefix) || has(oldSelf.identityPrefix) && has(self.identityPrefix) && oldSelf.identityPrefix == self.identityPrefix",message="identityPrefix is immutable: the team's certificates already carry it and kcp cannot revoke them"
 type TenantSpec struct {
 	// The rules above call this field __namespace__: namespace is a keyword of CEL.
 
@@ -49,8 +50,30 @@ type TenantSpec struct {
 	// +kubebuilder:validation:Pattern=`^root(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$`
 	Workspace string `json:"workspace,omitempty"`
 
+	// IdentityPrefix starts the user name and every group of the team's kubeconfigs, e.g.
+	// tenant:team-a:alice in group tenant:team-a:admins. It must end with a colon and overlap
+	// neither Kubernetes' and kcp's identities (system:), this package's (kubeconfig:), the
+	// installation's OIDC prefixes, nor another Tenant's prefix. Defaults to
+	// tenant:<namespace>: so that no namespace name can forge another identity.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[a-z0-9]([-a-z0-9.]*[a-z0-9])?)*:$`
+	IdentityPrefix string `json:"identityPrefix,omitempty"`
+
+	// WorkspaceTypes are the WorkspaceTypes of root that the team's Workspaces may name
+	// (spec.type with path root). Types in the team's own workspace are always allowed.
+	// The team's workspaces are created with the installation's admin credentials, which
+	// skip kcp's check of who may use a type, so only the types listed here are usable.
+	// Defaults to kcp's own: universal, organization and team.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	WorkspaceTypes []string `json:"workspaceTypes,omitempty"`
+
 	// ClusterRoleBindings bind cluster roles in the team's workspace, e.g. admin to the
-	// team's group team-a:admins. The team's own bindings (its Workspaces' and Kubeconfigs')
+	// team's group tenant:team-a:admins. The team's own bindings (its Workspaces' and Kubeconfigs')
 	// are added below and beside these.
 	// +optional
 	// +listType=map
@@ -111,6 +134,15 @@ type TenantStatus struct {
 	// Workspace is the path of the team's workspace.
 	// +optional
 	Workspace string `json:"workspace,omitempty"`
+
+	// IdentityPrefix starts the user name and every group of the team's kubeconfigs.
+	// +optional
+	IdentityPrefix string `json:"identityPrefix,omitempty"`
+
+	// RootShard is the RootShard (the Tenant's namespace) of the installation shared, which
+	// the team's Workspaces name.
+	// +optional
+	RootShard string `json:"rootShard,omitempty"`
 
 	// Members are the team's Kubeconfigs and Workspaces that name this installation, each
 	// granted or refused with the reason.

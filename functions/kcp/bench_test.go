@@ -66,14 +66,15 @@ const benchFrontProxyXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Fr
 
 const benchKubeconfigXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Kubeconfig","metadata":{"name":"admin","namespace":"kcp","uid":"kc-uid"},"spec":{"target":{"rootShardRef":{"name":"root"}},"username":"kcp-admin","groups":["system:kcp:admin"],"validity":"8760h","secretRef":{"name":"admin-kubeconfig"}}}`
 
-const benchTenantXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Tenant","metadata":{"name":"team-a","namespace":"kcp","uid":"tenant-uid"},"spec":{"frontProxy":{"ref":{"name":"fp"}},"clusterRoleBindings":[{"clusterRole":"admin","groups":["team-a:admins"]}]}}`
+const benchTenantXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Tenant","metadata":{"name":"team-a","namespace":"kcp","uid":"tenant-uid"},"spec":{"frontProxy":{"ref":{"name":"fp"}},"clusterRoleBindings":[{"clusterRole":"admin","groups":["tenant:team-a:admins"]}]}}`
 
-const benchSharedKubeconfigXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Kubeconfig","metadata":{"name":"dev","namespace":"team-a","uid":"team-kc-uid"},"spec":{"target":{"frontProxyRef":{"name":"fp","namespace":"kcp"}},"username":"team-a:dev","groups":["team-a:admins"],"validity":"720h","secretRef":{"name":"dev-kubeconfig"}}}`
+const benchSharedKubeconfigXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Kubeconfig","metadata":{"name":"dev","namespace":"team-a","uid":"team-kc-uid"},"spec":{"target":{"frontProxyRef":{"name":"fp","namespace":"kcp"}},"username":"tenant:team-a:dev","groups":["tenant:team-a:admins"],"validity":"720h","secretRef":{"name":"dev-kubeconfig"}}}`
 
-// tenantWorld is what a Tenant reads: its FrontProxy and the team's XRs, three Kubeconfigs
-// and a Workspace in namespace team-a.
+// tenantWorld is what a Tenant reads: its FrontProxy, that one's RootShard, and the team's
+// XRs, three Kubeconfigs and a Workspace in namespace team-a.
 func tenantWorld() []map[string]any {
-	out := []map[string]any{sdkresource.MustStructJSON(benchFrontProxyXR).AsMap()}
+	out := []map[string]any{sdkresource.MustStructJSON(benchFrontProxyXR).AsMap(),
+		{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "metadata": map[string]any{"name": "root", "namespace": "kcp"}}}
 	for _, n := range []string{"dev", "ci", "ops"} {
 		kc := sdkresource.MustStructJSON(benchSharedKubeconfigXR).AsMap()
 		kc["metadata"] = map[string]any{"name": n, "namespace": "team-a"}

@@ -22,24 +22,14 @@ func CheckName(ns, name string) field.ErrorList {
 	return nil
 }
 
-// CheckKubeconfig holds a team's Kubeconfig of namespace ns to the identities of its team:
-// the user and every group start with "<ns>:", so no team can claim another's group (or
-// kcp's own, system:...), and the certificate carries nothing else. The Tenant checks it
-// again before it issues anything; a team's XR checks it first to say so at once.
+// CheckKubeconfig refuses what a team's Kubeconfig of namespace ns for a shared installation
+// may not ask for, whatever its Tenant: a name too long for the XR composed for it, and a
+// certificate template, which could add groups to the certificate. Its identities are
+// checked against its Tenant's prefix (CheckIdentities) once the Tenant is read.
 func CheckKubeconfig(ns string, kc *v1alpha1.Kubeconfig) field.ErrorList {
-	spec := field.NewPath("spec")
-	prefix := ns + ":"
 	errs := CheckName(ns, kc.GetName())
-	if u := kc.Spec.Username; !strings.HasPrefix(u, prefix) || len(u) == len(prefix) {
-		errs = append(errs, field.Invalid(spec.Child("username"), u, fmt.Sprintf("a Kubeconfig of namespace %s for a shared installation must name a user of its team: %s<name>", ns, prefix)))
-	}
-	for i, g := range kc.Spec.Groups {
-		if !strings.HasPrefix(g, prefix) || len(g) == len(prefix) {
-			errs = append(errs, field.Invalid(spec.Child("groups").Index(i), g, fmt.Sprintf("a Kubeconfig of namespace %s for a shared installation may name only groups of its team: %s<name>", ns, prefix)))
-		}
-	}
 	if kc.Spec.CertificateTemplate != nil {
-		errs = append(errs, field.Forbidden(spec.Child("certificateTemplate"), "a Kubeconfig for a shared installation gets the certificate its Tenant issues; its subject and usages are not the team's to choose"))
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "certificateTemplate"), "a Kubeconfig for a shared installation gets the certificate its Tenant issues; its subject and usages are not the team's to choose"))
 	}
 	return errs
 }

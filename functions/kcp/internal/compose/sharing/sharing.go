@@ -69,13 +69,14 @@ func Labels(tenant, ns, name string) map[string]string {
 // TenantsRequirement reads every Tenant of namespace ns, the installation's.
 func TenantsRequirement(ns string) result.Requirement { return refs.AllIn(refs.KindTenant, ns) }
 
-// Tenants returns the required Tenants of namespace ns that share with namespace team,
-// oldest first: the first is the one that grants; a later one is refused.
+// Tenants returns the required Tenants of namespace ns that share with namespace team (every
+// Tenant of ns for ""), oldest first: the first is the one that grants; a later one is
+// refused.
 func Tenants(st *observed.State, ns, team string) []*v1alpha1.Tenant {
 	var out []*v1alpha1.Tenant
 	for _, n := range st.NamesIn(ns, refs.KindTenant) {
 		t := &v1alpha1.Tenant{}
-		if refs.GetIn(st, ns, refs.KindTenant, n, t) && Namespace(t) == team {
+		if refs.GetIn(st, ns, refs.KindTenant, n, t) && (team == "" || Namespace(t) == team) {
 			out = append(out, t)
 		}
 	}

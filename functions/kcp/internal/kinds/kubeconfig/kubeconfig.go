@@ -107,8 +107,8 @@ func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha
 		return *waiting, nil
 	}
 	if Shared(resolved) {
-		// A reference names its installation only once read: hold it to the team's
-		// identities now, as Validate does for a frontProxyRef of another namespace.
+		// A reference names its installation only once read: refuse now what Validate
+		// refuses for a frontProxyRef of another namespace.
 		if errs := sharing.CheckKubeconfig(kc.GetNamespace(), resolved); len(errs) > 0 {
 			return result.Result[v1alpha1.KubeconfigStatus]{}, errs
 		}
@@ -122,7 +122,7 @@ func Compose(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha
 // composeTarget composes a Kubeconfig whose target names its XR.
 func composeTarget(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha1.KubeconfigStatus], field.ErrorList) {
 	if Shared(kc) {
-		return composeShared(kc, st), nil
+		return composeShared(kc, st)
 	}
 	n := names.Kubeconfig(kc.GetName())
 	b := builder.New(kc.GetName(), kc.GetNamespace(), st)

@@ -87,7 +87,7 @@ func TestReferenceSecret(t *testing.T) {
 				w.Required("Secret", "shared-public-reference")["metadata"].(map[string]any)["namespace"] = "team-a"
 				return answered(w)
 			},
-			errs: []string{`spec.username: Invalid value: "admin": a Kubeconfig of namespace team-a for a shared installation must name a user of its team: team-a:<name>`},
+			errs: []string{`spec.username: Invalid value: "admin": a Kubeconfig of namespace team-a for a shared installation must name a user of its team: tenant:team-a:<name>`},
 		},
 	}
 	for name, tc := range cases {

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
@@ -32,8 +33,9 @@ func Shared(kc *v1alpha1.Kubeconfig) bool {
 // spec.secretRef.name, of the kubeconfig that the Kubeconfig its Tenant composes for it
 // wrote. The team's namespace never holds more than its own credential: the copy is made
 // only from the Secret of the Kubeconfig named after this one, composed by the Tenant of
-// this namespace. While it cannot be made, what exists is kept unchanged.
-func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) result.Result[v1alpha1.KubeconfigStatus] {
+// this namespace. While it cannot be made, what exists is kept unchanged. Identities outside
+// the team's prefix, which the Tenant sets, are refused once the Tenant is read.
+func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v1alpha1.KubeconfigStatus], field.ErrorList) {
 	b := builder.New(kc.GetName(), kc.GetNamespace(), st)
 	team, ref := kc.GetNamespace(), kc.Spec.Target.FrontProxyRef
 	ns, issuer := ref.Namespace, sharing.Name(kc.GetNamespace(), kc.GetName())
@@ -54,13 +56,13 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) result.Result[v1
 		},
 		NotReady: true,
 	}
-	wait := func(reason, why string) result.Result[v1alpha1.KubeconfigStatus] {
+	wait := func(reason, why string) (result.Result[v1alpha1.KubeconfigStatus], field.ErrorList) {
 		if b.KeepAll() {
 			why += "; Secret " + team + "/" + out + " is kept unchanged meanwhile"
 		}
 		r.Desired = b.Set
 		r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Reason: reason, Message: why + "."}}
-		return r
+		return r, nil
 	}
 	for _, q := range reqs {
 		if !st.Answered(q.Key()) {
@@ -73,6 +75,9 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) result.Result[v1
 	}
 	if t.Spec.FrontProxy.Ref.Name != ref.Name {
 		return wait(ReasonRefused, fmt.Sprintf("Tenant %s/%s shares FrontProxy %s with namespace %s, not %s (spec.target.frontProxyRef.name)", ns, t.GetName(), t.Spec.FrontProxy.Ref.Name, team, ref.Name))
+	}
+	if errs := sharing.CheckIdentities(sharing.IdentityPrefix(t), kc); len(errs) > 0 {
+		return result.Result[v1alpha1.KubeconfigStatus]{}, errs
 	}
 	if i := slices.IndexFunc(t.Status.Members, func(m v1alpha1.TenantMember) bool {
 		return m.Kind == refs.KindKubeconfig && m.Name == kc.GetName()
@@ -93,7 +98,7 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) result.Result[v1
 	if o := st.Secret(out); o.Found && !st.Exists(secretKey) && (kc.GetUID() == "" || o.Controller != string(kc.GetUID())) {
 		r.Conditions = []condition.Condition{{Type: TypeKubeconfigReady, Reason: ReasonSecretConflict,
 			Message: fmt.Sprintf("Secret %s/%s (spec.secretRef.name) exists and was not created by this Kubeconfig; it is left untouched. Delete it or choose another spec.secretRef.name.", team, out)}}
-		return r
+		return r, nil
 	}
 	exists := st.Exists(secretKey)
 	b.Set.Add(secretKey, &corev1.Secret{
@@ -114,5 +119,5 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) result.Result[v1
 		r.Conditions = append(r.Conditions, condition.Condition{Type: TypeKubeconfigReady, Reason: ReasonSecretPending,
 			Message: fmt.Sprintf("Secret %s/%s is composed; waiting for Crossplane to create it.", team, out)})
 	}
-	return r
+	return r, nil
 }

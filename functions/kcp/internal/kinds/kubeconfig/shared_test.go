@@ -23,7 +23,7 @@ func teamKubeconfig(mods ...func(*v1alpha1.Kubeconfig)) *v1alpha1.Kubeconfig {
 		ObjectMeta: metav1.ObjectMeta{Name: "dev", Namespace: "team-a", UID: "team-kc-uid"},
 		Spec: v1alpha1.KubeconfigSpec{
 			Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &v1alpha1.SharedReference{Name: "front", Namespace: "kcp"}},
-			Username:  "team-a:alice",
+			Username:  "tenant:team-a:alice",
 			Validity:  metav1.Duration{Duration: 720 * time.Hour},
 			SecretRef: corev1.LocalObjectReference{Name: "dev-kubeconfig"},
 		},
@@ -59,7 +59,8 @@ func sharedWorld(members []v1alpha1.TenantMember, mods ...func(tenant, issued, s
 		m(tenant, issued, secret)
 	}
 	w := testworld.New().InNamespace("team-a").Object(tenant).Object(issued).Object(secret)
-	for _, q := range composeShared(teamKubeconfig(), testworld.New().State()).Requirements {
+	r, _ := composeShared(teamKubeconfig(), testworld.New().State())
+	for _, q := range r.Requirements {
 		w.Answer(q.Key())
 	}
 	return w
@@ -76,8 +77,10 @@ func TestComposeShared(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
+		kc     *v1alpha1.Kubeconfig // teamKubeconfig() when nil
 		world  func() *testworld.World
 		want   want
+		errs   []string
 	}{
 		"Copied": {
 			reason: "The team's Secret is a copy of the kubeconfig the Tenant's Kubeconfig wrote for it.",
@@ -91,11 +94,12 @@ func TestComposeShared(t *testing.T) {
 			reason: "Ready once the copy exists.",
 			world: func() *testworld.World {
 				w := sharedWorld(granted)
-				return w.Exists(composeShared(teamKubeconfig(), w.State()).Desired)
+				r, _ := composeShared(teamKubeconfig(), w.State())
+				return w.Exists(r.Desired)
 			},
 			want: want{secret: "kubeconfig of team-a:alice", ready: true, conds: []string{
 				"InputsReady=True AllPresent: Tenant kcp/team-a grants this Kubeconfig; Kubeconfig kcp/team-a.dev issued its certificate.",
-				"KubeconfigReady=True SecretWritten: Secret team-a/dev-kubeconfig holds the kubeconfig of user team-a:alice for FrontProxy kcp/front.",
+				"KubeconfigReady=True SecretWritten: Secret team-a/dev-kubeconfig holds the kubeconfig of user tenant:team-a:alice for FrontProxy kcp/front.",
 			}},
 		},
 		"NoTenant": {
@@ -147,11 +151,34 @@ func TestComposeShared(t *testing.T) {
 			},
 			want: want{conds: []string{"InputsReady=False Refused: Tenant kcp/team-a shares FrontProxy internal with namespace team-a, not front (spec.target.frontProxyRef.name)."}},
 		},
+		"ForeignIdentity": {
+			reason: "Once its Tenant is read, a team's Kubeconfig naming identities outside the Tenant's prefix is refused naming the field, and nothing is composed or dropped.",
+			kc: teamKubeconfig(func(kc *v1alpha1.Kubeconfig) {
+				kc.Spec.Username, kc.Spec.Groups = "team-a:alice", []string{"system:masters"}
+			}),
+			world: func() *testworld.World { return sharedWorld(granted) },
+			errs: []string{
+				`spec.username: Invalid value: "team-a:alice": a Kubeconfig of namespace team-a for a shared installation must name a user of its team: tenant:team-a:<name>`,
+				`spec.groups[0]: Invalid value: "system:masters": a Kubeconfig of namespace team-a for a shared installation may name only groups of its team: tenant:team-a:<name>`,
+			},
+		},
+		"PrefixOfTheTenant": {
+			reason: "The Tenant's spec.identityPrefix, not the namespace, decides the team's identities.",
+			kc:     teamKubeconfig(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Username = "red:alice" }),
+			world: func() *testworld.World {
+				return sharedWorld(granted, func(tenant, _, _ map[string]any) { tenant["spec"].(map[string]any)["identityPrefix"] = "red:" })
+			},
+			want: want{secret: "kubeconfig of team-a:alice", conds: []string{
+				"InputsReady=True AllPresent: Tenant kcp/team-a grants this Kubeconfig; Kubeconfig kcp/team-a.dev issued its certificate.",
+				"KubeconfigReady=False SecretPending: Secret team-a/dev-kubeconfig is composed; waiting for Crossplane to create it.",
+			}},
+		},
 		"TenantGoneKeepsTheCopy": {
 			reason: "A Tenant that goes does not delete the team's copy: deleting it would revoke nothing (kcp cannot revoke a certificate), and never destroy on doubt holds.",
 			world: func() *testworld.World {
 				w := sharedWorld(granted)
-				w.Exists(composeShared(teamKubeconfig(), w.State()).Desired)
+				r, _ := composeShared(teamKubeconfig(), w.State())
+				w.Exists(r.Desired)
 				return w.Drop("Tenant", "team-a")
 			},
 			want: want{kept: true, conds: []string{"InputsReady=False Missing: no Tenant in namespace kcp shares its kcp installation with namespace team-a; the platform team creates one (docs/shared-kcp.md); Secret team-a/dev-kubeconfig is kept unchanged meanwhile."}},
@@ -159,7 +186,21 @@ func TestComposeShared(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := composeShared(teamKubeconfig(), tc.world().State())
+			kc := tc.kc
+			if kc == nil {
+				kc = teamKubeconfig()
+			}
+			r, errs := composeShared(kc, tc.world().State())
+			var gotErrs []string
+			for _, e := range errs {
+				gotErrs = append(gotErrs, e.Error())
+			}
+			if diff := cmp.Diff(tc.errs, gotErrs); diff != "" {
+				t.Fatalf("%s\ncomposeShared(...) errors: -want, +got:\n%s", tc.reason, diff)
+			}
+			if len(errs) > 0 {
+				return // refused whole: Crossplane applies nothing, so everything stays
+			}
 			var got want
 			for _, o := range r.Desired.Objects() {
 				if o.Kept != nil {
@@ -181,13 +222,16 @@ func TestComposeShared(t *testing.T) {
 }
 
 func TestValidateShared(t *testing.T) {
-	kc := teamKubeconfig(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Username = "admin" })
+	kc := teamKubeconfig(func(kc *v1alpha1.Kubeconfig) {
+		kc.Spec.Username = "admin"
+		kc.Spec.CertificateTemplate = &v1alpha1.CertificateTemplate{}
+	})
 	var got []string
 	for _, e := range Validate(kc) {
 		got = append(got, e.Error())
 	}
-	want := []string{`spec.username: Invalid value: "admin": a Kubeconfig of namespace team-a for a shared installation must name a user of its team: team-a:<name>`}
+	want := []string{"spec.certificateTemplate: Forbidden: a Kubeconfig for a shared installation gets the certificate its Tenant issues; its subject and usages are not the team's to choose"}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("A team's Kubeconfig of a shared installation is held to its team's identities before anything is read.\nValidate: -want, +got:\n%s", diff)
+		t.Errorf("A team's Kubeconfig of a shared installation is refused a certificate template before anything is read; its identities wait for its Tenant's prefix.\nValidate: -want, +got:\n%s", diff)
 	}
 }

@@ -90,6 +90,7 @@ func (c *composer) kubeconfigSpec(kc *v1alpha1.Kubeconfig) v1alpha1.KubeconfigSp
 func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckKubeconfig(c.team, kc)
+	errs = append(errs, sharing.CheckIdentities(c.prefix, kc)...)
 	if ws := kc.Spec.TargetWorkspace; ws != "" && !sharing.Within(ws, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), ws, fmt.Sprintf("the team's workspace is %s: open it or a workspace below it", c.workspace)))
 	}
@@ -120,11 +121,19 @@ func (c *composer) composeWorkspaces() {
 		}
 	}
 	sortOldestFirst(mine)
+	granted := map[string]string{} // path: the team's XR granted it in this reconcile
 	for i, ws := range mine {
 		spec := c.workspaceSpec(ws)
 		errs := c.checkWorkspace(ws)
 		if len(errs) == 0 {
 			errs = c.validateAs(refs.KindWorkspace, ws.GetName(), &v1alpha1.Workspace{Spec: spec})
+		}
+		path := workspacePath(spec, "")
+		if len(errs) == 0 {
+			errs = c.checkPath(path, granted[path])
+		}
+		if len(errs) == 0 {
+			granted[path] = ws.GetName()
 		}
 		c.grant(refs.KindWorkspace, ws.GetName(), limit(c.t.Spec.Limits.Workspaces), i, errs, spec)
 	}
@@ -161,12 +170,7 @@ func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 	if p := ws.Spec.Parent; p != "" && !sharing.Within(p, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("parent"), p, fmt.Sprintf("the team's workspace is %s: create workspaces in it or below it", c.workspace)))
 	}
-	// The workspace is created with the installation's admin credentials, which kcp's check
-	// that the creator may use a WorkspaceType does not stop: a team uses kcp's types (root)
-	// and its own, never another team's.
-	if typ := ws.Spec.Type; typ != nil && typ.Path != "" && typ.Path != "root" && !sharing.Within(typ.Path, c.workspace) {
-		errs = append(errs, field.Invalid(spec.Child("type", "path"), typ.Path, fmt.Sprintf("a team's workspace uses WorkspaceTypes of root or of the team's workspace %s and below", c.workspace)))
-	}
+	errs = append(errs, c.checkType(spec.Child("type"), ws.Spec.Type)...)
 	return append(errs, sharing.CheckBindings(spec.Child("clusterRoleBindings"), ws.Spec.ClusterRoleBindings)...)
 }
 

@@ -59,8 +59,9 @@ type composer struct {
 	*builder.Builder
 	t        *v1alpha1.Tenant
 	validate ValidateXR
-	// team is the team's namespace, workspace its workspace's path.
-	team, workspace string
+	// team is the team's namespace, workspace its workspace's path, prefix the prefix of
+	// its identities.
+	team, workspace, prefix string
 	// frontProxy and rootShard are the installation's, in the Tenant's namespace.
 	frontProxy, rootShard string
 	members               []v1alpha1.TenantMember
@@ -74,9 +75,9 @@ type composer struct {
 func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (result.Result[v1alpha1.TenantStatus], field.ErrorList) {
 	c := &composer{
 		Builder: builder.New(t.GetName(), t.GetNamespace(), st), t: t, validate: validate,
-		team: sharing.Namespace(t), workspace: sharing.Workspace(t), frontProxy: t.Spec.FrontProxy.Ref.Name,
+		team: sharing.Namespace(t), workspace: sharing.Workspace(t), prefix: sharing.IdentityPrefix(t), frontProxy: t.Spec.FrontProxy.Ref.Name,
 	}
-	status := v1alpha1.TenantStatus{Namespace: c.team, Workspace: c.workspace, Phase: PhaseNotReady}
+	status := v1alpha1.TenantStatus{Namespace: c.team, Workspace: c.workspace, IdentityPrefix: c.prefix, Phase: PhaseNotReady}
 	c.reqs = []result.Requirement{
 		refs.Named(refs.KindFrontProxy, c.frontProxy),
 		sharing.TenantsRequirement(t.GetNamespace()),
@@ -94,7 +95,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 			return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 		}
 	}
-	if errs := c.checkFirst(); len(errs) > 0 {
+	if errs := c.checkOthers(); len(errs) > 0 {
 		return result.Result[v1alpha1.TenantStatus]{}, errs
 	}
 	fp := &v1alpha1.FrontProxy{}
@@ -103,6 +104,22 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}
 	c.rootShard = fp.Spec.RootShard.Ref.Name
+	status.RootShard = c.rootShard
+	// The RootShard's authentication decides which identities kcp takes from elsewhere.
+	rsReq := refs.Named(refs.KindRootShard, c.rootShard)
+	c.reqs = append(c.reqs, rsReq)
+	rs := &v1alpha1.RootShard{}
+	if !st.Answered(rsReq.Key()) {
+		c.KeepAll()
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
+	}
+	if !refs.Get(st, refs.KindRootShard, c.rootShard, rs) {
+		missing := c.Unreadable(fmt.Sprintf("RootShard %s, which FrontProxy %s names, does not exist in namespace %s; create it or fix the FrontProxy", c.rootShard, c.frontProxy, t.GetNamespace()))
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
+	}
+	if errs := c.checkAuthentication(rs, fp); len(errs) > 0 {
+		return result.Result[v1alpha1.TenantStatus]{}, errs
+	}
 
 	ready, errs := c.composeWorkspace()
 	if len(errs) > 0 {
@@ -125,17 +142,6 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		Conditions:   []condition.Condition{c.membersCondition(ready)},
 		NotReady:     !granted,
 	}, nil
-}
-
-// checkFirst refuses a Tenant when an older one of its namespace already shares the
-// installation with the same team: both would compose the same XRs.
-func (c *composer) checkFirst() field.ErrorList {
-	ts := sharing.Tenants(c.St, c.Namespace, c.team)
-	if len(ts) > 0 && ts[0].GetName() != c.t.GetName() {
-		return field.ErrorList{field.Forbidden(field.NewPath("spec", "namespace"),
-			fmt.Sprintf("Tenant %s/%s, created before this one, already shares this namespace's kcp installation with namespace %s; one Tenant per team: change that one", c.Namespace, ts[0].GetName(), c.team))}
-	}
-	return nil
 }
 
 // composeWorkspace composes the team's workspace, with the Tenant's bindings, and reports

@@ -46,7 +46,7 @@ func grant(mods ...func(*v1alpha1.Tenant)) *v1alpha1.Tenant {
 		ObjectMeta: metav1.ObjectMeta{Name: "team-a", Namespace: "kcp", UID: "tenant-uid", CreationTimestamp: metav1.NewTime(time.Unix(100, 0))},
 		Spec: v1alpha1.TenantSpec{
 			FrontProxy:          v1alpha1.TenantFrontProxy{Ref: ref("front")},
-			ClusterRoleBindings: []v1alpha1.WorkspaceClusterRoleBinding{{ClusterRole: "admin", Groups: []string{"team-a:admins"}}},
+			ClusterRoleBindings: []v1alpha1.WorkspaceClusterRoleBinding{{ClusterRole: "admin", Groups: []string{"tenant:team-a:admins"}}},
 		},
 	}
 	for _, m := range mods {
@@ -63,8 +63,8 @@ func teamKubeconfig(name string, at int64, mods ...func(*v1alpha1.Kubeconfig)) *
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a", CreationTimestamp: metav1.NewTime(time.Unix(at, 0))},
 		Spec: v1alpha1.KubeconfigSpec{
 			Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &v1alpha1.SharedReference{Name: "front", Namespace: "kcp"}},
-			Username:  "team-a:alice",
-			Groups:    []string{"team-a:devs"},
+			Username:  "tenant:team-a:alice",
+			Groups:    []string{"tenant:team-a:devs"},
 			Validity:  metav1.Duration{Duration: 720 * time.Hour},
 			SecretRef: ref(name + "-kubeconfig"),
 		},
@@ -82,7 +82,7 @@ func teamWorkspace(name string, at int64, mods ...func(*v1alpha1.Workspace)) *v1
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a", CreationTimestamp: metav1.NewTime(time.Unix(at, 0))},
 		Spec: v1alpha1.WorkspaceSpec{
 			RootShard:           v1alpha1.WorkspaceRootShard{Ref: &v1alpha1.SharedReference{Name: "root", Namespace: "kcp"}},
-			ClusterRoleBindings: []v1alpha1.WorkspaceClusterRoleBinding{{ClusterRole: "edit", Groups: []string{"team-a:devs"}}},
+			ClusterRoleBindings: []v1alpha1.WorkspaceClusterRoleBinding{{ClusterRole: "edit", Groups: []string{"tenant:team-a:devs"}}},
 		},
 	}
 	for _, m := range mods {
@@ -120,13 +120,24 @@ func installation(t *v1alpha1.Tenant, team ...any) *testworld.World {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "FrontProxy"},
 		ObjectMeta: metav1.ObjectMeta{Name: "front", Namespace: "kcp"},
 		Spec:       v1alpha1.FrontProxySpec{RootShard: v1alpha1.RootShardConfig{Ref: &corev1.LocalObjectReference{Name: "root"}}},
+	}).Object(&v1alpha1.RootShard{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard"},
+		ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "kcp"},
 	})
 	for _, o := range team {
 		w.Object(o)
 	}
-	r, _ := Compose(t, testworld.New().State(), validate)
-	for _, q := range r.Requirements {
-		w.Answer(q.Key())
+	return answerAll(t, w)
+}
+
+// answerAll answers every requirement Tenant t makes of world w, stage by stage (the RootShard
+// is asked for once the FrontProxy is read), as Crossplane does.
+func answerAll(t *v1alpha1.Tenant, w *testworld.World) *testworld.World {
+	for range 3 {
+		r, _ := Compose(t, w.State(), validate)
+		for _, q := range r.Requirements {
+			w.Answer(q.Key())
+		}
 	}
 	return w
 }
@@ -159,19 +170,54 @@ func composed(t *testing.T, r result.Result[v1alpha1.TenantStatus]) []string {
 }
 
 const (
-	teamWorkspaceXR = `Workspace team-a {"clusterRoleBindings":[{"clusterRole":"admin","groups":["team-a:admins"]}],"name":"team-a","parent":"root","rootShard":{"ref":{"name":"root"}}}`
-	devKubeconfig   = `Kubeconfig team-a.dev {"groups":["team-a:devs"],"secretRef":{"name":"team-a.dev-kubeconfig"},"target":{"frontProxyRef":{"name":"front"}},"targetWorkspace":"root:team-a","username":"team-a:alice","validity":"720h0m0s"}`
+	teamWorkspaceXR = `Workspace team-a {"clusterRoleBindings":[{"clusterRole":"admin","groups":["tenant:team-a:admins"]}],"name":"team-a","parent":"root","rootShard":{"ref":{"name":"root"}}}`
+	devKubeconfig   = `Kubeconfig team-a.dev {"groups":["tenant:team-a:devs"],"secretRef":{"name":"team-a.dev-kubeconfig"},"target":{"frontProxyRef":{"name":"front"}},"targetWorkspace":"root:team-a","username":"tenant:team-a:alice","validity":"720h0m0s"}`
 )
 
+// composeCase is a Tenant in a world, and what Compose must make of it: the XRs it composes
+// (or keeps), the members it reports, or the errors that refuse it whole.
+type composeCase struct {
+	reason   string
+	tenant   *v1alpha1.Tenant
+	world    func(*v1alpha1.Tenant) *testworld.World
+	composed []string
+	members  []v1alpha1.TenantMember
+	errs     []string
+}
+
+// runComposeCases runs Compose on every case.
+func runComposeCases(t *testing.T, cases map[string]composeCase) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, errs := Compose(tc.tenant, tc.world(tc.tenant).State(), validate)
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.errs, got); diff != "" {
+				t.Fatalf("%s\nCompose(...) errors: -want, +got:\n%s", tc.reason, diff)
+			}
+			if len(errs) > 0 {
+				return
+			}
+			if diff := cmp.Diff(tc.composed, composed(t, r)); diff != "" {
+				t.Errorf("%s\nCompose(...) desired: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.members, r.Status.Members); diff != "" {
+				t.Errorf("%s\nstatus.members: -want, +got:\n%s", tc.reason, diff)
+			}
+			for _, o := range r.Desired.Objects() {
+				if o.Kept == nil && !strings.HasPrefix(string(o.Name), "workspace") && !strings.HasPrefix(string(o.Name), "kubeconfig-") {
+					t.Errorf("unexpected composition resource name %s", o.Name)
+				}
+			}
+		})
+	}
+}
+
 func TestCompose(t *testing.T) {
-	cases := map[string]struct {
-		reason   string
-		tenant   *v1alpha1.Tenant
-		world    func(*v1alpha1.Tenant) *testworld.World
-		composed []string
-		members  []v1alpha1.TenantMember
-		errs     []string
-	}{
+	cases := map[string]composeCase{
 		"NoTeamXRs": {
 			reason:   "A Tenant creates the team's workspace, with the platform's bindings, before the team asks for anything.",
 			tenant:   grant(),
@@ -193,8 +239,8 @@ func TestCompose(t *testing.T) {
 			},
 			composed: []string{
 				teamWorkspaceXR,
-				`Workspace team-a.app {"clusterRoleBindings":[{"clusterRole":"edit","groups":["team-a:devs"]}],"name":"app","parent":"root:team-a","rootShard":{"ref":{"name":"root"}}}`,
-				`Workspace team-a.deep {"clusterRoleBindings":[{"clusterRole":"edit","groups":["team-a:devs"]}],"name":"deep","parent":"root:team-a:app","rootShard":{"ref":{"name":"root"}}}`,
+				`Workspace team-a.app {"clusterRoleBindings":[{"clusterRole":"edit","groups":["tenant:team-a:devs"]}],"name":"app","parent":"root:team-a","rootShard":{"ref":{"name":"root"}}}`,
+				`Workspace team-a.deep {"clusterRoleBindings":[{"clusterRole":"edit","groups":["tenant:team-a:devs"]}],"name":"deep","parent":"root:team-a:app","rootShard":{"ref":{"name":"root"}}}`,
 			},
 			members: []v1alpha1.TenantMember{
 				{Kind: "Workspace", Name: "app", Granted: true, Message: "Workspace kcp/team-a.app is not Ready yet"},
@@ -253,14 +299,14 @@ func TestCompose(t *testing.T) {
 			world: func(t *v1alpha1.Tenant) *testworld.World {
 				return installation(t, teamKubeconfig("dev", 1, func(kc *v1alpha1.Kubeconfig) {
 					kc.Spec.Username = "admin"
-					kc.Spec.Groups = []string{"system:kcp:admin", "team-b:devs", "team-a:devs"}
+					kc.Spec.Groups = []string{"system:kcp:admin", "tenant:team-b:devs", "tenant:team-a:devs"}
 				}))
 			},
 			composed: []string{teamWorkspaceXR},
 			members: []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Message: `Kubeconfig team-a/dev is refused: [` +
-				`spec.username: Invalid value: "admin": a Kubeconfig of namespace team-a for a shared installation must name a user of its team: team-a:<name>, ` +
-				`spec.groups[0]: Invalid value: "system:kcp:admin": a Kubeconfig of namespace team-a for a shared installation may name only groups of its team: team-a:<name>, ` +
-				`spec.groups[1]: Invalid value: "team-b:devs": a Kubeconfig of namespace team-a for a shared installation may name only groups of its team: team-a:<name>]`}},
+				`spec.username: Invalid value: "admin": a Kubeconfig of namespace team-a for a shared installation must name a user of its team: tenant:team-a:<name>, ` +
+				`spec.groups[0]: Invalid value: "system:kcp:admin": a Kubeconfig of namespace team-a for a shared installation may name only groups of its team: tenant:team-a:<name>, ` +
+				`spec.groups[1]: Invalid value: "tenant:team-b:devs": a Kubeconfig of namespace team-a for a shared installation may name only groups of its team: tenant:team-a:<name>]`}},
 		},
 		"CertificateTemplate": {
 			reason: "A certificate template could add organizations (groups) to the certificate: not the team's to set.",
@@ -302,10 +348,10 @@ func TestCompose(t *testing.T) {
 			},
 			composed: []string{
 				teamWorkspaceXR,
-				`Workspace team-a.universal {"clusterRoleBindings":[{"clusterRole":"edit","groups":["team-a:devs"]}],"name":"universal","parent":"root:team-a","rootShard":{"ref":{"name":"root"}},"type":{"name":"universal","path":"root"}}`,
+				`Workspace team-a.universal {"clusterRoleBindings":[{"clusterRole":"edit","groups":["tenant:team-a:devs"]}],"name":"universal","parent":"root:team-a","rootShard":{"ref":{"name":"root"}},"type":{"name":"universal","path":"root"}}`,
 			},
 			members: []v1alpha1.TenantMember{
-				{Kind: "Workspace", Name: "app", Message: `Workspace team-a/app is refused: spec.type.path: Invalid value: "root:team-b": a team's workspace uses WorkspaceTypes of root or of the team's workspace root:team-a and below`},
+				{Kind: "Workspace", Name: "app", Message: `Workspace team-a/app is refused: spec.type.path: Invalid value: "root:team-b": a team's workspace uses WorkspaceTypes of root that Tenant team-a allows, or its own in root:team-a and below`},
 				{Kind: "Workspace", Name: "universal", Granted: true, Message: "Workspace kcp/team-a.universal is not Ready yet"},
 			},
 		},
@@ -352,7 +398,7 @@ func TestCompose(t *testing.T) {
 			},
 			composed: []string{teamWorkspaceXR, "kept Kubeconfig team-a.dev"},
 			members: []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Message: `Kubeconfig team-a/dev is refused: spec.username: Invalid value: "admin": ` +
-				"a Kubeconfig of namespace team-a for a shared installation must name a user of its team: team-a:<name>; what was composed for it before is kept unchanged"}},
+				"a Kubeconfig of namespace team-a for a shared installation must name a user of its team: tenant:team-a:<name>; what was composed for it before is kept unchanged"}},
 		},
 		"NameTaken": {
 			reason: "A Kubeconfig of the platform's own with the name the Tenant would compose is never taken over.",
@@ -394,32 +440,7 @@ func TestCompose(t *testing.T) {
 			composed: []string{"kept Kubeconfig team-a.dev", "kept Workspace team-a"},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			r, errs := Compose(tc.tenant, tc.world(tc.tenant).State(), validate)
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Error())
-			}
-			if diff := cmp.Diff(tc.errs, got); diff != "" {
-				t.Fatalf("%s\nCompose(...) errors: -want, +got:\n%s", tc.reason, diff)
-			}
-			if len(errs) > 0 {
-				return
-			}
-			if diff := cmp.Diff(tc.composed, composed(t, r)); diff != "" {
-				t.Errorf("%s\nCompose(...) desired: -want, +got:\n%s", tc.reason, diff)
-			}
-			if diff := cmp.Diff(tc.members, r.Status.Members); diff != "" {
-				t.Errorf("%s\nstatus.members: -want, +got:\n%s", tc.reason, diff)
-			}
-			for _, o := range r.Desired.Objects() {
-				if o.Kept == nil && !strings.HasPrefix(string(o.Name), "workspace") && !strings.HasPrefix(string(o.Name), "kubeconfig-") {
-					t.Errorf("unexpected composition resource name %s", o.Name)
-				}
-			}
-		})
-	}
+	runComposeCases(t, cases)
 }
 
 func TestValidate(t *testing.T) {

@@ -18,6 +18,9 @@ func Validate(t *v1alpha1.Tenant) field.ErrorList {
 		}
 		errs = append(errs, field.Invalid(p, sharing.Namespace(t), "a Tenant shares the installation of its namespace with another namespace, not its own: "+fix))
 	}
+	if p := t.Spec.IdentityPrefix; p != "" {
+		errs = append(errs, sharing.CheckPrefix(spec.Child("identityPrefix"), p)...)
+	}
 	if m := t.Spec.Limits.MaxValidity; m != nil && m.Duration <= 0 {
 		errs = append(errs, field.Invalid(spec.Child("limits", "maxValidity"), m.Duration.String(), "must be positive, e.g. 720h"))
 	}

@@ -78,6 +78,18 @@ func TestComposeShared(t *testing.T) {
 			world:  sharedWorld([]v1alpha1.TenantMember{{Kind: "Workspace", Name: "app", Message: "Workspace team-a/app is refused: spec.parent: ..."}}, true, "Tenant"),
 			conds:  []string{"InputsReady=False Refused: Workspace team-a/app is refused: spec.parent: ...."},
 		},
+		"AnotherRootShard": {
+			reason: "A team's Workspace naming a RootShard its Tenant does not share is told so, rather than waiting for a grant that never comes.",
+			world: func() *testworld.World {
+				w := sharedWorld(granted, true, "Tenant")
+				w.Object(map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Tenant",
+					"metadata": map[string]any{"name": "team-a", "namespace": "kcp"},
+					"spec":     map[string]any{"frontProxy": map[string]any{"ref": map[string]any{"name": "front"}}},
+					"status":   map[string]any{"rootShard": "eu"}})
+				return w
+			}(),
+			conds: []string{"InputsReady=False Refused: Tenant kcp/team-a shares RootShard eu with namespace team-a, not root (spec.rootShard.ref.name)."},
+		},
 		"NotTheTenants": {
 			reason: "A Workspace of the platform's namespace not composed by its Tenant is not reported as the team's.",
 			world:  sharedWorld(granted, true, "KcpInstallation"),
