@@ -14,10 +14,12 @@ import (
 // kcp (testRealKCP's processes): Basic's installation is shared with two teams' namespaces by
 // a Tenant each; each team's Kubeconfig, issued through its Tenant, works in the team's
 // workspace (the Tenant bound cluster-admin to the team's group there) and is refused in the other
-// team's, through the front-proxy. Everything it makes is deleted again.
+// team's, through the front-proxy, although one team's name (rk-red) is a prefix of the
+// other's (rk-redder): identities are tenant:<namespace>:..., closed by a colon. Everything it
+// makes is deleted again.
 func testRealKCPShared(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, proxy *realkcp.Pod) {
 	const ns = basicNamespace
-	teams := []string{"rk-red", "rk-blue"}
+	teams := []string{"rk-red", "rk-redder"}
 	for _, team := range teams {
 		m := fmt.Sprintf(`apiVersion: v1
 kind: Namespace
@@ -30,15 +32,15 @@ spec:
   frontProxy: {ref: {name: frontproxy}}
   clusterRoleBindings:
   - clusterRole: cluster-admin
-    groups: ["%[1]s:admins"]
+    groups: ["tenant:%[1]s:admins"]
 ---
 apiVersion: kcp.crossplane.io/v1alpha1
 kind: Kubeconfig
 metadata: {name: admin, namespace: %[1]s}
 spec:
   target: {frontProxyRef: {name: frontproxy, namespace: %[2]s}}
-  username: "%[1]s:admin"
-  groups: ["%[1]s:admins"]
+  username: "tenant:%[1]s:admin"
+  groups: ["tenant:%[1]s:admins"]
   validity: 720h
   secretRef: {name: admin-kubeconfig}
 `, team, ns)
@@ -74,10 +76,10 @@ spec:
 		base[team], _, _ = strings.Cut(server, "/clusters/")
 		access[team] = podKubectl(t, c, proxy, team+"-admin", kubeconfig)
 	}
-	e.Step("RealKCP: Tenants rk-red and rk-blue made workspaces root:rk-red and root:rk-blue in kcp and issued each team's kubeconfig, %.1fs after apply", time.Since(start).Seconds())
+	e.Step("RealKCP: Tenants rk-red and rk-redder made workspaces root:rk-red and root:rk-redder in kcp and issued each team's kubeconfig, %.1fs after apply", time.Since(start).Seconds())
 
 	for _, c := range []struct{ as, in string }{
-		{"rk-red", "rk-red"}, {"rk-red", "rk-blue"}, {"rk-blue", "rk-blue"}, {"rk-blue", "rk-red"},
+		{"rk-red", "rk-red"}, {"rk-red", "rk-redder"}, {"rk-redder", "rk-redder"}, {"rk-redder", "rk-red"},
 	} {
 		want := c.as == c.in
 		server := "--server=" + base[c.as] + "/clusters/root:" + c.in
@@ -94,5 +96,5 @@ spec:
 			t.Error(err)
 		}
 	}
-	e.Step("RealKCP: each team's kubeconfig, issued in %s through its Tenant, reads root:<team> and kcp refuses it the other team's workspace", ns)
+	e.Step("RealKCP: each team's kubeconfig, issued in %s through its Tenant, reads root:<team> as tenant:<team>:admin and kcp refuses it the other team's workspace (rk-red is a prefix of rk-redder)", ns)
 }

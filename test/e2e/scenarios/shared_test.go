@@ -75,8 +75,8 @@ func testSharedKCP(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 		orgs := slices.Sorted(slices.Values(leafCert.Subject.Organization))
-		if leafCert.Subject.CommonName != "team-red:alice" || !slices.Equal(orgs, []string{"kubeconfig:team-red.alice", "team-red:admins"}) || leafCert.IsCA {
-			t.Errorf("alice's certificate: CN %q, O %v, CA %v; want team-red:alice, [kubeconfig:team-red.alice team-red:admins], not a CA", leafCert.Subject.CommonName, orgs, leafCert.IsCA)
+		if leafCert.Subject.CommonName != "tenant:team-red:alice" || !slices.Equal(orgs, []string{"kubeconfig:team-red.alice", "tenant:team-red:admins"}) || leafCert.IsCA {
+			t.Errorf("alice's certificate: CN %q, O %v, CA %v; want tenant:team-red:alice, [kubeconfig:team-red.alice tenant:team-red:admins], not a CA", leafCert.Subject.CommonName, orgs, leafCert.IsCA)
 		}
 		if want := "https://kcp.example.com:6443/clusters/root:team-red"; server != want {
 			t.Errorf("alice's kubeconfig opens %s, want %s: the team's workspace", server, want)
@@ -89,7 +89,7 @@ func testSharedKCP(t *testing.T, e *env) {
 		if _, err := leafCert.Verify(x509.VerifyOptions{Roots: pool(ca["tls.crt"]), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
 			t.Errorf("alice's certificate does not chain to the client CA of %s: %v", sharedPlatform, err)
 		}
-		e.Step("shared: alice's kubeconfig holds user team-red:alice of groups %v, issued in %s by its client CA, opening %s", orgs, sharedPlatform, server)
+		e.Step("shared: alice's kubeconfig holds user tenant:team-red:alice of groups %v, issued in %s by its client CA, opening %s", orgs, sharedPlatform, server)
 	})
 
 	t.Run("TeamRights", func(t *testing.T) {
@@ -145,8 +145,8 @@ func testSharedKCP(t *testing.T, e *env) {
 
 	t.Run("ForeignIdentityRefused", func(t *testing.T) {
 		for _, c := range []struct{ name, user, groups, field string }{
-			{"admin", sharedBlue + ":ci", `["system:kcp:admin"]`, "spec.groups[0]"},
-			{"red", sharedRed + ":alice", `["team-blue:admins"]`, "spec.username"},
+			{"admin", "tenant:" + sharedBlue + ":ci", `["system:kcp:admin"]`, "spec.groups[0]"},
+			{"red", "tenant:" + sharedRed + ":alice", `["tenant:team-blue:admins"]`, "spec.username"},
 		} {
 			m := fmt.Sprintf(`apiVersion: kcp.crossplane.io/v1alpha1
 kind: Kubeconfig
@@ -219,7 +219,7 @@ spec:
 		if dataAfter, err := e.SecretData(ctx, sharedRed, "alice-kubeconfig"); err != nil || string(dataAfter["kubeconfig"]) != string(dataBefore["kubeconfig"]) {
 			t.Errorf("alice's kubeconfig changed after an invalid edit (%v): it must be kept as it was", err)
 		}
-		if _, err := e.Kubectl(ctx, nil, red("patch", "kubeconfigs.kcp.crossplane.io", "alice", "-n", sharedRed, "--type=merge", "-p", `{"spec":{"username":"team-red:alice"}}`)...); err != nil {
+		if _, err := e.Kubectl(ctx, nil, red("patch", "kubeconfigs.kcp.crossplane.io", "alice", "-n", sharedRed, "--type=merge", "-p", `{"spec":{"username":"tenant:team-red:alice"}}`)...); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := waitXR(ctx, e, "Kubeconfig", sharedRed, "alice", "Ready", "True"); err != nil {
@@ -265,6 +265,8 @@ spec:
 			t.Errorf("namespace %s holds provider-kubernetes Objects %v: a team's namespace must hold no credential of kcp", sharedRed, keys(left))
 		}
 	})
+
+	testSharedHostile(ctx, t, e, red, blue)
 
 	// Nothing of this scenario keeps reconciling against a kcp that does not run.
 	for _, args := range [][]string{

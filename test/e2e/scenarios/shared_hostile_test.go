@@ -1,0 +1,126 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testSharedHostile is HostileTenant's shared-kcp part, on SharedKCP's installation: teams with
+// only edit in their namespaces (requests made as their users) try what a Tenant must refuse,
+// and the other team's workspace outlives what they delete.
+//   - A namespace named system gets identities tenant:system:..., and its Kubeconfig claiming
+//     system:masters is refused by the API naming spec.username; nothing is issued for it.
+//   - Workspaces that would create a kcp workspace another XR creates (red's own second app,
+//     blue's app inside root:team-red), or use a WorkspaceType of root the Tenant does not
+//     list, are refused naming the field; deleting them, with deletionPolicy Delete, leaves
+//     red's workspace app and the XR acting for it in kcp as they were.
+func testSharedHostile(ctx context.Context, t *testing.T, e *env, red, blue func(...string) []string) {
+	t.Run("NamespaceNamedSystem", func(t *testing.T) {
+		const ns, user = "system", "sysop"
+		platform := fmt.Sprintf(`apiVersion: v1
+kind: Namespace
+metadata: {name: %[1]s}
+---
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: Tenant
+metadata: {name: %[1]s, namespace: %[2]s}
+spec:
+  frontProxy: {ref: {name: shared-public}}
+`, ns, sharedPlatform)
+		if err := e.Apply(ctx, []byte(platform)); err != nil {
+			t.Fatal(err)
+		}
+		// Its workspace's Objects act in a kcp that does not run here: do not wait for them.
+		defer e.Kubectl(context.Background(), nil, "delete", "tenants.kcp.crossplane.io", ns, "-n", sharedPlatform, "--wait=false") //nolint:errcheck
+
+		as := teamUser(ctx, t, e, ns, user)
+		m := fmt.Sprintf(`apiVersion: kcp.crossplane.io/v1alpha1
+kind: Kubeconfig
+metadata: {name: root, namespace: %s}
+spec:
+  target: {frontProxyRef: {name: shared-public, namespace: %s}}
+  username: "system:masters"
+  groups: ["system:kcp:admin"]
+  validity: 720h
+  secretRef: {name: root-kubeconfig}
+`, ns, sharedPlatform)
+		if _, err := e.Kubectl(ctx, []byte(m), as("apply", "-f", "-")...); err != nil {
+			t.Fatal(err)
+		}
+		defer deleteXR(context.Background(), t, e, "kubeconfigs", ns, "root")
+		x, err := waitXR(ctx, e, "Kubeconfig", ns, "root", "Synced", "False")
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := x.conditions()["Synced"].Message
+		if !strings.Contains(msg, "spec.username") || !strings.Contains(msg, "tenant:system:") {
+			t.Errorf("Kubeconfig %s/root claiming system:masters refused with %q, want it to name spec.username and the prefix tenant:system:", ns, msg)
+		}
+		time.Sleep(10 * time.Second) // the Tenant reconciles meanwhile
+		if _, err := getXR(ctx, e, "Kubeconfig", sharedPlatform, ns+".root"); err == nil {
+			t.Errorf("Kubeconfig %s/%s.root exists: the Tenant issued something for system:masters", sharedPlatform, ns)
+		}
+		e.Step("shared: a team in namespace system asking for system:masters is refused (%s)", msg)
+	})
+
+	t.Run("OtherWorkspaceOutlivesDeletions", func(t *testing.T) {
+		acting, err := getXR(ctx, e, "Workspace", sharedPlatform, sharedRed+".app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			as        func(...string) []string
+			ns, name  string
+			spec      string
+			wantField string
+		}{
+			{red, sharedRed, "app-again", "name: app", "spec.name"},
+			{red, sharedRed, "typed", "type: {name: platform-internal, path: root}", "spec.type.name"},
+			{blue, sharedBlue, "app", "parent: root:team-red", "spec.parent"},
+		} {
+			m := fmt.Sprintf(`apiVersion: kcp.crossplane.io/v1alpha1
+kind: Workspace
+metadata: {name: %s, namespace: %s}
+spec:
+  rootShard: {ref: {name: shared, namespace: %s}}
+  deletionPolicy: Delete
+  %s
+`, c.name, c.ns, sharedPlatform, c.spec)
+			if _, err := e.Kubectl(ctx, []byte(m), c.as("apply", "-f", "-")...); err != nil {
+				t.Fatal(err)
+			}
+			x, err := waitXR(ctx, e, "Workspace", c.ns, c.name, "InputsReady", "False")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = e.Eventually(ctx, timeout, fmt.Sprintf("Workspace %s/%s refused naming %s", c.ns, c.name, c.wantField), func(ctx context.Context) (bool, string, error) {
+				x, err = getXR(ctx, e, "Workspace", c.ns, c.name)
+				if err != nil {
+					return false, "", err
+				}
+				cond := x.conditions()["InputsReady"]
+				return cond.Reason == "Refused" && strings.Contains(cond.Message, c.wantField), cond.Reason + ": " + cond.Message, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			if _, err := e.Kubectl(ctx, nil, c.as("delete", "workspaces.kcp.crossplane.io", c.name, "-n", c.ns)...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after, err := getXR(ctx, e, "Workspace", sharedPlatform, sharedRed+".app")
+		if err != nil {
+			t.Fatalf("Workspace %s/%s.app, which acts in kcp for red's workspace app, is gone after other Workspaces of the same path were deleted: %v", sharedPlatform, sharedRed, err)
+		}
+		if after.Metadata.UID != acting.Metadata.UID || after.Metadata.DeletionTimestamp != "" {
+			t.Errorf("Workspace %s/%s.app was replaced or is being deleted (uid %s, was %s; deletionTimestamp %q)", sharedPlatform, sharedRed, after.Metadata.UID, acting.Metadata.UID, after.Metadata.DeletionTimestamp)
+		}
+		if _, err := waitXR(ctx, e, "Workspace", sharedRed, "app", "InputsReady", "True"); err != nil {
+			t.Error(err)
+		}
+		e.Step("shared: red's second Workspace of root:team-red:app, a platform WorkspaceType and blue's Workspace inside root:team-red refused naming the field; deleted with deletionPolicy Delete, red's workspace app is untouched")
+	})
+}
