@@ -258,3 +258,53 @@ func TestHostileTemplateKeepsWhatRuns(t *testing.T) {
 		t.Errorf("once the policy is read the hostile Kubeconfig is refused, got %v", rsp.GetResults())
 	}
 }
+
+// TestTenantIdentitiesArePrintable: every identity a tenant can put in a certificate, a
+// Kubeconfig's user and groups and an installation's admin user and groups, holds only
+// printable characters; a refusal names the field.
+func TestTenantIdentitiesArePrintable(t *testing.T) {
+	installation := func(admin string) string {
+		return strings.Replace(tenantXR("kcp-selfsigned"), `"certificates":`, `"admin": `+admin+`, "certificates":`, 1)
+	}
+	cases := map[string]struct {
+		reason string
+		xr     string
+		world  []map[string]any
+		fatal  []string
+	}{
+		"KubeconfigUser": {
+			reason: "A line break in the user forges a second line wherever it is logged.",
+			xr:     strings.Replace(benchKubeconfigXR, `"username":"kcp-admin"`, `"username":"kcp-admin\nsystem:masters"`, 1),
+			world:  kubeconfigWorld(t),
+			fatal:  []string{`invalid Kubeconfig kcp/admin, nothing was changed: spec.username: Invalid value: "kcp-admin\nsystem:masters": must hold only printable characters, and U+000A at byte 9 is not`},
+		},
+		"KubeconfigGroup": {
+			reason: "A bidirectional override makes a group read as another.",
+			xr:     strings.Replace(benchKubeconfigXR, `"groups":["system:kcp:admin"]`, `"groups":["ops\u202e"]`, 1),
+			world:  kubeconfigWorld(t),
+			fatal:  []string{`spec.groups[0]: Invalid value: "ops\u202e": must hold only printable characters, and U+202E at byte 3 is not`},
+		},
+		"InstallationAdmin": {
+			reason: "An installation's admin user reaches its admin Kubeconfig's certificate: refused on spec.admin.",
+			xr:     installation(`{"username": "kcp\u001b[2Jadmin", "groups": ["admins"]}`),
+			world:  []map[string]any{selfServicePolicy},
+			fatal:  []string{"invalid KcpInstallation team-a/dev, nothing was changed: spec.admin: Invalid value:", "spec.username: Invalid value:", "U+001B at byte 3 is not"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := reconcile(t, fnrequest.New(tc.xr), tc.world)
+			var fatal string
+			for _, r := range rsp.GetResults() {
+				if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+					fatal = r.GetMessage()
+				}
+			}
+			for _, want := range tc.fatal {
+				if !strings.Contains(fatal, want) {
+					t.Errorf("%s\nfatal result:\n got: %q\nwant: ...%q...", tc.reason, fatal, want)
+				}
+			}
+		})
+	}
+}

@@ -39,7 +39,7 @@ var TenantKinds = []TenantKind{
 		Certificates: "Its client certificate, from the target's client CA of the same namespace (or, for a shared installation, the Tenant's, which refuses any template). " +
 			"In a tenant's namespace spec.certificateTemplate's issuerRef must be allowed by data.issuers and no field may widen what the certificate proves; " +
 			"spec.username and spec.groups may hold no control characters.",
-		Tests: []string{"TestTenantCertificateTemplate", "TestTenantTemplateKeepsWhatWasComposed", "TestHostileTemplatesThroughTheRequirementLoop"},
+		Tests: []string{"TestTenantCertificateTemplate", "TestTenantTemplateKeepsWhatWasComposed", "TestHostileTemplatesThroughTheRequirementLoop", "TestHostileTemplateKeepsWhatRuns", "TestTenantIdentitiesArePrintable"},
 	},
 	{
 		Resource:     "workspaces",
