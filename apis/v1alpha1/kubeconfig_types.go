@@ -60,12 +60,23 @@ type KubeconfigSpec struct {
 	// SecretRef names the Secret the kubeconfig is written to.
 	SecretRef corev1.LocalObjectReference `json:"secretRef"`
 
-	// CertificateTemplate customises the client certificate.
+	// CertificateTemplate customises the client certificate. In a tenant's namespace (any the
+	// platform's policy, EnvironmentConfig kcp-self-service, does not list in
+	// data.platformNamespaces) it may set metadata, secretTemplate, privateKey and
+	// renewBefore, and an issuerRef the policy allows there (an Issuer of the namespace
+	// always); subject, dnsNames, ipAddresses and duration are refused: the certificate's
+	// identity is spec.username and spec.groups, its lifetime spec.validity
+	// (docs/self-service.md).
 	// +optional
 	CertificateTemplate *CertificateTemplate `json:"certificateTemplate,omitempty"`
 
-	// Authorization would bind cluster roles inside kcp; configuration-kcp does not provision
-	// them yet (see docs).
+	// Authorization binds cluster roles inside kcp to the certificate's group
+	// kubeconfig:<name>, as kcp-operator does: one ClusterRoleBinding <uid>:<role> per role, in
+	// spec.targetWorkspace (else the deprecated clusterRoleBindings.cluster, else root), each
+	// through a provider-kubernetes Object acting through the RootShard's internal proxy.
+	// Condition BindingsReady says whether they exist, and the Kubeconfig is Ready only once
+	// they do. A role removed from the list is unbound; deleting the Kubeconfig removes them
+	// all (docs/workspaces.md).
 	// +optional
 	Authorization *KubeconfigAuthorization `json:"authorization,omitempty"`
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
@@ -84,7 +85,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	}
 	r.Status.Image, r.Status.Upgrade = image, upgrade
 	// What the checks read; Crossplane answers before it applies anything composed below.
-	r.Requirements = append([]result.Requirement{PolicyRequirement}, takeoverRequirements(etcds, children)...)
+	r.Requirements = append([]result.Requirement{policy.Requirement}, takeoverRequirements(etcds, children)...)
 	var waiting []string
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
 	for _, etcd := range etcds {
@@ -144,13 +145,13 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 // not control.
 func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcds []*managedetcd.Cluster, st *observed.State) field.ErrorList {
 	errs := checkNames(inst.Spec)
-	policy, known, err := readPolicy(st)
+	pol, known, err := policy.Read(st)
 	switch {
 	case err != nil:
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "certificates", "issuerRef"), err.Error()))
 	case known:
-		errs = append(errs, checkIssuers(inst, policy)...)
-		errs = append(errs, checkGateways(inst, policy)...)
+		errs = append(errs, checkIssuers(inst, pol)...)
+		errs = append(errs, checkGateways(inst, pol)...)
 	}
 	errs = append(errs, checkTakeover(inst, children, etcds, st)...)
 	if len(errs) > 0 {

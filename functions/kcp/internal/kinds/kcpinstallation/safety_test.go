@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -34,15 +35,15 @@ func clusterIssuer(name string) func(*v1alpha1.KcpInstallation) {
 	}
 }
 
-// policy is the platform's EnvironmentConfig with these allowed issuers.
-func policy(issuers ...map[string]any) map[string]any {
+// policyObject is the platform's EnvironmentConfig with these allowed issuers.
+func policyObject(issuers ...map[string]any) map[string]any {
 	list := make([]any, 0, len(issuers))
 	for _, i := range issuers {
 		list = append(list, i)
 	}
 	return map[string]any{
-		"apiVersion": PolicyAPIVersion, "kind": PolicyKind,
-		"metadata": map[string]any{"name": PolicyName},
+		"apiVersion": policy.APIVersion, "kind": policy.Kind,
+		"metadata": map[string]any{"name": policy.Name},
 		"data":     map[string]any{"issuers": list},
 	}
 }
@@ -58,7 +59,7 @@ func gateway(name, namespace string) func(*v1alpha1.KcpInstallation) {
 
 // gatewayPolicy is the platform's EnvironmentConfig with these allowed Gateways.
 func gatewayPolicy(gateways ...map[string]any) map[string]any {
-	p := policy()
+	p := policyObject()
 	list := make([]any, 0, len(gateways))
 	for _, g := range gateways {
 		list = append(list, g)
@@ -81,7 +82,7 @@ var (
 	none           = metav1.OwnerReference{}
 	thisOne        = metav1.OwnerReference{Kind: "KcpInstallation", Name: "team-a", UID: installationUID}
 	neighbourA     = metav1.OwnerReference{Kind: "KcpInstallation", Name: "team", UID: "uid-of-team"}
-	policyAnswered = PolicyRequirement.Key()
+	policyAnswered = policy.Requirement.Key()
 )
 
 func TestSafety(t *testing.T) {
@@ -113,25 +114,25 @@ func TestSafety(t *testing.T) {
 		"ClusterIssuerAllowedInThisNamespace": {
 			reason: "The platform allows a ClusterIssuer per namespace.",
 			inst:   tenant(clusterIssuer("corp-root-ca")),
-			world:  testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "corp-root-ca", "namespaces": []any{"tenant"}})),
+			world:  testworld.New().Answer(policyAnswered).Object(policyObject(map[string]any{"kind": "ClusterIssuer", "name": "corp-root-ca", "namespaces": []any{"tenant"}})),
 		},
 		"ClusterIssuerAllowedElsewhere": {
 			reason: "A rule for other namespaces does not allow this one.",
 			inst:   tenant(clusterIssuer("corp-root-ca")),
-			world:  testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "corp-root-ca", "namespaces": []any{"platform"}})),
+			world:  testworld.New().Answer(policyAnswered).Object(policyObject(map[string]any{"kind": "ClusterIssuer", "name": "corp-root-ca", "namespaces": []any{"platform"}})),
 			want:   want{errs: []string{"spec.certificates.issuerRef: Forbidden: ClusterIssuer corp-root-ca"}},
 		},
 		"ClusterIssuerAllowedEverywhere": {
 			reason: `"*" allows every namespace.`,
 			inst:   tenant(clusterIssuer("kcp-selfsigned")),
-			world:  testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "kcp-selfsigned", "namespaces": []any{"*"}})),
+			world:  testworld.New().Answer(policyAnswered).Object(policyObject(map[string]any{"kind": "ClusterIssuer", "name": "kcp-selfsigned", "namespaces": []any{"*"}})),
 		},
 		"OtherGroupIssuer": {
 			reason: "An issuer of another group acts with its controller's rights: refused unless allowed, even namespaced.",
 			inst: tenant(func(i *v1alpha1.KcpInstallation) {
 				i.Spec.Certificates.IssuerRef = &v1alpha1.ObjectReference{Name: "pca", Kind: "AWSPCAIssuer", Group: "awspca.cert-manager.io"}
 			}),
-			world: testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "*", "namespaces": []any{"*"}})),
+			world: testworld.New().Answer(policyAnswered).Object(policyObject(map[string]any{"kind": "ClusterIssuer", "name": "*", "namespaces": []any{"*"}})),
 			want:  want{errs: []string{"spec.certificates.issuerRef: Forbidden: AWSPCAIssuer pca (group awspca.cert-manager.io)"}},
 		},
 		"PublicIssuerForAFrontProxy": {
@@ -174,13 +175,13 @@ func TestSafety(t *testing.T) {
 				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "root.corp.example.com", ServerCertificate: cert}}}
 				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha", Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "alpha.corp.example.com", ServerCertificate: cert}}}}
 			}),
-			world: testworld.New().Answer(policyAnswered).Object(policy(map[string]any{"kind": "ClusterIssuer", "name": "letsencrypt-prod", "namespaces": []any{"tenant"}})),
+			world: testworld.New().Answer(policyAnswered).Object(policyObject(map[string]any{"kind": "ClusterIssuer", "name": "letsencrypt-prod", "namespaces": []any{"tenant"}})),
 		},
 		"PolicyUnreadable": {
 			reason: "A policy the function cannot read allows nothing beyond the default, and says the platform must fix it.",
 			inst:   tenant(clusterIssuer("corp-root-ca")),
 			world: testworld.New().Answer(policyAnswered).Object(map[string]any{
-				"apiVersion": PolicyAPIVersion, "kind": PolicyKind, "metadata": map[string]any{"name": PolicyName}, "data": map[string]any{"issuers": "all"},
+				"apiVersion": policy.APIVersion, "kind": policy.Kind, "metadata": map[string]any{"name": policy.Name}, "data": map[string]any{"issuers": "all"},
 			}),
 			want: want{errs: []string{"the platform's policy (EnvironmentConfig kcp-self-service, data) cannot be read"}},
 		},

@@ -139,11 +139,19 @@ func composeTarget(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 	// read: Crossplane calls the function again until its requirements stop changing, and
 	// asking for everything it can name at once saves it a call on every reconcile.
 	c.readOwnSecrets()
+	// Before the target: a template the policy refuses is refused whatever the target is.
+	policyKnown, errs := c.holdTemplate()
+	if len(errs) > 0 {
+		return result.Result[v1alpha1.KubeconfigStatus]{}, errs
+	}
 	if why, ok := c.resolveTarget(); !ok {
 		return c.waitForTarget(why), nil
 	}
 	if errs := validateReserved(kc, c.t.reservedSecrets()); len(errs) > 0 {
 		return result.Result[v1alpha1.KubeconfigStatus]{}, errs
+	}
+	if !policyKnown {
+		return c.waitForPolicy(), nil
 	}
 	c.composeCertificate()
 	c.composeSecret()
@@ -160,8 +168,9 @@ func (c *composer) readOwnSecrets() {
 	c.Inputs.Read(inputs.KindSecret, c.kc.Spec.SecretRef.Name)
 }
 
-// waitForTarget keeps everything the Kubeconfig composed as it is while its target cannot
-// be read: without it nothing can be rebuilt, and nothing may be deleted.
+// waitForTarget keeps everything the Kubeconfig composed as it is while its target (or the
+// platform's policy, waitForPolicy) cannot be read: without it nothing can be rebuilt, and
+// nothing may be deleted.
 func (c *composer) waitForTarget(why string) result.Result[v1alpha1.KubeconfigStatus] {
 	if c.KeepAll() {
 		why += ". Everything composed so far is kept unchanged meanwhile"

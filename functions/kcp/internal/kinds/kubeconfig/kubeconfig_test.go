@@ -368,7 +368,8 @@ func TestCertificate(t *testing.T) {
 			want:   base,
 		},
 		"Template": {
-			reason: "spec.certificateTemplate is applied with kcp-operator's merge rules.",
+			reason: "spec.certificateTemplate is applied with kcp-operator's merge rules, in a namespace the platform's policy lists as its own (TestTenantCertificateTemplate holds the others).",
+			world:  platformNamespace,
 			kc: kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
 				kc.Spec.CertificateTemplate = &v1alpha1.CertificateTemplate{
 					Metadata: &v1alpha1.CertificateMetadataTemplate{Labels: map[string]string{"team": "ignored", "cost": "1"}},

@@ -40,10 +40,14 @@ func Validate(kc *v1alpha1.Kubeconfig) field.ErrorList {
 		errs = append(errs, field.Required(spec.Child("username"), "set the user name, the common name of the client certificate"))
 	}
 	errs = append(errs, check.CommonName(spec.Child("username"), s.Username)...)
+	// The user and groups are identities kcp authorizes and logs: one that reads as another
+	// must not be issued.
+	errs = append(errs, check.Printable(spec.Child("username"), s.Username)...)
 	for i, g := range s.Groups {
 		if strings.TrimSpace(g) == "" {
 			errs = append(errs, field.Required(spec.Child("groups").Index(i), "remove the empty group or name one"))
 		}
+		errs = append(errs, check.Printable(spec.Child("groups").Index(i), g)...)
 	}
 	errs = append(errs, validateAuthorization(spec.Child("authorization"), s.Authorization)...)
 	errs = append(errs, validateValidity(spec, s)...)

@@ -97,6 +97,22 @@ func TestValidate(t *testing.T) {
 			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Groups = []string{"ops", ""} }),
 			want:   []string{"spec.groups[1]: Required value: remove the empty group or name one"},
 		},
+		"ControlCharacters": {
+			reason: "A line break or escape in the user or a group forges what kcp's audit log and RBAC show: refused, naming the field.",
+			kc: kubeconfigXR(func(kc *v1alpha1.Kubeconfig) {
+				kc.Spec.Username = "alice\nsystem:masters"
+				kc.Spec.Groups = []string{"ops", "\x1b[2Jadmins"}
+			}),
+			want: []string{
+				`spec.username: Invalid value: "alice\nsystem:masters": must hold only printable characters, and U+000A at byte 5 is not (a control, formatting or non-ASCII space character); remove it`,
+				`spec.groups[1]: Invalid value: "\x1b[2Jadmins": must hold only printable characters, and U+001B at byte 0 is not (a control, formatting or non-ASCII space character); remove it`,
+			},
+		},
+		"BidiOverrideGroup": {
+			reason: "A right-to-left override makes one group display as another.",
+			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.Groups = []string{"ops\u202e"} }),
+			want:   []string{`spec.groups[0]: Invalid value: "ops\u202e": must hold only printable characters, and U+202E at byte 3 is not (a control, formatting or non-ASCII space character); remove it`},
+		},
 		"BadWorkspace": {
 			reason: "The workspace path follows the XRD's pattern.",
 			kc:     kubeconfigXR(func(kc *v1alpha1.Kubeconfig) { kc.Spec.TargetWorkspace = "root/team" }),
