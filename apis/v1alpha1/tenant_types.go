@@ -111,7 +111,7 @@ type TenantLimits struct {
 	// oldest first, a Tenant beyond it is refused. Defaults to 131072 (128 KiB).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=1048576
+	// +kubebuilder:validation:Maximum=524288
 	Bytes *int32 `json:"bytes,omitempty"`
 
 	// MaxValidity is the longest lifetime of a team's client certificate: kcp cannot revoke

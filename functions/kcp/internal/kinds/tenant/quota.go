@@ -28,7 +28,7 @@ const (
 	// TeamXRBytes is the size of a team's Kubeconfig or Workspace the sizing assumes
 	// (docs/performance.md). The XRDs must bound both to it for MaxTeamXRs to be safe;
 	// TestTeamXRBytes says what the XRDs bound today.
-	TeamXRBytes = 8 << 10
+	TeamXRBytes = 4 << 10
 	// TeamReadCapacity is what the team's XRs may add to the Tenant's request.
 	TeamReadCapacity = 2 * MaxTeamXRs * TeamXRBytes
 )
