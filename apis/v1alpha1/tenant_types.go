@@ -115,6 +115,28 @@ type TenantLimits struct {
 	// +kubebuilder:validation:Maximum=50
 	Workspaces *int32 `json:"workspaces,omitempty"`
 
+	// Bindings is how many ClusterRoleBindings in kcp the team's granted XRs may cause: one
+	// per distinct role of a Kubeconfig's spec.authorization.clusterRoleBindings.clusterRoles,
+	// one per entry of a Workspace's spec.clusterRoleBindings. Each is a provider-kubernetes
+	// Object in this namespace that the installation's RootShard reads. Granting is oldest
+	// first: the XR that would exceed it, and every newer one, is refused. Defaults to 40.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=400
+	Bindings *int32 `json:"bindings,omitempty"`
+
+	// Bytes bounds, in bytes, what the team's granted XRs add to this namespace for the
+	// installation's shared XRs to read: the XRs the Tenant composes (every Tenant reads
+	// them), the provider-kubernetes Objects those compose and the RootShard's credentials
+	// for each workspace they act in (the RootShard reads them). Granting is oldest first:
+	// the XR that would exceed it, and every newer one, is refused. The Tenants of a
+	// namespace together get at most the installation's capacity (docs/performance.md);
+	// oldest first, a Tenant beyond it is refused. Defaults to 131072 (128 KiB).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=524288
+	Bytes *int32 `json:"bytes,omitempty"`
+
 	// MaxValidity is the longest lifetime of a team's client certificate: kcp cannot revoke
 	// one before it expires. Defaults to 2160h (90 days).
 	// +optional
@@ -146,9 +168,17 @@ type TenantStatus struct {
 
 	// Members are the team's Kubeconfigs and Workspaces that name this installation, each
 	// granted or refused with the reason.
+	// At most 32 are listed, granted ones first, each message at most 1024 bytes.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
 	Members []TenantMember `json:"members,omitempty"`
+
+	// MembersNotListed counts the team's XRs left out of members, so that a team cannot
+	// grow the Tenant without bound: the MembersReady condition says how many were
+	// refused.
+	// +optional
+	MembersNotListed int32 `json:"membersNotListed,omitempty"`
 }
 
 // TenantMember is one XR of the team, as the Tenant sees it.
@@ -164,5 +194,6 @@ type TenantMember struct {
 	Ready bool `json:"ready,omitempty"`
 	// Message says why it is refused or not Ready.
 	// +optional
+	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 }

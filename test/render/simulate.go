@@ -393,12 +393,12 @@ func (s Simulator) environment() []*Object {
 }
 
 // offered reports whether an example's object is one the function may read: the user's
-// Secrets and ConfigMaps, the platform's self-service policy (an EnvironmentConfig), and
+// Secrets and ConfigMaps, the platform's self-service policy (an EnvironmentConfig),
 // CustomResourceDefinitions, whose existence says an optional operator (prometheus-operator)
-// is installed.
+// is installed, and the ResourceQuotas a Tenant reads before it reads a team's XRs.
 func offered(o *Object) bool {
 	switch o.GroupVersionKind().GroupKind().String() {
-	case "Secret", "ConfigMap", "EnvironmentConfig.apiextensions.crossplane.io", "CustomResourceDefinition.apiextensions.k8s.io":
+	case "Secret", "ConfigMap", "ResourceQuota", "EnvironmentConfig.apiextensions.crossplane.io", "CustomResourceDefinition.apiextensions.k8s.io":
 		return true
 	}
 	return false

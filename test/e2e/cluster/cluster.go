@@ -318,12 +318,15 @@ func New(o Options) (*Cluster, error) {
 		// status; the volume controllers bind and protect a StatefulSet's claims; the node
 		// lifecycle controller lifts a new node's not-ready taint once it reports Ready. No
 		// taint-eviction-controller: a node the harness starves of CPU must not lose its pods.
+		// The resource quota controller computes the usage of the teams' quotas
+		// (examples/shared-kcp/quota.yaml): until it has, the API server refuses every
+		// object a quota counts ("status unknown for quota").
 		"--controllers="+strings.Join([]string{
 			"garbage-collector-controller", "namespace-controller", "clusterrole-aggregation-controller",
 			"serviceaccount-controller", "serviceaccount-token-controller", "root-ca-certificate-publisher-controller",
 			"deployment-controller", "replicaset-controller", "statefulset-controller", "disruption-controller",
 			"persistentvolume-binder-controller", "persistentvolumeclaim-protection-controller",
-			"persistentvolume-protection-controller", "node-lifecycle-controller",
+			"persistentvolume-protection-controller", "node-lifecycle-controller", "resourcequota-controller",
 		}, ","),
 		// A node whose Lease kwok renews late on two busy cores is not unreachable.
 		"--node-monitor-grace-period=2m",

@@ -36,7 +36,7 @@ const (
 func testSharedKCP(t *testing.T, e *env) {
 	ctx := t.Context()
 	dir := filepath.Join(e.root, "examples", "shared-kcp")
-	platform := []string{"namespaces.yaml", "clusterissuer.yaml", "policy.yaml", "installation.yaml", "tenants.yaml"}
+	platform := []string{"namespaces.yaml", "quota.yaml", "clusterissuer.yaml", "policy.yaml", "installation.yaml", "tenants.yaml"}
 	for _, f := range platform {
 		if _, err := e.Kubectl(ctx, nil, "apply", "-f", filepath.Join(dir, f)); err != nil {
 			t.Fatal(err)

@@ -17,6 +17,13 @@ func inNamespace[X interface{ SetNamespace(string) }](ns string) func(X) {
 	return func(x X) { x.SetNamespace(ns) }
 }
 
+// quotaIn is the quota the docs ask for, in team namespace ns.
+func quotaIn(ns string) map[string]any {
+	q := quota(QuotaName, MaxTeamXRs, MaxTeamXRs)
+	q["metadata"].(map[string]any)["namespace"] = ns
+	return q
+}
+
 // tenantFor is a Tenant of namespace kcp for namespace ns, created at second at.
 func tenantFor(name, ns string, at int64, mods ...func(*v1alpha1.Tenant)) *v1alpha1.Tenant {
 	return grant(append([]func(*v1alpha1.Tenant){func(t *v1alpha1.Tenant) {
@@ -50,7 +57,7 @@ func TestHostileIdentities(t *testing.T) {
 			reason: "A team whose namespace is called system names its identities tenant:system:..., never system:masters or system:kcp:admin.",
 			tenant: tenantFor("system", "system", 100),
 			world: func(t *v1alpha1.Tenant) *testworld.World {
-				return installation(t,
+				return installation(t, quotaIn("system"),
 					teamKubeconfig("root", 1, inNamespace[*v1alpha1.Kubeconfig]("system"), func(kc *v1alpha1.Kubeconfig) {
 						kc.Spec.Username, kc.Spec.Groups = "system:masters", []string{"system:kcp:admin"}
 					}),
@@ -63,17 +70,17 @@ func TestHostileIdentities(t *testing.T) {
 				systemTeam,
 			},
 			members: []v1alpha1.TenantMember{
+				{Kind: "Kubeconfig", Name: "ok", Granted: true, Message: "Kubeconfig kcp/system.ok is not Ready yet"},
 				{Kind: "Kubeconfig", Name: "root", Message: `Kubeconfig system/root is refused: [` +
 					`spec.username: Invalid value: "system:masters": a Kubeconfig of namespace system for a shared installation must name a user of its team: tenant:system:<name>, ` +
 					`spec.groups[0]: Invalid value: "system:kcp:admin": a Kubeconfig of namespace system for a shared installation may name only groups of its team: tenant:system:<name>]`},
-				{Kind: "Kubeconfig", Name: "ok", Granted: true, Message: "Kubeconfig kcp/system.ok is not Ready yet"},
 			},
 		},
 		"NamespaceNamedKubeconfig": {
 			reason: "A team whose namespace is called kubeconfig cannot claim kubeconfig:team-b.bob, the group kcp grants team-b's Kubeconfig bob.",
 			tenant: tenantFor("kubeconfig", "kubeconfig", 100),
 			world: func(t *v1alpha1.Tenant) *testworld.World {
-				return installation(t, teamKubeconfig("bob", 1, inNamespace[*v1alpha1.Kubeconfig]("kubeconfig"), func(kc *v1alpha1.Kubeconfig) {
+				return installation(t, quotaIn("kubeconfig"), teamKubeconfig("bob", 1, inNamespace[*v1alpha1.Kubeconfig]("kubeconfig"), func(kc *v1alpha1.Kubeconfig) {
 					kc.Spec.Username, kc.Spec.Groups = "kubeconfig:bob", []string{"kubeconfig:team-b.bob"}
 				}))
 			},
@@ -86,7 +93,7 @@ func TestHostileIdentities(t *testing.T) {
 			reason: "Team team's prefix tenant:team: starts none of team-a's identities (tenant:team-a:...): the colon ends it.",
 			tenant: tenantFor("team", "team", 200),
 			world: func(t *v1alpha1.Tenant) *testworld.World {
-				return installation(t, teamKubeconfig("dev", 1, inNamespace[*v1alpha1.Kubeconfig]("team"))).Object(grant())
+				return installation(t, quotaIn("team"), teamKubeconfig("dev", 1, inNamespace[*v1alpha1.Kubeconfig]("team"))).Object(grant())
 			},
 			composed: []string{`Workspace team {"name":"team","parent":"root","rootShard":{"ref":{"name":"root"}}}`},
 			members: []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Message: `Kubeconfig team/dev is refused: [` +

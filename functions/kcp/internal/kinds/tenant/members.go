@@ -18,7 +18,7 @@ import (
 const defaultMaxValidity = 90 * 24 * 60 * 60 * 1e9
 
 // composeKubeconfigs grants the team's Kubeconfigs that reach kcp through the Tenant's
-// FrontProxy, oldest first, up to spec.limits.kubeconfigs.
+// FrontProxy, oldest first, up to spec.limits.kubeconfigs, as candidates for the budgets.
 func (c *composer) composeKubeconfigs() {
 	var mine []*v1alpha1.Kubeconfig
 	for _, n := range c.St.NamesIn(c.team, refs.KindKubeconfig) {
@@ -37,7 +37,7 @@ func (c *composer) composeKubeconfigs() {
 		if len(errs) == 0 {
 			errs = c.validateAs(refs.KindKubeconfig, kc.GetName(), &v1alpha1.Kubeconfig{Spec: spec})
 		}
-		c.grant(refs.KindKubeconfig, kc.GetName(), limit(c.t.Spec.Limits.Kubeconfigs), i, errs, spec)
+		c.cands = append(c.cands, &candidate{kind: refs.KindKubeconfig, name: kc.GetName(), created: kc.GetCreationTimestamp(), limit: limit(c.t.Spec.Limits.Kubeconfigs), index: i, errs: errs, spec: spec, cost: kubeconfigCost(spec)})
 	}
 }
 
@@ -108,7 +108,7 @@ func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 }
 
 // composeWorkspaces grants the team's Workspaces in the Tenant's installation, oldest first,
-// up to spec.limits.workspaces.
+// up to spec.limits.workspaces, as candidates for the budgets.
 func (c *composer) composeWorkspaces() {
 	var mine []*v1alpha1.Workspace
 	for _, n := range c.St.NamesIn(c.team, refs.KindWorkspace) {
@@ -135,7 +135,7 @@ func (c *composer) composeWorkspaces() {
 		if len(errs) == 0 {
 			granted[path] = ws.GetName()
 		}
-		c.grant(refs.KindWorkspace, ws.GetName(), limit(c.t.Spec.Limits.Workspaces), i, errs, spec)
+		c.cands = append(c.cands, &candidate{kind: refs.KindWorkspace, name: ws.GetName(), created: ws.GetCreationTimestamp(), limit: limit(c.t.Spec.Limits.Workspaces), index: i, errs: errs, spec: spec, cost: workspaceCost(spec)})
 	}
 }
 

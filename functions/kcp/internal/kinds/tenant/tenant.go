@@ -65,6 +65,8 @@ type composer struct {
 	// frontProxy and rootShard are the installation's, in the Tenant's namespace.
 	frontProxy, rootShard string
 	members               []v1alpha1.TenantMember
+	// cands are the team's XRs that passed every check but the budgets (budget.go).
+	cands []*candidate
 	// reqs are what the Tenant reads: its installation and the team's XRs, then the
 	// reference Secrets those name.
 	reqs []result.Requirement
@@ -81,8 +83,8 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	c.reqs = []result.Requirement{
 		refs.Named(refs.KindFrontProxy, c.frontProxy),
 		sharing.TenantsRequirement(t.GetNamespace()),
-		refs.AllIn(refs.KindKubeconfig, c.team),
-		refs.AllIn(refs.KindWorkspace, c.team),
+		// The team's XRs are read only once a quota bounds them (quota.go).
+		quotaRequirement(c.team),
 		// The XRs of the Tenant's own namespace whose names a composed XR could take.
 		refs.All(refs.KindKubeconfig),
 		refs.All(refs.KindWorkspace),
@@ -95,7 +97,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 			return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 		}
 	}
-	if errs := c.checkOthers(); len(errs) > 0 {
+	if errs := append(c.checkOthers(), c.checkCapacity()...); len(errs) > 0 {
 		return result.Result[v1alpha1.TenantStatus]{}, errs
 	}
 	fp := &v1alpha1.FrontProxy{}
@@ -125,10 +127,19 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	if len(errs) > 0 {
 		return result.Result[v1alpha1.TenantStatus]{}, errs
 	}
+	if cond, read := c.readTeam(); !read {
+		// Nothing new for the team, nothing taken away: what was granted before is kept.
+		c.keepMembers()
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{cond}, NotReady: true}, nil
+	}
 	c.composeKubeconfigs()
 	c.composeWorkspaces()
+	c.charge(slices.Clone(c.cands))
+	for _, cd := range c.cands {
+		c.grant(cd.kind, cd.name, cd.limit, cd.index, cd.errs, cd.spec)
+	}
 
-	status.Members = c.members
+	status.Members, status.MembersNotListed = boundMembers(c.members)
 	// A refused team XR does not make the Tenant unready: a team must not be able to turn
 	// the platform's grant red with a bad XR. The condition names it all the same.
 	granted := ready && c.grantedReady()
@@ -246,12 +257,11 @@ func (c *composer) membersCondition(workspaceReady bool) condition.Condition {
 			waiting = append(waiting, m.Kind+" "+m.Name)
 		}
 	}
-	slices.Sort(refused)
 	switch {
 	case len(refused) > 0:
-		return condition.Condition{Type: TypeMembersReady, Reason: ReasonRefused, Message: fmt.Sprintf("Refused for namespace %s: %s (status.members says why).", c.team, strings.Join(refused, ", "))}
+		return condition.Condition{Type: TypeMembersReady, Reason: ReasonRefused, Message: fmt.Sprintf("Refused for namespace %s: %s (status.members says why).", c.team, named(refused, "refused"))}
 	case len(waiting) > 0:
-		return condition.Condition{Type: TypeMembersReady, Reason: ReasonPending, Message: "Not Ready yet: " + strings.Join(waiting, ", ") + "."}
+		return condition.Condition{Type: TypeMembersReady, Reason: ReasonPending, Message: "Not Ready yet: " + named(waiting, "not Ready") + "."}
 	}
 	return condition.Condition{Type: TypeMembersReady, Status: true, Reason: ReasonReady, Message: fmt.Sprintf("The team's workspace %s and its %d granted XRs are Ready.", c.workspace, len(c.members))}
 }

@@ -114,8 +114,15 @@ func referenceSecret(name, frontProxy string) map[string]any {
 func ref(name string) corev1.LocalObjectReference { return corev1.LocalObjectReference{Name: name} }
 
 // installation is the world of Tenant t: FrontProxy front of RootShard root, the Tenants of
-// namespace kcp, and every requirement answered, with the team's XRs in it.
+// namespace kcp, the quota of namespace team-a the docs ask for, and every requirement
+// answered, with the team's XRs in it.
 func installation(t *v1alpha1.Tenant, team ...any) *testworld.World {
+	return unquoted(t, append([]any{quota(QuotaName, MaxTeamXRs, MaxTeamXRs)}, team...)...)
+}
+
+// unquoted is installation without the team's quota: the team's objects are all there is
+// in namespace team-a.
+func unquoted(t *v1alpha1.Tenant, team ...any) *testworld.World {
 	w := testworld.New().InNamespace("kcp").Object(t).Object(&v1alpha1.FrontProxy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "FrontProxy"},
 		ObjectMeta: metav1.ObjectMeta{Name: "front", Namespace: "kcp"},
@@ -130,16 +137,30 @@ func installation(t *v1alpha1.Tenant, team ...any) *testworld.World {
 	return answerAll(t, w)
 }
 
-// answerAll answers every requirement Tenant t makes of world w, stage by stage (the RootShard
-// is asked for once the FrontProxy is read), as Crossplane does.
+// answerAll answers every requirement Tenant t makes of world w, stage by stage, as Crossplane
+// does: what the Tenant reads depends on what it read (the RootShard once the FrontProxy is
+// read, the team's XRs once its quota is).
 func answerAll(t *v1alpha1.Tenant, w *testworld.World) *testworld.World {
-	for range 3 {
+	for range 5 {
 		r, _ := Compose(t, w.State(), validate)
 		for _, q := range r.Requirements {
 			w.Answer(q.Key())
 		}
 	}
 	return w
+}
+
+// quota is ResourceQuota name of namespace team-a bounding its Kubeconfigs and Workspaces
+// (a negative count leaves that one out).
+func quota(name string, kubeconfigs, workspaces int) map[string]any {
+	hard := map[string]any{}
+	if kubeconfigs >= 0 {
+		hard["count/kubeconfigs.kcp.crossplane.io"] = fmt.Sprint(kubeconfigs)
+	}
+	if workspaces >= 0 {
+		hard["count/workspaces.kcp.crossplane.io"] = fmt.Sprint(workspaces)
+	}
+	return map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": map[string]any{"name": name, "namespace": "team-a"}, "spec": map[string]any{"hard": hard}}
 }
 
 // composed summarises the desired XRs as "<kind> <name> <spec as JSON>", and kept ones as
@@ -351,8 +372,8 @@ func TestCompose(t *testing.T) {
 				`Workspace team-a.universal {"clusterRoleBindings":[{"clusterRole":"edit","groups":["tenant:team-a:devs"]}],"name":"universal","parent":"root:team-a","rootShard":{"ref":{"name":"root"}},"type":{"name":"universal","path":"root"}}`,
 			},
 			members: []v1alpha1.TenantMember{
-				{Kind: "Workspace", Name: "app", Message: `Workspace team-a/app is refused: spec.type.path: Invalid value: "root:team-b": a team's workspace uses WorkspaceTypes of root that Tenant team-a allows, or its own in root:team-a and below`},
 				{Kind: "Workspace", Name: "universal", Granted: true, Message: "Workspace kcp/team-a.universal is not Ready yet"},
+				{Kind: "Workspace", Name: "app", Message: `Workspace team-a/app is refused: spec.type.path: Invalid value: "root:team-b": a team's workspace uses WorkspaceTypes of root that Tenant team-a allows, or its own in root:team-a and below`},
 			},
 		},
 		"SystemBinding": {
