@@ -138,3 +138,16 @@ func TestPlatformExtrasWarn(t *testing.T) {
 		t.Errorf("warnings must not stop composition")
 	}
 }
+
+// TestInstallationChildrenValidated: every child an installation composes reaches its own
+// kind's validation as the typed XR that kind decodes. A virtual workspace server used to
+// reach it untyped, and the real table refused every installation with one.
+func TestInstallationChildrenValidated(t *testing.T) {
+	xr := hostileXR(`, "rootShard": {"virtualWorkspace": {"external": {"hostname": "vw.team-a.example.com"}}}, "shards": [{"name": "alpha", "virtualWorkspace": {"external": {"hostname": "vw-alpha.team-a.example.com"}}}]`)
+	rsp := run(t, fnrequest.New(xr))
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			t.Fatalf("an installation with virtual workspace servers is refused: %s", r.GetMessage())
+		}
+	}
+}
