@@ -76,6 +76,26 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 			spec:   `, "cacheServer": {"extra": {"args": ["--etcd-prefix=/"]}}`,
 			want:   []string{`spec.cacheServer.extra.args[0]: Forbidden: --etcd-prefix is generated`},
 		},
+		"EtcdPrefixWithALineBreak": {
+			reason: "A line break in the external etcd's prefix becomes the root shard's --etcd-prefix and the shards' and cache's prefixes.",
+			spec:   `, "etcd": {"external": {"endpoints": ["https://etcd.team-a.svc:2379"], "prefix": "/kcp\n--etcd-servers=x"}}`,
+			want:   []string{`spec.etcd.external.prefix: Invalid value: "/kcp\n--etcd-servers=x": must be a key path`},
+		},
+		"ShardPrefixWithAControlCharacter": {
+			reason: "A shard's own etcd prefix is checked where the tenant wrote it.",
+			spec:   `, "shards": [{"name": "alpha", "etcd": {"endpoints": ["https://etcd.team-a.svc:2379"], "prefix": "/alpha\u0007"}}]`,
+			want:   []string{`spec.shards[0].etcd.prefix: Invalid value`},
+		},
+		"CachePrefixTheWholeKeyspace": {
+			reason: "The cache server's prefix / would be the whole keyspace of its etcd.",
+			spec:   `, "cacheServer": {"etcd": {"endpoints": ["https://etcd.team-a.svc:2379"], "prefix": "/"}}`,
+			want:   []string{`spec.cacheServer.etcd.prefix: Invalid value: "/"`},
+		},
+		"AThousandRootShards": {
+			reason: "Replicas are bounded: the installation shares the platform's nodes.",
+			spec:   `, "rootShard": {"replicas": 1000}, "frontProxies": [{"name": "public", "replicas": 2147483647}]`,
+			want:   []string{`spec.rootShard.replicas: Invalid value: 1000: must be between 0 and 10`, `spec.frontProxies[0].replicas: Invalid value: 2147483647`},
+		},
 		"VirtualWorkspaceKubeconfig": {
 			reason: "A virtual workspace server's --kubeconfig is the identity it acts with.",
 			spec:   `, "rootShard": {"virtualWorkspace": {"external": {"hostname": "vw.team-a.example.com"}, "extra": {"args": ["--kubeconfig=/mnt/other/kubeconfig"]}}}`,
