@@ -81,7 +81,11 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	if len(errs) > 0 {
 		return r, errs
 	}
+	hosts := servedHostnames(inst, children)
 	if errs := checkSafe(inst, children, etcds, st); len(errs) > 0 {
+		return r, errs
+	}
+	if errs := checkHostnames(inst, hosts, st); len(errs) > 0 {
 		return r, errs
 	}
 	upgrade, image, err := planUpgrade(inst, children, st)
@@ -91,6 +95,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	r.Status.Image, r.Status.Upgrade = image, upgrade
 	// What the checks read; Crossplane answers before it applies anything composed below.
 	r.Requirements = append([]result.Requirement{PolicyRequirement}, takeoverRequirements(etcds, children)...)
+	r.Requirements = append(r.Requirements, hostnameRequirements(hosts)...)
 	var waiting []string
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
 	for _, etcd := range etcds {
@@ -105,7 +110,11 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 		}
 	}
 	for _, c := range children {
-		ready, err := b.XR(c.key, c.kind, c.name, map[string]string{LabelInstallation: inst.GetName()}, c.spec)
+		labels := map[string]string{LabelInstallation: inst.GetName()}
+		if fp, ok := c.spec.(v1alpha1.FrontProxySpec); ok && fp.External.Hostname != "" {
+			labels[LabelHostname] = hostnameLabel(fp.External.Hostname)
+		}
+		ready, err := b.XR(c.key, c.kind, c.name, labels, c.spec)
 		if err != nil {
 			return r, field.ErrorList{field.InternalError(c.field, err)}
 		}

@@ -372,7 +372,7 @@ func TestSafetyRequirements(t *testing.T) {
 	for _, q := range r.Requirements {
 		got = append(got, q.Key())
 	}
-	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "kcpinstallation/*", "statefulset/team-a-etcd"}
+	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "kcpinstallation/*", "statefulset/team-a-etcd", "frontproxy/kcp.crossplane.io/hostname=kcp.example.com"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Compose(...).Requirements: -want, +got:\n%s", diff)
 	}
