@@ -68,8 +68,11 @@ type EtcdConfig struct {
 	// +optional
 	TLSConfig *EtcdTLSConfig `json:"tlsConfig,omitempty"`
 
-	// Prefix is the etcd key prefix kcp stores its data under.
+	// Prefix is the etcd key prefix kcp stores its data under: '/' then segments of letters,
+	// digits, '.', '_' and '-', for example /kcp.
 	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+/?$`
 	Prefix string `json:"prefix,omitempty"`
 }
 

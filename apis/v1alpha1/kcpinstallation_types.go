@@ -25,6 +25,11 @@ type KcpInstallation struct {
 	Status KcpInstallationStatus `json:"status,omitempty"`
 }
 
+// MaxInstallationReplicas bounds every replicas field of a KcpInstallation (the XRD's
+// Maximum says the same): a tenant's installation runs on the platform's nodes, and a
+// replica count of thousands would take them from every other team.
+const MaxInstallationReplicas = 10
+
 // KcpInstallationSpec describes an installation. Only external.hostname and certificates
 // are required; everything else has a default (etcd is managed unless set).
 type KcpInstallationSpec struct {
@@ -265,8 +270,10 @@ type ManagedEtcdStorage struct {
 
 // InstallationRootShard tunes the root shard of an installation.
 type InstallationRootShard struct {
-	// Replicas of the root shard Deployment. Defaults to 2.
+	// Replicas of the root shard Deployment. Defaults to 2, at most 10.
 	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Resources of the kcp container; none unless set.
@@ -324,8 +331,10 @@ type InstallationShard struct {
 	// +kubebuilder:validation:MaxLength=20
 	Name string `json:"name"`
 
-	// Replicas of the shard Deployment. Defaults to 2.
+	// Replicas of the shard Deployment. Defaults to 2, at most 10.
 	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Resources of the kcp container; none unless set.
@@ -373,8 +382,10 @@ type InstallationVirtualWorkspace struct {
 	// certificate names its hostname.
 	External InstallationExternal `json:"external"`
 
-	// Replicas of the server. Defaults to 2.
+	// Replicas of the server. Defaults to 2, at most 10.
 	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Resources of the server's container; none unless set.
@@ -444,8 +455,10 @@ type InstallationFrontProxy struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.oidc) || (has(self.serviceAccount) && self.serviceAccount.enabled)",message="OIDC requires ServiceAccount auth to be enabled."
 	Auth *AuthSpec `json:"auth,omitempty"`
 
-	// Replicas of the front-proxy. Defaults to 2.
+	// Replicas of the front-proxy. Defaults to 2, at most 10.
 	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Resources of the front-proxy container; none unless set.

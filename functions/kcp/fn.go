@@ -50,14 +50,14 @@ func init() {
 	// Filled here rather than where it is declared: the KcpInstallation row checks the XRs
 	// it composes with the other rows, so it refers to the table itself.
 	kinds = map[string]kind{
-		"RootShard":              kindOf(rootshard.Validate, rootshard.Warnings, rootshard.Compose),
-		"Shard":                  kindOf(shard.Validate, nil, shard.Compose),
-		"CacheServer":            kindOf(cacheserver.Validate, cacheserver.Warnings, cacheserver.Compose),
-		"FrontProxy":             kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose),
-		"VirtualWorkspace":       kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose),
+		"RootShard":              withFlags(kindOf(rootshard.Validate, rootshard.Warnings, rootshard.Compose), rootshard.GeneratedFlags),
+		"Shard":                  withFlags(kindOf(shard.Validate, shard.Warnings, shard.Compose), shard.GeneratedFlags),
+		"CacheServer":            withFlags(kindOf(cacheserver.Validate, cacheserver.Warnings, cacheserver.Compose), cacheserver.GeneratedFlags),
+		"FrontProxy":             withFlags(kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose), frontproxy.GeneratedFlags),
+		"VirtualWorkspace":       withFlags(kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose), virtualworkspace.GeneratedFlags),
 		"Kubeconfig":             kindOf(kubeconfig.Validate, kubeconfig.Warnings, kubeconfig.Compose),
 		"Workspace":              kindOf(workspace.Validate, workspace.Warnings, workspace.Compose),
-		"KcpInstallation":        kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(validateXR)),
+		"KcpInstallation":        kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(validateXR, generatedFlags)),
 		"ClaimedKcpInstallation": kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
 		"CertificateSet":         kindOf(certificateset.Validate, nil, certificateset.Compose),
 		"Tenant":                 kindOf(tenant.Validate, nil, tenant.Composer(validateXR)),

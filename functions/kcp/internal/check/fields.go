@@ -83,6 +83,7 @@ func Etcd(p *field.Path, e v1alpha1.EtcdConfig) field.ErrorList {
 		}
 		errs = append(errs, NoUserInfo(p.Child("endpoints").Index(i), ep)...)
 	}
+	errs = append(errs, EtcdPrefix(p.Child("prefix"), e.Prefix)...)
 	if t := e.TLSConfig; t != nil && t.SecretRef.Name == "" {
 		errs = append(errs, field.Required(p.Child("tlsConfig", "secretRef", "name"), "name the Secret with tls.crt, tls.key and ca.crt for etcd"))
 	}

@@ -77,5 +77,6 @@ func Warnings(cs *v1alpha1.CacheServer) []string {
 	if r := cs.Spec.Replicas; r != nil && *r == 0 && cs.Spec.Etcd == nil {
 		out = append(out, "spec.replicas: 0 is ignored without spec.etcd: a cache server with an embedded etcd always runs exactly 1 replica")
 	}
+	out = append(out, extraWarnings(cs)...)
 	return out
 }

@@ -148,5 +148,6 @@ func Warnings(fp *v1alpha1.FrontProxy) []string {
 	if fp.Spec.ExternalHostname != "" {
 		out = append(out, "spec.externalHostname is deprecated: use spec.external.hostname and spec.external.port")
 	}
+	out = append(out, extraWarnings(fp)...)
 	return out
 }

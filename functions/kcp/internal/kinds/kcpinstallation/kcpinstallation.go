@@ -46,10 +46,11 @@ const TypeComponentsReady = "ComponentsReady"
 // types and the names alone, and still never composes one its kind would reject.
 type ValidateXR func(kind string, xr any) field.ErrorList
 
-// Composer returns the composer of KcpInstallations whose children validate checks.
-func Composer(validate ValidateXR) func(*v1alpha1.KcpInstallation, *observed.State) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
+// Composer returns the composer of KcpInstallations whose children validate checks, and
+// whose renderers write the flags flags lists.
+func Composer(validate ValidateXR, flags FlagsOf) func(*v1alpha1.KcpInstallation, *observed.State) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
 	return func(inst *v1alpha1.KcpInstallation, st *observed.State) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
-		return Compose(inst, st, validate)
+		return Compose(inst, st, validate, flags)
 	}
 }
 
@@ -60,6 +61,10 @@ type child struct {
 	name  string
 	field *field.Path
 	spec  any
+	// component is the installation field of the component (spec.rootShard, spec.shards[0],
+	// ...), and extra what the tenant added to its container there; nil for none.
+	component *field.Path
+	extra     *v1alpha1.ComponentExtra
 	// route and exposure: a front-proxy's TLSRoute or Ingress, when it has one.
 	route    exposure.Route
 	exposure *v1alpha1.FrontProxyExposure
@@ -70,13 +75,18 @@ func (c child) routeKey() resource.Name { return resource.Name("exposure-" + c.n
 
 // Compose composes the installation's XRs, each checked by validate, and reports their
 // readiness.
-func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate ValidateXR) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
+func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate ValidateXR, flags FlagsOf) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
 	var r result.Result[v1alpha1.KcpInstallationStatus]
 	children, etcds, errs := build(inst, validate)
+	errs = append(errs, checkExtras(inst, children, flags)...)
 	if len(errs) > 0 {
 		return r, errs
 	}
+	hosts := servedHostnames(inst, children)
 	if errs := checkSafe(inst, children, etcds, st); len(errs) > 0 {
+		return r, errs
+	}
+	if errs := checkHostnames(inst, hosts, st); len(errs) > 0 {
 		return r, errs
 	}
 	upgrade, image, err := planUpgrade(inst, children, st)
@@ -86,6 +96,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	r.Status.Image, r.Status.Upgrade = image, upgrade
 	// What the checks read; Crossplane answers before it applies anything composed below.
 	r.Requirements = append([]result.Requirement{policy.Requirement}, takeoverRequirements(etcds, children)...)
+	r.Requirements = append(r.Requirements, hostnameRequirements(hosts)...)
 	var waiting []string
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
 	for _, etcd := range etcds {
@@ -100,7 +111,11 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 		}
 	}
 	for _, c := range children {
-		ready, err := b.XR(c.key, c.kind, c.name, map[string]string{LabelInstallation: inst.GetName()}, c.spec)
+		labels := map[string]string{LabelInstallation: inst.GetName()}
+		if fp, ok := c.spec.(v1alpha1.FrontProxySpec); ok && fp.External.Hostname != "" {
+			labels[LabelHostname] = hostnameLabel(fp.External.Hostname)
+		}
+		ready, err := b.XR(c.key, c.kind, c.name, labels, c.spec)
 		if err != nil {
 			return r, field.ErrorList{field.InternalError(c.field, err)}
 		}
@@ -198,7 +213,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
 		}
 		cs.Certificates = s.Certificates
-		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs})
+		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs, component: spec.Child("cacheServer"), extra: s.CacheServer.Extra})
 		cache.Ref = &corev1.LocalObjectReference{Name: csName}
 	}
 
@@ -239,7 +254,11 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 		rs.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
 		children = append(children, vw)
 	}
-	children = append(children, child{key: "rootshard", kind: "RootShard", name: name.RootShard(), field: spec, spec: rs})
+	rootShard := child{key: "rootshard", kind: "RootShard", name: name.RootShard(), field: spec, spec: rs, component: spec.Child("rootShard")}
+	if s.RootShard != nil {
+		rootShard.extra = s.RootShard.Extra
+	}
+	children = append(children, rootShard)
 
 	root := &corev1.LocalObjectReference{Name: name.RootShard()}
 	for i, sh := range s.Shards {
@@ -262,7 +281,8 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
 			children = append(children, vw)
 		}
-		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name.Shard(sh.Name), field: field.NewPath("spec", "shards").Index(i), spec: spec})
+		shardField := field.NewPath("spec", "shards").Index(i)
+		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name.Shard(sh.Name), field: shardField, spec: spec, component: shardField, extra: sh.Extra})
 	}
 
 	for i, fp := range fps {
@@ -306,7 +326,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: sc.IssuerRef, DNSNames: sc.DNSNames}
 			spec.CABundleSecretRef = sc.CABundleSecretRef
 		}
-		c := child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name.FrontProxy(fp.Name), field: p, spec: spec, exposure: fp.Exposure}
+		c := child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name.FrontProxy(fp.Name), field: p, spec: spec, exposure: fp.Exposure, component: p, extra: fp.Extra}
 		// The FrontProxy's Service listens on its external port (kcp-operator's
 		// frontproxy.ServicePort), 6443 when unset.
 		port := int32(names.Port)
@@ -371,7 +391,7 @@ func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationV
 	if shard != "" {
 		key += "-" + shard
 	}
-	return child{key: resource.Name(key), kind: "VirtualWorkspace", name: n.VirtualWorkspace(shard), field: p, spec: spec}, errs
+	return child{key: resource.Name(key), kind: "VirtualWorkspace", name: n.VirtualWorkspace(shard), field: p, spec: spec, component: p, extra: vw.Extra}, errs
 }
 
 // shardCluster is the etcd cluster a shard with managedEtcd has to itself.
@@ -436,21 +456,7 @@ func ShardPrefix(rootPrefix, shard string) string {
 // validateChild runs the child kind's own validation, and reports what it finds against
 // the installation field the child comes from.
 func validateChild(inst *v1alpha1.KcpInstallation, c child, validate ValidateXR) field.ErrorList {
-	meta := metav1.ObjectMeta{Name: c.name, Namespace: inst.GetNamespace()}
-	var xr any
-	switch s := c.spec.(type) {
-	case v1alpha1.RootShardSpec:
-		xr = &v1alpha1.RootShard{ObjectMeta: meta, Spec: s}
-	case v1alpha1.ShardSpec:
-		xr = &v1alpha1.Shard{ObjectMeta: meta, Spec: s}
-	case v1alpha1.CacheServerSpec:
-		xr = &v1alpha1.CacheServer{ObjectMeta: meta, Spec: s}
-	case v1alpha1.FrontProxySpec:
-		xr = &v1alpha1.FrontProxy{ObjectMeta: meta, Spec: s}
-	case v1alpha1.KubeconfigSpec:
-		xr = &v1alpha1.Kubeconfig{ObjectMeta: meta, Spec: s}
-	}
-	errs := validate(c.kind, xr)
+	errs := validate(c.kind, c.xr(inst))
 	out := make(field.ErrorList, 0, len(errs))
 	for _, e := range errs {
 		msg := fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name, e.Error())
@@ -464,6 +470,26 @@ func validateChild(inst *v1alpha1.KcpInstallation, c child, validate ValidateXR)
 		out = append(out, field.Invalid(c.field, e.BadValue, msg))
 	}
 	return out
+}
+
+// xr is the child as the typed XR its kind decodes.
+func (c child) xr(inst *v1alpha1.KcpInstallation) any {
+	meta := metav1.ObjectMeta{Name: c.name, Namespace: inst.GetNamespace()}
+	switch s := c.spec.(type) {
+	case v1alpha1.RootShardSpec:
+		return &v1alpha1.RootShard{ObjectMeta: meta, Spec: s}
+	case v1alpha1.ShardSpec:
+		return &v1alpha1.Shard{ObjectMeta: meta, Spec: s}
+	case v1alpha1.CacheServerSpec:
+		return &v1alpha1.CacheServer{ObjectMeta: meta, Spec: s}
+	case v1alpha1.FrontProxySpec:
+		return &v1alpha1.FrontProxy{ObjectMeta: meta, Spec: s}
+	case v1alpha1.VirtualWorkspaceSpec:
+		return &v1alpha1.VirtualWorkspace{ObjectMeta: meta, Spec: s}
+	case v1alpha1.KubeconfigSpec:
+		return &v1alpha1.Kubeconfig{ObjectMeta: meta, Spec: s}
+	}
+	return nil
 }
 
 // privateAddress is where kcp's components reach the installation from inside the cluster

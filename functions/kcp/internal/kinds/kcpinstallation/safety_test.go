@@ -342,7 +342,7 @@ func TestSafety(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, errs := Compose(tc.inst, tc.world.State(), noValidation)
+			r, errs := Compose(tc.inst, tc.world.State(), noValidation, noFlags)
 			got := make([]string, 0, len(errs))
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -365,7 +365,7 @@ func TestSafety(t *testing.T) {
 // TestSafetyRequirements checks that the installation asks Crossplane for what its checks
 // read: the policy, every XR that could hold a child's name, and the etcd StatefulSet.
 func TestSafetyRequirements(t *testing.T) {
-	r, errs := Compose(tenant(), testworld.New().State(), noValidation)
+	r, errs := Compose(tenant(), testworld.New().State(), noValidation, noFlags)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -373,7 +373,7 @@ func TestSafetyRequirements(t *testing.T) {
 	for _, q := range r.Requirements {
 		got = append(got, q.Key())
 	}
-	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "kcpinstallation/*", "statefulset/team-a-etcd"}
+	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "kcpinstallation/*", "statefulset/team-a-etcd", "frontproxy/kcp.crossplane.io/hostname=kcp.example.com"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Compose(...).Requirements: -want, +got:\n%s", diff)
 	}

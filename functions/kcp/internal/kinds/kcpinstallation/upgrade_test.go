@@ -217,7 +217,7 @@ func TestUpgradeOrder(t *testing.T) {
 			if tc.tag != "" {
 				inst.Spec.Image = &v1alpha1.ImageSpec{Tag: tc.tag}
 			}
-			r, errs := Compose(inst, upgradeState(tc.children), frontProxyNameLength)
+			r, errs := Compose(inst, upgradeState(tc.children), frontProxyNameLength, noFlags)
 			if tc.want.err != "" || len(errs) > 0 {
 				got := ""
 				if len(errs) > 0 {

@@ -29,11 +29,60 @@ func Validate(inst *v1alpha1.KcpInstallation) field.ErrorList {
 			errs = append(errs, validateManagedEtcd(field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), c, sh.ManagedEtcd)...)
 		}
 	}
+	errs = append(errs, validatePrefixes(inst.Spec)...)
+	errs = append(errs, validateReplicas(inst.Spec)...)
 	if r := inst.Spec.RootShard; r != nil {
 		errs = append(errs, validatePublic(field.NewPath("spec", "rootShard", "public"), r.Public)...)
 	}
 	for i, sh := range inst.Spec.Shards {
 		errs = append(errs, validatePublic(field.NewPath("spec", "shards").Index(i).Child("public"), sh.Public)...)
+	}
+	return errs
+}
+
+// validateReplicas bounds every replica count a tenant writes, as the XRD does, for
+// `crossplane composition render` and API servers that skipped the schema.
+func validateReplicas(s v1alpha1.KcpInstallationSpec) field.ErrorList {
+	var errs field.ErrorList
+	bound := func(p *field.Path, r *int32) {
+		if r != nil && (*r < 0 || *r > v1alpha1.MaxInstallationReplicas) {
+			errs = append(errs, field.Invalid(p, *r, fmt.Sprintf("must be between 0 and %d: an installation shares the platform's nodes; ask the platform team for a per-kind XR if one component needs more", v1alpha1.MaxInstallationReplicas)))
+		}
+	}
+	spec := field.NewPath("spec")
+	if r := s.RootShard; r != nil {
+		bound(spec.Child("rootShard", "replicas"), r.Replicas)
+		if vw := r.VirtualWorkspace; vw != nil {
+			bound(spec.Child("rootShard", "virtualWorkspace", "replicas"), vw.Replicas)
+		}
+	}
+	for i, sh := range s.Shards {
+		bound(spec.Child("shards").Index(i).Child("replicas"), sh.Replicas)
+		if vw := sh.VirtualWorkspace; vw != nil {
+			bound(spec.Child("shards").Index(i).Child("virtualWorkspace", "replicas"), vw.Replicas)
+		}
+	}
+	for i, fp := range s.FrontProxies {
+		bound(spec.Child("frontProxies").Index(i).Child("replicas"), fp.Replicas)
+	}
+	return errs
+}
+
+// validatePrefixes checks every etcd key prefix a tenant writes, where it writes it: each
+// becomes a --etcd-prefix flag, and the installation derives the shards' and the cache's
+// prefixes from spec.etcd.external.prefix.
+func validatePrefixes(s v1alpha1.KcpInstallationSpec) field.ErrorList {
+	var errs field.ErrorList
+	if e := s.Etcd; e != nil && e.External != nil {
+		errs = append(errs, check.EtcdPrefix(field.NewPath("spec", "etcd", "external", "prefix"), e.External.Prefix)...)
+	}
+	for i, sh := range s.Shards {
+		if sh.Etcd != nil {
+			errs = append(errs, check.EtcdPrefix(field.NewPath("spec", "shards").Index(i).Child("etcd", "prefix"), sh.Etcd.Prefix)...)
+		}
+	}
+	if c := s.CacheServer; c != nil && c.Etcd != nil {
+		errs = append(errs, check.EtcdPrefix(field.NewPath("spec", "cacheServer", "etcd", "prefix"), c.Etcd.Prefix)...)
 	}
 	return errs
 }
@@ -70,6 +119,11 @@ func copies(s v1alpha1.KcpInstallationSpec) check.Copies {
 func validateManagedEtcd(p *field.Path, c managedetcd.Cluster, m *v1alpha1.ManagedEtcd) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.ImageReference(p.Child("image"), m.Image)...)
+	if r := m.Replicas; r != 0 && r != 1 && r != 3 {
+		// The XRD's enum says the same; an etcd of a thousand members would claim a thousand
+		// volumes of the platform's storage.
+		errs = append(errs, field.NotSupported(p.Child("replicas"), r, []string{"1", "3"}))
+	}
 	errs = append(errs, check.Resources(p.Child("resources"), m.Resources)...)
 	if s := m.Storage; s != nil {
 		errs = append(errs, check.PositiveQuantity(p.Child("storage", "size"), s.Size)...)

@@ -73,6 +73,7 @@ func Warnings(rs *v1alpha1.RootShard) []string {
 	if rs.Spec.Cache.Embedded != nil {
 		out = append(out, "spec.cache.embedded is deprecated and ignored: the root shard runs an embedded cache whenever spec.cache.ref is empty")
 	}
+	out = append(out, extraWarnings(rs)...)
 	return out
 }
 

@@ -152,5 +152,6 @@ func Warnings(vw *v1alpha1.VirtualWorkspace) []string {
 	if vw.Spec.CABundleSecretRef != nil {
 		out = append(out, "spec.caBundleSecretRef is accepted for compatibility with kcp-operator and ignored, as kcp-operator ignores it")
 	}
+	out = append(out, extraWarnings(vw)...)
 	return out
 }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
+)
+
+// hostileBase is a tenant's running installation, before the hostile edit.
+const hostileBase = `{"external": {"hostname": "kcp.team-a.example.com"}, "certificates": {"issuerRef": {"name": "team-ca", "kind": "Issuer"}}`
+
+// hostileXR is the tenant's installation with spec fields added to hostileBase.
+func hostileXR(spec string) string {
+	return `{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "KcpInstallation", "metadata": {"name": "dev", "namespace": "team-a", "uid": "dev-uid", "creationTimestamp": "2026-01-01T00:00:00Z"},
+		"spec": ` + hostileBase + spec + `}}`
+}
+
+// TestHostileEditsKeepWhatRuns drives, through RunFunction with the real table of kinds, the
+// edits a hostile tenant makes to a running installation: each is refused with a Fatal result
+// naming the installation's field, and desires nothing, so Crossplane applies nothing new and
+// deletes nothing of what the installation composed.
+func TestHostileEditsKeepWhatRuns(t *testing.T) {
+	running, err := fnrequest.ConvergedAnswered(func(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) { return run(t, req), nil }, hostileXR(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(running.GetObserved().GetResources()); n == 0 {
+		t.Fatal("the installation composed nothing before the edit")
+	}
+	cases := map[string]struct {
+		reason string
+		spec   string
+		want   []string // substrings of the Fatal result
+	}{
+		"HostPathOnTheRootShard": {
+			reason: "A hostPath volume reaches the node's files, and restricted refuses the pod naming no field.",
+			spec:   `, "rootShard": {"extra": {"volumes": [{"name": "node", "hostPath": {"path": "/"}}], "volumeMounts": [{"name": "node", "mountPath": "/host"}]}}`,
+			want:   []string{`spec.rootShard.extra.volumes[0].hostPath: Forbidden: volume "node" is of type hostPath`},
+		},
+		"NFSShareOnAFrontProxy": {
+			reason: "An NFS volume mounts any share the node reaches, another team's included.",
+			spec:   `, "frontProxies": [{"name": "public", "extra": {"volumes": [{"name": "share", "nfs": {"server": "10.0.0.9", "path": "/exports/team-b"}}]}}]`,
+			want:   []string{`spec.frontProxies[0].extra.volumes[0].nfs: Forbidden`},
+		},
+		"RootShardOntoAnotherEtcd": {
+			reason: "A second --etcd-servers, last, would silently move the root shard onto another etcd.",
+			spec:   `, "rootShard": {"extra": {"args": ["--feature-gates=WorkspaceMounts=true", "--etcd-servers=https://etcd.kube-system:2379"]}}`,
+			want:   []string{`spec.rootShard.extra.args[1]: Forbidden: --etcd-servers is generated for this component`},
+		},
+		"ShardTrustsAnotherClientCA": {
+			reason: "--client-ca-file decides which client certificates the shard trusts.",
+			spec:   `, "shards": [{"name": "alpha", "extra": {"args": ["--client_ca_file=/etc/corp/ca.crt"]}}]`,
+			want:   []string{`spec.shards[0].extra.args[0]: Forbidden: --client-ca-file is generated`},
+		},
+		"FrontProxyServesAnotherCertificate": {
+			reason: "--tls-cert-file and --requestheader-* decide what the front-proxy serves and whom it believes.",
+			spec:   `, "frontProxies": [{"name": "public", "extra": {"args": ["--tls-cert-file", "/mnt/x/tls.crt", "--requestheader-allowed-names="]}}]`,
+			want: []string{
+				`spec.frontProxies[0].extra.args[0]: Forbidden: --tls-cert-file is generated`,
+				`spec.frontProxies[0].extra.args[2]: Forbidden: --requestheader-allowed-names is generated`,
+			},
+		},
+		"OIDCOfItsOwnOnTheRootShard": {
+			reason: "An OIDC issuer is set through spec.auth, where it reaches every shard alike; the flag is the package's even when spec.auth is unset.",
+			spec:   `, "rootShard": {"extra": {"args": ["--oidc-issuer-url=https://evil.example.com"]}}`,
+			want:   []string{`spec.rootShard.extra.args[0]: Forbidden: --oidc-issuer-url is generated`},
+		},
+		"CacheServerPrefix": {
+			reason: "The cache server's --etcd-prefix is the installation's, beside the shards' keys.",
+			spec:   `, "cacheServer": {"extra": {"args": ["--etcd-prefix=/"]}}`,
+			want:   []string{`spec.cacheServer.extra.args[0]: Forbidden: --etcd-prefix is generated`},
+		},
+		"EtcdPrefixWithALineBreak": {
+			reason: "A line break in the external etcd's prefix becomes the root shard's --etcd-prefix and the shards' and cache's prefixes.",
+			spec:   `, "etcd": {"external": {"endpoints": ["https://etcd.team-a.svc:2379"], "prefix": "/kcp\n--etcd-servers=x"}}`,
+			want:   []string{`spec.etcd.external.prefix: Invalid value: "/kcp\n--etcd-servers=x": must be a key path`},
+		},
+		"ShardPrefixWithAControlCharacter": {
+			reason: "A shard's own etcd prefix is checked where the tenant wrote it.",
+			spec:   `, "shards": [{"name": "alpha", "etcd": {"endpoints": ["https://etcd.team-a.svc:2379"], "prefix": "/alpha\u0007"}}]`,
+			want:   []string{`spec.shards[0].etcd.prefix: Invalid value`},
+		},
+		"CachePrefixTheWholeKeyspace": {
+			reason: "The cache server's prefix / would be the whole keyspace of its etcd.",
+			spec:   `, "cacheServer": {"etcd": {"endpoints": ["https://etcd.team-a.svc:2379"], "prefix": "/"}}`,
+			want:   []string{`spec.cacheServer.etcd.prefix: Invalid value: "/"`},
+		},
+		"AThousandRootShards": {
+			reason: "Replicas are bounded: the installation shares the platform's nodes.",
+			spec:   `, "rootShard": {"replicas": 1000}, "frontProxies": [{"name": "public", "replicas": 2147483647}]`,
+			want:   []string{`spec.rootShard.replicas: Invalid value: 1000: must be between 0 and 10`, `spec.frontProxies[0].replicas: Invalid value: 2147483647`},
+		},
+		"VirtualWorkspaceKubeconfig": {
+			reason: "A virtual workspace server's --kubeconfig is the identity it acts with.",
+			spec:   `, "rootShard": {"virtualWorkspace": {"external": {"hostname": "vw.team-a.example.com"}, "extra": {"args": ["--kubeconfig=/mnt/other/kubeconfig"]}}}`,
+			want:   []string{`spec.rootShard.virtualWorkspace.extra.args[0]: Forbidden: --kubeconfig is generated`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := proto.Clone(running).(*fnv1.RunFunctionRequest)
+			req.Observed.Composite = &fnv1.Resource{Resource: resource.MustStructJSON(hostileXR(tc.spec))}
+			observedBefore := proto.Clone(req.GetObserved()).(*fnv1.State)
+			rsp := run(t, req)
+			var fatal string
+			for _, r := range rsp.GetResults() {
+				if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+					fatal = r.GetMessage()
+				}
+			}
+			if !strings.HasPrefix(fatal, "invalid KcpInstallation team-a/dev, nothing was changed: ") {
+				t.Fatalf("%s\nwant a Fatal result refusing the edit, got results %v", tc.reason, rsp.GetResults())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(fatal, w) {
+					t.Errorf("%s\nfatal result:\n got: %q\nwant: ...%q...", tc.reason, fatal, w)
+				}
+			}
+			if n := len(rsp.GetDesired().GetResources()); n > 0 {
+				t.Errorf("%s\nrefused, yet %d resources desired: Crossplane would apply them", tc.reason, n)
+			}
+			if !proto.Equal(observedBefore, req.GetObserved()) {
+				t.Errorf("%s\nthe observed state changed while refusing", tc.reason)
+			}
+		})
+	}
+}
+
+// TestPlatformExtrasWarn: the platform's per-kind XRs keep kcp-operator's freedom (any volume
+// type, a flag given twice takes the last value), and are warned.
+func TestPlatformExtrasWarn(t *testing.T) {
+	xr := withSpec(`{"external": {"hostname": "api.example.com", "port": 6443}, "cache": {},
+		"certificates": {"issuerRef": {"name": "x"}}, "etcd": {"endpoints": ["http://etcd:2379"]},
+		"extraArgs": ["--feature-gates=X=true", "--etcd-servers=http://other:2379"],
+		"extraVolumes": [{"name": "host", "hostPath": {"path": "/var/lib/kcp"}}]}`)
+	rsp := run(t, newRequest(xr))
+	var msgs []string
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			t.Fatalf("a platform's RootShard with extras is composed, not refused: %s", r.GetMessage())
+		}
+		msgs = append(msgs, r.GetMessage())
+	}
+	want := []string{
+		"spec.extraArgs[1] sets --etcd-servers, which this XR generates: the last value wins, so it replaces the generated one",
+		`spec.extraVolumes[0].hostPath is a volume type Pod Security "restricted" does not admit: the pods are refused in a namespace that enforces it`,
+	}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("warnings: -want, +got:\n%s", diff)
+	}
+	if len(rsp.GetDesired().GetResources()) == 0 {
+		t.Errorf("warnings must not stop composition")
+	}
+}
+
+// TestInstallationChildrenValidated: every child an installation composes reaches its own
+// kind's validation as the typed XR that kind decodes. A virtual workspace server used to
+// reach it untyped, and the real table refused every installation with one.
+func TestInstallationChildrenValidated(t *testing.T) {
+	xr := hostileXR(`, "rootShard": {"virtualWorkspace": {"external": {"hostname": "vw.team-a.example.com"}}}, "shards": [{"name": "alpha", "virtualWorkspace": {"external": {"hostname": "vw-alpha.team-a.example.com"}}}]`)
+	rsp := run(t, fnrequest.New(xr))
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			t.Fatalf("an installation with virtual workspace servers is refused: %s", r.GetMessage())
+		}
+	}
+}

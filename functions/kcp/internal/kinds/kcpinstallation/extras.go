@@ -1,0 +1,36 @@
+package kcpinstallation
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+)
+
+// FlagsOf lists the names of the flags the renderer of a child XR of kind writes for it,
+// without its extra arguments. fn.go's table of kinds provides it, as it provides ValidateXR.
+type FlagsOf func(kind string, xr any) []string
+
+// generatedFlagsFix says where what a generated flag sets comes from instead.
+const generatedFlagsFix = "what it sets comes from this installation's own fields (spec.etcd, spec.auth, spec.audit, spec.authorization, spec.external, the component's own fields and extra.logging)"
+
+// checkExtras refuses what a tenant adds to a component's container (spec.<component>.extra)
+// that the platform's per-kind XRs may add, with a warning, but a tenant may not: a volume of
+// a type Pod Security "restricted" does not admit (it reaches the node, a network share or a
+// cloud disk, and the namespace refuses the pod anyway, naming no field), and an argument
+// that replaces a flag the package generates (the etcd the component stores in, the CAs it
+// trusts, the certificate it serves), which kcp takes silently as a flag given twice.
+func checkExtras(inst *v1alpha1.KcpInstallation, children []child, flags FlagsOf) field.ErrorList {
+	var errs field.ErrorList
+	for _, c := range children {
+		if c.extra == nil {
+			continue
+		}
+		p := c.component.Child("extra")
+		errs = append(errs, check.RestrictedVolumes(p.Child("volumes"), c.extra.Volumes)...)
+		if len(c.extra.Args) > 0 {
+			errs = append(errs, check.GeneratedFlags(p.Child("args"), flags(c.kind, c.xr(inst)), c.extra.Args, generatedFlagsFix)...)
+		}
+	}
+	return errs
+}

@@ -1,0 +1,112 @@
+package kcpinstallation
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
+)
+
+// noFlags stands in for fn.go's table of kinds where the cases are not about extra arguments.
+func noFlags(string, any) []string { return nil }
+
+// kindFlags stands in for fn.go's table of kinds: each kind's renderer writes --etcd-servers
+// and a flag of its own, so a case shows that each component is judged by its own kind.
+func kindFlags(kind string, xr any) []string {
+	own := map[string]string{"RootShard": "root-directory", "Shard": "shard-name", "FrontProxy": "mapping-file", "CacheServer": "embedded-etcd-directory", "VirtualWorkspace": "bind-address"}
+	if xr == nil {
+		return nil // the child was not typed: the test sees no flags, and fails
+	}
+	return []string{"etcd-servers", own[kind]}
+}
+
+func extra(x v1alpha1.ComponentExtra) *v1alpha1.ComponentExtra { return &x }
+
+func hostPath(name string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}
+}
+
+func TestExtras(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		inst   *v1alpha1.KcpInstallation
+		want   []string // substrings, one per error, in order
+	}{
+		"NewFlagsAndAdmittedVolumes": {
+			reason: "Flags the package does not generate, and the volume types restricted admits, are the tenant's.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: extra(v1alpha1.ComponentExtra{
+					Args:    []string{"--feature-gates=WorkspaceMounts=true"},
+					Volumes: []corev1.Volume{{Name: "corp-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "corp-ca"}}}}},
+				})}
+			}),
+		},
+		"RootShardOntoThePlatformsEtcd": {
+			reason: "A second --etcd-servers would move the root shard onto an etcd the platform did not give it.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: extra(v1alpha1.ComponentExtra{Args: []string{"-v=2", "--etcd-servers=https://etcd.kube-system:2379"}})}
+			}),
+			want: []string{"spec.rootShard.extra.args[1]: Forbidden: --etcd-servers is generated for this component, and given again it would replace the generated value (a flag given twice takes the last value); remove it: what it sets comes from this installation's own fields"},
+		},
+		"EachComponentByItsOwnKind": {
+			reason: "Each component's arguments are judged by the flags of its own kind, at its own field.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{
+					Extra:            extra(v1alpha1.ComponentExtra{Args: []string{"--root-directory=/tmp", "--shard-name=x"}}),
+					VirtualWorkspace: &v1alpha1.InstallationVirtualWorkspace{External: v1alpha1.InstallationExternal{Hostname: "vw.example.com"}, Extra: extra(v1alpha1.ComponentExtra{Args: []string{"--bind-address=0.0.0.0"}})},
+				}
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha", Extra: extra(v1alpha1.ComponentExtra{Args: []string{"--shard_name=root"}})}}
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Extra: extra(v1alpha1.ComponentExtra{Args: []string{"--mapping-file", "/tmp/m"}})}}
+				i.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Extra: extra(v1alpha1.ComponentExtra{Args: []string{"--embedded-etcd-directory=/tmp"}})}
+			}),
+			want: []string{
+				"spec.cacheServer.extra.args[0]: Forbidden: --embedded-etcd-directory",
+				"spec.rootShard.virtualWorkspace.extra.args[0]: Forbidden: --bind-address",
+				"spec.rootShard.extra.args[0]: Forbidden: --root-directory",
+				"spec.shards[0].extra.args[0]: Forbidden: --shard-name",
+				"spec.frontProxies[0].extra.args[0]: Forbidden: --mapping-file",
+			},
+		},
+		"HostPathOnEveryComponent": {
+			reason: "A hostPath volume is refused wherever a tenant adds it, naming the component's field and the volume's type.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				vols := extra(v1alpha1.ComponentExtra{Volumes: []corev1.Volume{hostPath("node")}})
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: vols}
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha", Extra: vols, VirtualWorkspace: &v1alpha1.InstallationVirtualWorkspace{External: v1alpha1.InstallationExternal{Hostname: "vw.example.com"}, Extra: vols}}}
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Extra: vols}}
+				i.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Extra: vols}
+			}),
+			want: []string{
+				"spec.cacheServer.extra.volumes[0].hostPath: Forbidden",
+				"spec.rootShard.extra.volumes[0].hostPath: Forbidden",
+				"spec.shards[0].virtualWorkspace.extra.volumes[0].hostPath: Forbidden",
+				"spec.shards[0].extra.volumes[0].hostPath: Forbidden",
+				"spec.frontProxies[0].extra.volumes[0].hostPath: Forbidden",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			world := testworld.New().Answer(policyAnswered)
+			r, errs := Compose(tc.inst, world.State(), noValidation, kindFlags)
+			got := make([]string, 0, len(errs))
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("%s\nCompose(...): got errors %q, want %d matching %q", tc.reason, got, len(tc.want), tc.want)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tc.want[i]) {
+					t.Errorf("%s\nCompose(...): error %d\n got: %s\nwant: ...%s...", tc.reason, i, got[i], tc.want[i])
+				}
+			}
+			if len(errs) > 0 && (len(r.Desired.Objects()) > 0 || len(r.Requirements) > 0) {
+				t.Errorf("%s\nCompose(...): refused, yet desired %d objects and %d requirements", tc.reason, len(r.Desired.Objects()), len(r.Requirements))
+			}
+		})
+	}
+}
