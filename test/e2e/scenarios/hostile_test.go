@@ -23,6 +23,8 @@ const (
 //   - a KcpInstallation whose root CA would come from the platform's CA ClusterIssuer, which
 //     the policy (examples/installation/policy.yaml) does not allow, is refused naming the
 //     field and the policy, and no Certificate of the namespace names that issuer;
+//   - a Kubeconfig whose certificate template names that ClusterIssuer, a platform DNS name
+//     and system:masters is refused naming each field, and no Certificate is composed;
 //   - a KcpInstallation whose root shard would compose what that older installation's
 //     composes (thief-proxy next to thief: both derive thief-proxy-server) is refused,
 //     naming the older one.
@@ -116,6 +118,46 @@ spec:
 		}
 	})
 
+	t.Run("CertificateFromThePlatformsCA", func(t *testing.T) {
+		// A Kubeconfig is the other way a tenant causes a certificate: its template would name
+		// the platform's CA, any DNS name and system:masters.
+		m := fmt.Sprintf(`apiVersion: kcp.crossplane.io/v1alpha1
+kind: Kubeconfig
+metadata: {name: masters, namespace: %s}
+spec:
+  target: {frontProxyRef: {name: victim-public}}
+  username: mallory
+  validity: 720h
+  secretRef: {name: masters-kubeconfig}
+  certificateTemplate:
+    spec:
+      issuerRef: {kind: ClusterIssuer, name: corp-root-ca, group: cert-manager.io}
+      dnsNames: [kcp.platform.example.com]
+      subject: {organizations: ["system:masters"]}
+`, ns)
+		if _, err := e.Kubectl(ctx, []byte(m), as("apply", "-f", "-")...); err != nil {
+			t.Fatalf("%s cannot apply a Kubeconfig with the edit role: %v", hostileUser, err)
+		}
+		x, err := waitXR(ctx, e, "Kubeconfig", ns, "masters", "Synced", "False")
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := x.conditions()["Synced"].Message
+		for _, want := range []string{"spec.certificateTemplate.spec.issuerRef", "corp-root-ca", "spec.certificateTemplate.spec.subject"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("Kubeconfig masters: Synced=False says %q, want it to name %s", msg, want)
+			}
+		}
+		certs, err := composed(ctx, e, ns, "certificates.cert-manager.io")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(certs) > 0 {
+			t.Errorf("Certificates exist in %s although the Kubeconfig naming the platform's CA was refused: %v", ns, certs)
+		}
+		e.Step("hostile tenant: Kubeconfig masters with the platform's CA, a platform DNS name and system:masters in its template refused: %s", msg)
+	})
+
 	t.Run("DeriveANeighboursNames", func(t *testing.T) {
 		// thief, refused above, still exists: created first, it keeps its names.
 		apply("thief-proxy", "{kind: Issuer, name: team-ca}")
@@ -124,6 +166,7 @@ spec:
 
 	for _, args := range [][]string{
 		as("delete", "kcpinstallation.kcp.crossplane.io", "-n", ns, "victim", "thief", "thief-proxy", "--ignore-not-found"),
+		as("delete", "kubeconfig.kcp.crossplane.io", "-n", ns, "masters", "--ignore-not-found"),
 		{"delete", "frontproxy.kcp.crossplane.io", "-n", ns, "victim-public"},
 		{"delete", "clusterissuer.cert-manager.io", "corp-root-ca"},
 	} {
