@@ -53,6 +53,11 @@ spec:
 	if err := e.Apply(ctx, []byte(platform)); err != nil {
 		t.Fatal(err)
 	}
+	// Crossplane writes the XR's spec.crossplane until its first reconcile ends: the snapshot
+	// is taken after that, so only a change made by the tenant's installations counts.
+	if _, err := waitXR(ctx, e, "FrontProxy", ns, "victim-public", "Synced", "True"); err != nil {
+		t.Fatal(err)
+	}
 	before, err := getXR(ctx, e, "FrontProxy", ns, "victim-public")
 	if err != nil {
 		t.Fatal(err)
