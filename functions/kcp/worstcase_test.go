@@ -83,7 +83,7 @@ func hostileTeam(team string) []map[string]any {
 		out = append(out, map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Kubeconfig",
 			"metadata": map[string]any{"name": fmt.Sprintf("k%02d", i), "namespace": team, "uid": fmt.Sprintf("%s-k%02d", team, i), "creationTimestamp": fmt.Sprintf("2026-01-01T00:%02d:00Z", i)},
 			"spec": map[string]any{"target": map[string]any{"frontProxyRef": map[string]any{"name": "fp", "namespace": "kcp"}},
-				"username": padded(team+":u", 64), "groups": []any{padded(team+":g1-", 120), padded(team+":g2-", 120)}, "validity": "720h",
+				"username": padded("tenant:"+team+":u", 64), "groups": []any{padded("tenant:"+team+":g1-", 120), padded("tenant:"+team+":g2-", 120)}, "validity": "720h",
 				"secretRef": map[string]any{"name": fmt.Sprintf("k%02d", i)}, "authorization": map[string]any{"clusterRoleBindings": map[string]any{"clusterRoles": roles}}}})
 		var groups []any
 		for g := range 12 {
@@ -245,6 +245,18 @@ func grantTeam(t *testing.T, team string, i int, limits map[string]any, others [
 	world = append(append(world, g.tenant), others...)
 	_, rsp := convergedWorst(t, g.tenant, world)
 	g.tenant["status"] = rsp.GetDesired().GetComposite().GetResource().AsMap()["status"]
+	// A hostile team whose XRs were all refused (not its identities, say) would make every
+	// figure below an understatement: the team sits at its budget only if it was granted.
+	granted := map[string]int{}
+	members, _ := g.tenant["status"].(map[string]any)["members"].([]any)
+	for _, m := range members {
+		if m := m.(map[string]any); m["granted"] == true {
+			granted[m["kind"].(string)]++
+		}
+	}
+	if granted["Kubeconfig"]+granted["Workspace"] == 0 {
+		t.Fatalf("Tenant %s granted %v of the hostile team's XRs: the worst case must be granted, or its figures say nothing", team, granted)
+	}
 	for _, x := range desiredResources(rsp) {
 		// Crossplane created it: it has a UID, which its bindings are named after.
 		x["metadata"].(map[string]any)["uid"] = fmt.Sprintf("%s-%s-0000-0000-0000-000000000000", team, x["metadata"].(map[string]any)["name"])
