@@ -25,6 +25,7 @@ import (
 //     and flags even then;
 //   - make targets must exist in the Makefile;
 //   - cmctl (cert-manager's CLI) only as cmctl renew;
+//   - go only as go test of a package of this repository, whose -run names a test it has;
 //   - a few standard tools (sed, grep, diff, base64) are taken as they are; any other
 //     program fails the test until it is added here.
 //
@@ -72,6 +73,8 @@ func TestDocsCommands(t *testing.T) {
 								t.Errorf("%s: the Makefile has no target %q", c, a)
 							}
 						}
+					case "go":
+						checkGoTest(t, c)
 					case "sed", "grep", "diff", "base64":
 					case "cmctl":
 						// cert-manager's CLI, which the docs ask users to have: only its
@@ -202,4 +205,39 @@ func makeTargets(t *testing.T) map[string]bool {
 		}
 	}
 	return out
+}
+
+// checkGoTest wants go test of a package directory of this repository, and a -run pattern
+// naming a test function that package has: a benchmark or figure the docs quote must exist.
+func checkGoTest(t *testing.T, c shell.Command) {
+	t.Helper()
+	if len(c.Args) < 3 || c.Args[1] != "test" {
+		t.Errorf("%s: the docs use go only as go test <package>", c)
+		return
+	}
+	var pkg, test string
+	for i := 2; i < len(c.Args); i++ {
+		switch a := c.Args[i]; {
+		case a == "-run" && i+1 < len(c.Args):
+			test = strings.Trim(c.Args[i+1], "^$")
+			i++
+		case strings.HasPrefix(a, "./"):
+			pkg = strings.TrimSuffix(a, "/")
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(repoRoot, pkg, "*_test.go"))
+	if pkg == "" || len(files) == 0 {
+		t.Errorf("%s: no package with tests at %q", c, pkg)
+		return
+	}
+	if test == "" {
+		return
+	}
+	decl := regexp.MustCompile(`(?m)^func ` + regexp.QuoteMeta(test) + `\(`)
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && decl.Match(b) {
+			return
+		}
+	}
+	t.Errorf("%s: package %s has no test %s", c, pkg, test)
 }
