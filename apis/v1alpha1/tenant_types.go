@@ -105,14 +105,14 @@ type TenantLimits struct {
 	// are refused. Defaults to 10.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=50
+	// +kubebuilder:validation:Maximum=32
 	Kubeconfigs *int32 `json:"kubeconfigs,omitempty"`
 
 	// Workspaces is how many Workspaces the team may have, besides its own workspace. Those
 	// beyond it, newest first, are refused. Defaults to 10.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=50
+	// +kubebuilder:validation:Maximum=32
 	Workspaces *int32 `json:"workspaces,omitempty"`
 
 	// Bindings is how many ClusterRoleBindings in kcp the team's granted XRs may cause: one

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/tenant"
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 )
@@ -71,11 +72,11 @@ func padded(prefix string, n int) string {
 }
 
 // hostileTeam is what team writes at the most the sizing allows: MaxTeamXRs Kubeconfigs and
-// MaxTeamXRs Workspaces, each about TeamXRBytes, Kubeconfigs binding as many long roles as
+// MaxTeamXRs Workspaces, each of TeamXRBytes, Kubeconfigs binding as many long roles as
 // fit, Workspaces binding long groups.
 func hostileTeam(team string) []map[string]any {
 	var out []map[string]any
-	for i := range tenant.MaxTeamXRs {
+	for i := range sharing.MaxTeamXRs {
 		var roles []any
 		for r := range 14 {
 			roles = append(roles, padded(fmt.Sprintf("r%02d-", r), 200))
@@ -94,13 +95,36 @@ func hostileTeam(team string) []map[string]any {
 			"spec": map[string]any{"rootShard": map[string]any{"ref": map[string]any{"name": "root", "namespace": "kcp"}},
 				"clusterRoleBindings": []any{map[string]any{"clusterRole": padded("edit-", 200), "groups": groups}}}})
 	}
+	for _, o := range out {
+		fillTo(o, sharing.TeamXRBytes)
+	}
 	return out
+}
+
+// fillTo gives o an annotation that makes it weigh n bytes, the most a team's XR may.
+func fillTo(o map[string]any, n int) {
+	const key = "example.com/filler"
+	md := o["metadata"].(map[string]any)
+	md["annotations"] = map[string]any{key: ""}
+	md["annotations"] = map[string]any{key: strings.Repeat("f", n-typedSize(o))}
+}
+
+// typedSize is the JSON size of a team's XR as the function reads it, into its API type.
+func typedSize(o map[string]any) int {
+	var typed any = &v1alpha1.Workspace{}
+	if o["kind"] == "Kubeconfig" {
+		typed = &v1alpha1.Kubeconfig{}
+	}
+	b, _ := json.Marshal(o)
+	_ = json.Unmarshal(b, typed)
+	b, _ = json.Marshal(typed)
+	return len(b)
 }
 
 // quotaOf is the ResourceQuota the docs ask for, at the largest counts.
 func quotaOf(team string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": map[string]any{"name": tenant.QuotaName, "namespace": team},
-		"spec": map[string]any{"hard": map[string]any{"count/kubeconfigs.kcp.crossplane.io": fmt.Sprint(tenant.MaxTeamXRs), "count/workspaces.kcp.crossplane.io": fmt.Sprint(tenant.MaxTeamXRs)}}}
+		"spec": map[string]any{"hard": map[string]any{"count/kubeconfigs.kcp.crossplane.io": fmt.Sprint(sharing.MaxTeamXRs), "count/workspaces.kcp.crossplane.io": fmt.Sprint(sharing.MaxTeamXRs)}}}
 }
 
 // worstTenant is Tenant team at limits.

@@ -76,7 +76,7 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 	if t.Spec.FrontProxy.Ref.Name != ref.Name {
 		return wait(ReasonRefused, fmt.Sprintf("Tenant %s/%s shares FrontProxy %s with namespace %s, not %s (spec.target.frontProxyRef.name)", ns, t.GetName(), t.Spec.FrontProxy.Ref.Name, team, ref.Name))
 	}
-	if errs := sharing.CheckIdentities(sharing.IdentityPrefix(t), kc); len(errs) > 0 {
+	if errs := append(sharing.CheckIdentities(sharing.IdentityPrefix(t), kc), sharing.CheckStoredSize(refs.KindKubeconfig, kc)...); len(errs) > 0 {
 		return result.Result[v1alpha1.KubeconfigStatus]{}, errs
 	}
 	if i := slices.IndexFunc(t.Status.Members, func(m v1alpha1.TenantMember) bool {

@@ -3,6 +3,7 @@ package kubeconfig
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,6 +162,15 @@ func TestComposeShared(t *testing.T) {
 				`spec.username: Invalid value: "team-a:alice": a Kubeconfig of namespace team-a for a shared installation must name a user of its team: tenant:team-a:<name>`,
 				`spec.groups[0]: Invalid value: "system:masters": a Kubeconfig of namespace team-a for a shared installation may name only groups of its team: tenant:team-a:<name>`,
 			},
+		},
+		"TooLarge": {
+			reason: "A team's Kubeconfig heavier than a team's XR may be is refused naming its largest part, whatever its Tenant says: its Tenant may not be able to read it at all.",
+			kc: teamKubeconfig(func(kc *v1alpha1.Kubeconfig) {
+				kc.Annotations = map[string]string{"example.com/notes": strings.Repeat("n", sharing.TeamXRBytes)}
+			}),
+			world: func() *testworld.World { return sharedWorld(granted) },
+			errs: []string{"metadata.annotations: Forbidden: this Kubeconfig weighs 8537 bytes as stored, 8216 of them in metadata.annotations; a team's Kubeconfig may weigh at most 8192, " +
+				"because its Tenant reads every one of the namespace's: remove annotations (kubectl apply keeps a copy of the object in one; kubectl apply --server-side does not)"},
 		},
 		"PrefixOfTheTenant": {
 			reason: "The Tenant's spec.identityPrefix, not the namespace, decides the team's identities.",

@@ -16,12 +16,22 @@ import (
 )
 
 // roles is n distinct cluster role names of length 200, as long as a team may bind.
-func roles(n int) []string {
+func roles(n int) []string { return rolesOf(n, 200) }
+
+// rolesOf is n role names of size bytes each.
+func rolesOf(n, size int) []string {
 	out := make([]string, n)
 	for i := range out {
-		out[i] = fmt.Sprintf("%03d-%s", i, strings.Repeat("r", 196))
+		out[i] = fmt.Sprintf("%03d-%s", i, strings.Repeat("r", size-4))
 	}
 	return out
+}
+
+// annotated gives a team's Kubeconfig an annotation of size bytes.
+func annotated(size int) func(*v1alpha1.Kubeconfig) {
+	return func(kc *v1alpha1.Kubeconfig) {
+		kc.Annotations = map[string]string{"example.com/notes": strings.Repeat("n", size)}
+	}
 }
 
 // withRoles binds roles to a team's Kubeconfig in the team's workspace.
@@ -31,14 +41,14 @@ func withRoles(rs []string) func(*v1alpha1.Kubeconfig) {
 	}
 }
 
-// huge gives a team's Workspace n bindings of 64 long groups each.
-func huge(n int) func(*v1alpha1.Workspace) {
+// huge gives a team's Workspace n bindings of g groups of about size bytes each.
+func huge(n, g, size int) func(*v1alpha1.Workspace) {
 	return func(ws *v1alpha1.Workspace) {
 		ws.Spec.ClusterRoleBindings = nil
 		for i := range n {
 			var groups []string
-			for j := range 64 {
-				groups = append(groups, fmt.Sprintf("team-a:%02d-%02d-%s", i, j, strings.Repeat("g", 180)))
+			for j := range g {
+				groups = append(groups, fmt.Sprintf("team-a:%02d-%02d-%s", i, j, strings.Repeat("g", size)))
 			}
 			ws.Spec.ClusterRoleBindings = append(ws.Spec.ClusterRoleBindings, v1alpha1.WorkspaceClusterRoleBinding{ClusterRole: fmt.Sprintf("role-%02d", i), Groups: groups})
 		}
@@ -116,33 +126,41 @@ func TestBudgets(t *testing.T) {
 		deleted []string
 	}{
 		"LongRolesOverBindings": {
-			reason:   "One Kubeconfig binding 64 long roles is over the default 40 bindings: it is refused naming both fields, and so is every newer one.",
-			tenant:   grant(limits(i32(50), nil, nil, nil)),
-			world:    func(t *v1alpha1.Tenant) *testworld.World { return installation(t, many(3, withRoles(roles(64)))...) },
+			reason: "One Kubeconfig binding 48 roles is over the default 40 bindings: it is refused naming both fields, and so is every newer one.",
+			tenant: grant(limits(i32(32), nil, nil, nil)),
+			world: func(t *v1alpha1.Tenant) *testworld.World {
+				return installation(t, many(3, withRoles(rolesOf(48, 64)))...)
+			},
 			composed: []string{"Workspace team-a"},
 			messages: map[string]string{
-				"k00": "spec.authorization.clusterRoleBindings.clusterRoles: Forbidden: granting it would make 64 ClusterRoleBindings in kcp for the team, over spec.limits.bindings of Tenant team-a (40; the team's older XRs hold 0)",
+				"k00": "spec.authorization.clusterRoleBindings.clusterRoles: Forbidden: granting it would make 48 ClusterRoleBindings in kcp for the team, over spec.limits.bindings of Tenant team-a (40; the team's older XRs hold 0)",
 				"k01": "the team's older Kubeconfig k00 does not fit the budgets of Tenant team-a, so no newer XR is granted",
 			},
 			condition: "Kubeconfig k00, Kubeconfig k01, Kubeconfig k02",
 		},
 		"EveryLimitAtOnce": {
-			reason:  "A team at its largest limits with 64 long roles per Kubeconfig gets what fits spec.limits.bytes, oldest first; the rest are refused naming spec.limits.bytes and the roles.",
-			tenant:  grant(limits(i32(50), i32(50), i32(400), i32(512<<10))),
-			world:   func(t *v1alpha1.Tenant) *testworld.World { return installation(t, many(50, withRoles(roles(64)))...) },
-			granted: []string{"Kubeconfig k00"},
-			messages: map[string]string{
-				"k01": "spec.authorization.clusterRoleBindings.clusterRoles: Forbidden: granting it would make about",
-				"k02": "the team's older Kubeconfig k01 does not fit",
+			reason: "A team at its largest limits with as many long roles per Kubeconfig as a team's XR holds gets what fits spec.limits.bytes, oldest first; the rest are refused naming spec.limits.bytes and the roles.",
+			tenant: grant(limits(i32(32), i32(32), i32(400), i32(512<<10))),
+			world: func(t *v1alpha1.Tenant) *testworld.World {
+				team := many(32, withRoles(roles(30)))
+				for i := range 32 {
+					team = append(team, teamWorkspace(fmt.Sprintf("w%02d", i), int64(100+i)))
+				}
+				return installation(t, team...)
 			},
-			condition: "and 39 more refused",
-			notListed: 18, maxMembers: MaxListedMembers,
+			granted: []string{"Kubeconfig k00", "Kubeconfig k01", "Kubeconfig k02"},
+			messages: map[string]string{
+				"k03": "spec.authorization.clusterRoleBindings.clusterRoles: Forbidden: granting it would make about",
+				"k04": "the team's older Kubeconfig k03 does not fit",
+			},
+			condition: "and 51 more refused",
+			notListed: 32, maxMembers: MaxListedMembers,
 		},
 		"HugeWorkspace": {
-			reason: "A schema-valid Workspace with 32 bindings of 64 long groups is over spec.limits.bytes: it is refused naming spec.clusterRoleBindings, and the Kubeconfig before it keeps its grant.",
+			reason: "A Workspace with 32 bindings, small enough as an XR, is over spec.limits.bytes: it is refused naming spec.clusterRoleBindings, and the Kubeconfig before it keeps its grant.",
 			tenant: grant(limits(nil, nil, i32(400), nil)),
 			world: func(t *v1alpha1.Tenant) *testworld.World {
-				return installation(t, teamKubeconfig("dev", 1), teamWorkspace("big", 2, huge(32)), teamWorkspace("small", 3))
+				return installation(t, teamKubeconfig("dev", 1), teamWorkspace("big", 2, huge(32, 1, 8)), teamWorkspace("small", 3))
 			},
 			composed: []string{"Kubeconfig team-a.dev", "Workspace team-a"},
 			granted:  []string{"Kubeconfig dev"},
@@ -150,6 +168,27 @@ func TestBudgets(t *testing.T) {
 				"big":   "spec.clusterRoleBindings: Forbidden: granting it would make about",
 				"small": "the team's older Workspace big does not fit",
 			},
+		},
+		"SchemaValidButTooLarge": {
+			reason: "A schema-valid Workspace of 32 bindings of 64 long groups weighs more than a team's XR may: it is refused naming its spec, and does not hold back the newer one.",
+			tenant: grant(limits(nil, nil, i32(400), nil)),
+			world: func(t *v1alpha1.Tenant) *testworld.World {
+				return installation(t, teamKubeconfig("dev", 1), teamWorkspace("big", 2, huge(32, 64, 180)), teamWorkspace("small", 3))
+			},
+			composed: []string{"Kubeconfig team-a.dev", "Workspace team-a.small", "Workspace team-a"},
+			granted:  []string{"Kubeconfig dev", "Workspace small"},
+			messages: map[string]string{"big": "spec: Forbidden: this Workspace weighs"},
+		},
+		"AnnotatedAfterGrant": {
+			reason: "A granted Kubeconfig that the team then annotates past a team XR's size is refused naming metadata.annotations, and keeps what was composed for it.",
+			tenant: grant(),
+			world: func(t *v1alpha1.Tenant) *testworld.World {
+				w := settled(t, installation(t, teamKubeconfig("dev", 1), teamKubeconfig("ops", 2)))
+				return installation(t, teamKubeconfig("dev", 1, annotated(16<<10)), teamKubeconfig("ops", 2)).ComposedFrom(w)
+			},
+			composed: []string{"kept Kubeconfig team-a.dev", "Kubeconfig team-a.ops", "Workspace team-a"},
+			granted:  []string{"Kubeconfig ops"},
+			messages: map[string]string{"dev": "metadata.annotations: Forbidden: this Kubeconfig weighs"},
 		},
 		"QuotaMissing": {
 			reason: "Without a ResourceQuota the Tenant does not read the team's XRs: it composes nothing new, keeps all it composed, and names the quota to apply.",
@@ -159,7 +198,7 @@ func TestBudgets(t *testing.T) {
 				return unquoted(t, teamKubeconfig("dev", 1), teamKubeconfig("new", 2)).ComposedFrom(w)
 			},
 			composed:  []string{"kept Kubeconfig team-a.dev", "Workspace team-a"},
-			condition: "Apply ResourceQuota kcp-team-xrs in namespace team-a with spec.hard count/kubeconfigs.kcp.crossplane.io: 64 and count/workspaces.kcp.crossplane.io: 64",
+			condition: "Apply ResourceQuota kcp-team-xrs in namespace team-a with spec.hard count/kubeconfigs.kcp.crossplane.io: 32 and count/workspaces.kcp.crossplane.io: 32",
 		},
 		"QuotaTooLarge": {
 			reason: "A quota above what the Tenant can read is no bound: as without one.",
@@ -169,7 +208,7 @@ func TestBudgets(t *testing.T) {
 				return unquoted(t, teamKubeconfig("dev", 1), quota("big", 1000, 10)).ComposedFrom(w)
 			},
 			composed:  []string{"kept Kubeconfig team-a.dev", "Workspace team-a"},
-			condition: "count/kubeconfigs.kcp.crossplane.io is bounded at 1000, above 64",
+			condition: "count/kubeconfigs.kcp.crossplane.io is bounded at 1000, above 32",
 		},
 		"QuotaHalf": {
 			reason: "A quota that bounds Kubeconfigs but not Workspaces is no bound for the Workspaces, so the team's XRs are not read.",

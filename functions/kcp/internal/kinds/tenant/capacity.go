@@ -25,7 +25,7 @@ const (
 	InstallationBytes = 512 << 10
 	// SharedCapacity is what the Tenants of a namespace may add together: what the larger of
 	// the installation and a team's own XRs leaves of RequestLimit.
-	SharedCapacity = RequestLimit - max(InstallationBytes, TeamReadCapacity)
+	SharedCapacity = RequestLimit - max(InstallationBytes, sharing.TeamReadCapacity)
 	// TenantBytes bounds a Tenant besides its spec: its status (members and their messages
 	// are bounded, see status.go) and conditions.
 	TenantBytes = 48 << 10

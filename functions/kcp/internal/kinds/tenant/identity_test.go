@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -19,7 +20,7 @@ func inNamespace[X interface{ SetNamespace(string) }](ns string) func(X) {
 
 // quotaIn is the quota the docs ask for, in team namespace ns.
 func quotaIn(ns string) map[string]any {
-	q := quota(QuotaName, MaxTeamXRs, MaxTeamXRs)
+	q := quota(QuotaName, sharing.MaxTeamXRs, sharing.MaxTeamXRs)
 	q["metadata"].(map[string]any)["namespace"] = ns
 	return q
 }

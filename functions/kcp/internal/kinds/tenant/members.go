@@ -86,10 +86,11 @@ func (c *composer) kubeconfigSpec(kc *v1alpha1.Kubeconfig) v1alpha1.KubeconfigSp
 }
 
 // checkKubeconfig holds a team's Kubeconfig to the team's identities, to the team's
-// workspace and to the Tenant's limit on validity.
+// workspace, to the size of a team's XR and to the Tenant's limit on validity.
 func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckKubeconfig(c.team, kc)
+	errs = append(errs, sharing.CheckStoredSize(refs.KindKubeconfig, kc)...)
 	errs = append(errs, sharing.CheckIdentities(c.prefix, kc)...)
 	if ws := kc.Spec.TargetWorkspace; ws != "" && !sharing.Within(ws, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), ws, fmt.Sprintf("the team's workspace is %s: open it or a workspace below it", c.workspace)))
@@ -162,11 +163,12 @@ func (c *composer) workspaceSpec(ws *v1alpha1.Workspace) v1alpha1.WorkspaceSpec 
 	}
 }
 
-// checkWorkspace holds a team's Workspace to the team's workspace and keeps kcp's own
-// identities out of its bindings.
+// checkWorkspace holds a team's Workspace to the team's workspace and to the size of a
+// team's XR, and keeps kcp's own identities out of its bindings.
 func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckName(c.team, ws.GetName())
+	errs = append(errs, sharing.CheckStoredSize(refs.KindWorkspace, ws)...)
 	if p := ws.Spec.Parent; p != "" && !sharing.Within(p, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("parent"), p, fmt.Sprintf("the team's workspace is %s: create workspaces in it or below it", c.workspace)))
 	}

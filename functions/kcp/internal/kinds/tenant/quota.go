@@ -9,6 +9,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
@@ -17,21 +18,11 @@ import (
 // writes lands in the Tenant's RunFunctionRequest. Nothing in the Tenant can bound how many a
 // team writes, but a ResourceQuota in the team's namespace can, and a team with edit or admin
 // cannot write ResourceQuotas. So the Tenant reads the team's XRs only once such a quota
-// bounds their number at or below what it can always read.
-const (
-	// QuotaName is the name of the ResourceQuota the docs and examples apply.
-	QuotaName = "kcp-team-xrs"
-	// MaxTeamXRs is the most Kubeconfigs, and the most Workspaces, of a team's namespace the
-	// Tenant reads: the largest limits.kubeconfigs and limits.workspaces (50) with room for
-	// the team's XRs of other installations. TeamReadCapacity holds them at TeamXRBytes each.
-	MaxTeamXRs = 64
-	// TeamXRBytes is the size of a team's Kubeconfig or Workspace the sizing assumes
-	// (docs/performance.md). The XRDs must bound both to it for MaxTeamXRs to be safe;
-	// TestTeamXRBytes says what the XRDs bound today.
-	TeamXRBytes = 4 << 10
-	// TeamReadCapacity is what the team's XRs may add to the Tenant's request.
-	TeamReadCapacity = 2 * MaxTeamXRs * TeamXRBytes
-)
+// bounds their number at or below what it can always read (sharing.MaxTeamXRs each), and
+// refuses a team XR larger than sharing.TeamXRBytes.
+
+// QuotaName is the name of the ResourceQuota the docs and examples apply.
+const QuotaName = "kcp-team-xrs"
 
 // ReasonQuotaMissing says the team's namespace has no ResourceQuota bounding its XRs.
 const ReasonQuotaMissing = "QuotaMissing"
@@ -48,7 +39,7 @@ func quotaRequirement(team string) result.Requirement {
 }
 
 // quotaBounds reports whether the ResourceQuotas of the team's namespace bound its
-// Kubeconfigs and Workspaces at or below MaxTeamXRs each, and otherwise what the platform
+// Kubeconfigs and Workspaces at or below sharing.MaxTeamXRs each, and otherwise what the platform
 // should apply. A quota with scopes or a scope selector does not count: scopes select pods,
 // and a scoped quota might not apply to these objects at all.
 func (c *composer) quotaBounds() (bool, string) {
@@ -78,8 +69,8 @@ func (c *composer) quotaBounds() (bool, string) {
 		switch {
 		case !ok:
 			missing = append(missing, fmt.Sprintf("%s is not bounded", res))
-		case v > MaxTeamXRs:
-			missing = append(missing, fmt.Sprintf("%s is bounded at %d, above %d", res, v, MaxTeamXRs))
+		case v > sharing.MaxTeamXRs:
+			missing = append(missing, fmt.Sprintf("%s is bounded at %d, above %d", res, v, sharing.MaxTeamXRs))
 		}
 	}
 	if len(missing) == 0 {
@@ -87,7 +78,7 @@ func (c *composer) quotaBounds() (bool, string) {
 	}
 	return false, fmt.Sprintf("The Tenant reads the team's Kubeconfigs and Workspaces only when a ResourceQuota of namespace %s bounds them, and it does not (%s): nothing new is granted, and everything granted before is kept. Apply ResourceQuota %s in namespace %s with spec.hard %s: %d and %s: %d (or lower, at least spec.limits), see docs/shared-kcp.md.",
 		c.team, strings.Join(missing, "; "), QuotaName, c.team,
-		quotaResources[refs.KindKubeconfig], MaxTeamXRs, quotaResources[refs.KindWorkspace], MaxTeamXRs)
+		quotaResources[refs.KindKubeconfig], sharing.MaxTeamXRs, quotaResources[refs.KindWorkspace], sharing.MaxTeamXRs)
 }
 
 // keepMembers carries forward everything composed for the team's XRs, unchanged: used while

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kubeconfig"
@@ -117,7 +118,7 @@ func ref(name string) corev1.LocalObjectReference { return corev1.LocalObjectRef
 // namespace kcp, the quota of namespace team-a the docs ask for, and every requirement
 // answered, with the team's XRs in it.
 func installation(t *v1alpha1.Tenant, team ...any) *testworld.World {
-	return unquoted(t, append([]any{quota(QuotaName, MaxTeamXRs, MaxTeamXRs)}, team...)...)
+	return unquoted(t, append([]any{quota(QuotaName, sharing.MaxTeamXRs, sharing.MaxTeamXRs)}, team...)...)
 }
 
 // unquoted is installation without the team's quota: the team's objects are all there is

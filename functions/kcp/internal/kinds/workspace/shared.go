@@ -48,6 +48,9 @@ func composeShared(ws *v1alpha1.Workspace, st *observed.State) result.Result[v1a
 		// The Tenant grants only Workspaces naming its RootShard: say so rather than wait.
 		return wait(ReasonRefused, fmt.Sprintf("Tenant %s/%s shares RootShard %s with namespace %s, not %s (spec.rootShard.ref.name)", ns, t.GetName(), rs, team, ws.Spec.RootShard.Ref.Name))
 	}
+	if errs := sharing.CheckStoredSize(Kind, ws); len(errs) > 0 {
+		return wait(ReasonRefused, errs.ToAggregate().Error())
+	}
 	if i := slices.IndexFunc(t.Status.Members, func(m v1alpha1.TenantMember) bool {
 		return m.Kind == Kind && m.Name == ws.GetName()
 	}); i >= 0 && !t.Status.Members[i].Granted {

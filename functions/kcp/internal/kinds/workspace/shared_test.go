@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,6 +50,8 @@ func TestComposeShared(t *testing.T) {
 	granted := []v1alpha1.TenantMember{{Kind: "Workspace", Name: "app", Granted: true}}
 	cases := map[string]struct {
 		reason string
+		// ws is the team's Workspace, teamApp() when nil.
+		ws     *v1alpha1.Workspace
 		world  *testworld.World
 		status v1alpha1.WorkspaceStatus
 		conds  []string
@@ -90,6 +93,17 @@ func TestComposeShared(t *testing.T) {
 			}(),
 			conds: []string{"InputsReady=False Refused: Tenant kcp/team-a shares RootShard eu with namespace team-a, not root (spec.rootShard.ref.name)."},
 		},
+		"TooLarge": {
+			reason: "A team's Workspace heavier than a team's XR may be says so, naming its largest part, even while its Tenant grants it.",
+			ws: func() *v1alpha1.Workspace {
+				ws := teamApp()
+				ws.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": strings.Repeat("x", sharing.TeamXRBytes)}
+				return ws
+			}(),
+			world: sharedWorld(granted, true, "Tenant"),
+			conds: []string{"InputsReady=False Refused: metadata.annotations: Forbidden: this Workspace weighs 8446 bytes as stored, 8247 of them in metadata.annotations; " +
+				"a team's Workspace may weigh at most 8192, because its Tenant reads every one of the namespace's: remove annotations (kubectl apply keeps a copy of the object in one; kubectl apply --server-side does not)."},
+		},
 		"NotTheTenants": {
 			reason: "A Workspace of the platform's namespace not composed by its Tenant is not reported as the team's.",
 			world:  sharedWorld(granted, true, "KcpInstallation"),
@@ -98,7 +112,11 @@ func TestComposeShared(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := composeShared(teamApp(), tc.world.State())
+			ws := tc.ws
+			if ws == nil {
+				ws = teamApp()
+			}
+			r := composeShared(ws, tc.world.State())
 			if n := len(r.Desired.Objects()); n != 0 {
 				t.Errorf("%s\ncomposeShared(...) composed %d objects, want none", tc.reason, n)
 			}
