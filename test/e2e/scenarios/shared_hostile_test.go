@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
 // testSharedHostile is HostileTenant's shared-kcp part, on SharedKCP's installation: teams with
@@ -17,6 +19,10 @@ import (
 //     blue's app inside root:team-red), or use a WorkspaceType of root the Tenant does not
 //     list, are refused naming the field; deleting them, with deletionPolicy Delete, leaves
 //     red's workspace app and the XR acting for it in kcp as they were.
+//   - Red at its budget: a Kubeconfig binding more roles than spec.limits.bindings is refused
+//     naming the budget, one heavier than a team's XR may be (a 10 KiB annotation) naming
+//     metadata.annotations; meanwhile the platform's RootShard still reconciles (it composes
+//     again its Service, deleted by the harness) and blue's kubeconfig stays Ready.
 func testSharedHostile(ctx context.Context, t *testing.T, e *env, red, blue func(...string) []string) {
 	t.Run("NamespaceNamedSystem", func(t *testing.T) {
 		const ns, user = "system", "sysop"
@@ -122,5 +128,72 @@ spec:
 			t.Error(err)
 		}
 		e.Step("shared: red's second Workspace of root:team-red:app, a platform WorkspaceType and blue's Workspace inside root:team-red refused naming the field; deleted with deletionPolicy Delete, red's workspace app is untouched")
+	})
+
+	t.Run("AtBudgetRootShardReconciles", func(t *testing.T) {
+		roles := make([]string, 41)
+		for i := range roles {
+			roles[i] = fmt.Sprintf("\"role-%02d\"", i)
+		}
+		for _, c := range []struct{ name, extra, metadata, cond, status, want string }{
+			{"wide", "authorization: {clusterRoleBindings: {clusterRoles: [" + strings.Join(roles, ", ") + "]}}", "", "InputsReady", "False", "spec.limits.bindings"},
+			{"heavy", "", fmt.Sprintf("annotations: {example.com/notes: %q}", strings.Repeat("n", 10<<10)), "Synced", "False", "metadata.annotations"},
+		} {
+			m := fmt.Sprintf(`apiVersion: kcp.crossplane.io/v1alpha1
+kind: Kubeconfig
+metadata:
+  name: %s
+  namespace: %s
+  %s
+spec:
+  target: {frontProxyRef: {name: shared-public, namespace: %s}}
+  username: "tenant:team-red:%s"
+  validity: 720h
+  secretRef: {name: %s-kubeconfig}
+  %s
+`, c.name, sharedRed, c.metadata, sharedPlatform, c.name, c.name, c.extra)
+			if _, err := e.Kubectl(ctx, []byte(m), red("apply", "-f", "-")...); err != nil {
+				t.Fatal(err)
+			}
+			defer deleteXR(context.Background(), t, e, "kubeconfigs", sharedRed, c.name)
+			err := e.Eventually(ctx, timeout, fmt.Sprintf("Kubeconfig %s/%s refused naming %s", sharedRed, c.name, c.want), func(ctx context.Context) (bool, string, error) {
+				x, err := getXR(ctx, e, "Kubeconfig", sharedRed, c.name)
+				if err != nil {
+					return false, "", err
+				}
+				cond := x.conditions()[c.cond]
+				return cond.Status == c.status && strings.Contains(cond.Message, c.want), c.cond + "=" + cond.Status + " " + cond.Reason + ": " + cond.Message, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}
+
+		var before stack.Object
+		if err := e.GetJSON(ctx, &before, "service", "-n", sharedPlatform, "shared-kcp"); err != nil {
+			t.Fatal(err)
+		}
+		deleted := time.Now()
+		if _, err := e.Kubectl(ctx, nil, "delete", "service", "-n", sharedPlatform, "shared-kcp", "--wait=true"); err != nil {
+			t.Fatal(err)
+		}
+		err := e.Eventually(ctx, timeout, "RootShard "+sharedPlatform+"/shared composes its Service shared-kcp again", func(ctx context.Context) (bool, string, error) {
+			var now stack.Object
+			if err := e.GetJSON(ctx, &now, "service", "-n", sharedPlatform, "shared-kcp"); err != nil {
+				return false, err.Error(), nil
+			}
+			return now.Metadata.UID != before.Metadata.UID, "uid " + now.Metadata.UID, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recomposed := time.Since(deleted)
+		if _, err := waitXR(ctx, e, "RootShard", sharedPlatform, "shared", "Synced", "True"); err != nil {
+			t.Error(err)
+		}
+		if _, err := waitXR(ctx, e, "Kubeconfig", sharedBlue, "ci", "Ready", "True"); err != nil {
+			t.Error(err)
+		}
+		e.Step("shared: red at its budget (a Kubeconfig of 41 roles refused naming spec.limits.bindings, one with a 10 KiB annotation naming metadata.annotations); the platform's RootShard composed its deleted Service again %.1fs later and blue's kubeconfig stayed Ready", recomposed.Seconds())
 	})
 }
