@@ -25,6 +25,11 @@ func testRealKCPShared(ctx context.Context, t *testing.T, e *env, c *realkcp.Clu
 kind: Namespace
 metadata: {name: %[1]s}
 ---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: kcp-team-xrs, namespace: %[1]s}
+spec: {hard: {count/kubeconfigs.kcp.crossplane.io: "5", count/workspaces.kcp.crossplane.io: "5"}}
+---
 apiVersion: kcp.crossplane.io/v1alpha1
 kind: Tenant
 metadata: {name: %[1]s, namespace: %[2]s}
