@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
@@ -131,12 +132,29 @@ func jsonPath(goPath string) string {
 	return strings.Join(out, ".")
 }
 
-// invalid formats validation errors as one message naming every bad field, each once.
+// invalid formats validation errors as one message naming every bad field, each once, in at
+// most sharing.MaxRefusalBytes: Crossplane puts it in the XR's status, which a Tenant reads
+// with every other XR of a team's namespace. Errors that do not fit are counted.
 func invalid(kind, namespace, name string, errs field.ErrorList) error {
 	agg := errs.ToAggregate().Errors()
-	msgs := make([]string, 0, len(agg))
-	for _, e := range agg {
-		msgs = append(msgs, e.Error())
+	msg := fmt.Sprintf("invalid %s %s/%s, nothing was changed: ", kind, namespace, name)
+	for i, e := range agg {
+		sep, more := "", ""
+		if i > 0 {
+			sep = "; "
+		}
+		if rest := len(agg) - i - 1; rest > 0 {
+			more = fmt.Sprintf("; and %d more", rest)
+		}
+		if len(msg)+len(sep)+len(e.Error())+len(more) > sharing.MaxRefusalBytes {
+			if i == 0 {
+				// The first error is always named, shortened if it must be.
+				short := strings.ToValidUTF8(e.Error()[:max(0, sharing.MaxRefusalBytes-len(msg)-len(more)-3)], "")
+				return fmt.Errorf("%s%s…%s", msg, short, more)
+			}
+			return fmt.Errorf("%s; and %d more", msg, len(agg)-i)
+		}
+		msg += sep + e.Error()
 	}
-	return fmt.Errorf("invalid %s %s/%s, nothing was changed: %s", kind, namespace, name, strings.Join(msgs, "; "))
+	return stderrors.New(msg)
 }

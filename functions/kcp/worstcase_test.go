@@ -96,29 +96,33 @@ func hostileTeam(team string) []map[string]any {
 				"clusterRoleBindings": []any{map[string]any{"clusterRole": padded("edit-", 200), "groups": groups}}}})
 	}
 	for _, o := range out {
-		fillTo(o, sharing.TeamXRBytes)
+		fillTo(o)
 	}
 	return out
 }
 
-// fillTo gives o an annotation that makes it weigh n bytes, the most a team's XR may.
-func fillTo(o map[string]any, n int) {
+// fillTo gives o an annotation that makes its metadata and spec weigh TeamXRBytes, and a
+// status of TeamStatusBytes: the most a team's XR may weigh.
+func fillTo(o map[string]any) {
 	const key = "example.com/filler"
 	md := o["metadata"].(map[string]any)
 	md["annotations"] = map[string]any{key: ""}
-	md["annotations"] = map[string]any{key: strings.Repeat("f", n-typedSize(o))}
+	md["annotations"] = map[string]any{key: strings.Repeat("f", sharing.TeamXRBytes-sharing.Weight(typed(o)))}
+	cond := map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError", "lastTransitionTime": "2026-01-01T00:00:00Z", "message": ""}
+	o["status"] = map[string]any{"conditions": []any{cond}}
+	status, _ := json.Marshal(o["status"])
+	cond["message"] = strings.Repeat("m", sharing.TeamStatusBytes-len(status))
 }
 
-// typedSize is the JSON size of a team's XR as the function reads it, into its API type.
-func typedSize(o map[string]any) int {
+// typed is a team's XR as the function reads it, into its API type.
+func typed(o map[string]any) any {
 	var typed any = &v1alpha1.Workspace{}
 	if o["kind"] == "Kubeconfig" {
 		typed = &v1alpha1.Kubeconfig{}
 	}
 	b, _ := json.Marshal(o)
 	_ = json.Unmarshal(b, typed)
-	b, _ = json.Marshal(typed)
-	return len(b)
+	return typed
 }
 
 // quotaOf is the ResourceQuota the docs ask for, at the largest counts.

@@ -1,7 +1,6 @@
 package sharing
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,14 +9,14 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
-// weighing returns a team Workspace that weighs exactly n bytes as CheckStoredSize measures
-// it, the rest after mod in an annotation.
+// weighing returns a team Workspace whose metadata and spec weigh exactly n bytes, the rest
+// after mod in an annotation.
 func weighing(n int, mod func(*v1alpha1.Workspace)) *v1alpha1.Workspace {
 	ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "team-a"}}
 	mod(ws)
 	ws.Annotations = map[string]string{"filler": ""}
-	b, _ := json.Marshal(ws)
-	ws.Annotations["filler"] = strings.Repeat("f", n-len(b))
+	w, _ := weigh(ws)
+	ws.Annotations["filler"] = strings.Repeat("f", n-w)
 	return ws
 }
 
@@ -53,17 +52,25 @@ func TestCheckStoredSize(t *testing.T) {
 		"AnnotationsOverTheLimit": {
 			reason: "One byte more, in an annotation (kubectl's last-applied copy is one), is refused naming metadata.annotations and how to avoid it.",
 			ws:     weighing(TeamXRBytes+1, nothing),
-			want:   "metadata.annotations: Forbidden: this Workspace weighs 8193 bytes as stored",
+			want:   "metadata.annotations: Forbidden: this Workspace weighs 6145 bytes in metadata and spec",
 		},
 		"LargeSpec": {
 			reason: "A schema-valid spec larger than a team's XR may weigh is refused naming spec.",
-			ws:     weighing(2*TeamXRBytes, groups(64, 200)),
-			want:   "spec: Forbidden: this Workspace weighs 16384 bytes as stored",
+			ws:     weighing(2*TeamXRBytes, groups(40, 200)),
+			want:   "spec: Forbidden: this Workspace weighs 12288 bytes in metadata and spec",
+		},
+		"StatusNotCounted": {
+			reason: "The status is Crossplane's and the function's, bounded by them: a long refusal in it does not turn an XR at the limit into one over it.",
+			ws: func() *v1alpha1.Workspace {
+				ws := weighing(TeamXRBytes, nothing)
+				ws.Status.Path = strings.Repeat("p", 4*TeamXRBytes)
+				return ws
+			}(),
 		},
 		"ManyFieldManagers": {
 			reason: "Managed fields of many field managers count: they are sent with the XR.",
-			ws:     weighing(4*TeamXRBytes, managers(120)),
-			want:   "metadata.managedFields: Forbidden: this Workspace weighs 32768 bytes as stored",
+			ws:     weighing(4*TeamXRBytes, managers(80)),
+			want:   "metadata.managedFields: Forbidden: this Workspace weighs 24576 bytes in metadata and spec",
 		},
 	}
 	for name, tc := range cases {

@@ -142,7 +142,7 @@ func TestBudgets(t *testing.T) {
 			reason: "A team at its largest limits with as many long roles per Kubeconfig as a team's XR holds gets what fits spec.limits.bytes, oldest first; the rest are refused naming spec.limits.bytes and the roles.",
 			tenant: grant(limits(i32(32), i32(32), i32(400), i32(512<<10))),
 			world: func(t *v1alpha1.Tenant) *testworld.World {
-				team := many(32, withRoles(roles(30)))
+				team := many(32, withRoles(roles(26)))
 				for i := range 32 {
 					team = append(team, teamWorkspace(fmt.Sprintf("w%02d", i), int64(100+i)))
 				}

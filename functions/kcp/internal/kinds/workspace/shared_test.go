@@ -101,8 +101,8 @@ func TestComposeShared(t *testing.T) {
 				return ws
 			}(),
 			world: sharedWorld(granted, true, "Tenant"),
-			conds: []string{"InputsReady=False Refused: metadata.annotations: Forbidden: this Workspace weighs 8446 bytes as stored, 8247 of them in metadata.annotations; " +
-				"a team's Workspace may weigh at most 8192, because its Tenant reads every one of the namespace's: remove annotations (kubectl apply keeps a copy of the object in one; kubectl apply --server-side does not)."},
+			conds: []string{"InputsReady=False Refused: metadata.annotations: Forbidden: this Workspace weighs 6289 bytes in metadata and spec, 6199 of them in metadata.annotations; " +
+				"a team's Workspace may weigh at most 6144, because its Tenant reads every one of the namespace's: remove annotations (kubectl apply keeps a copy of the object in one; kubectl apply --server-side does not)."},
 		},
 		"NotTheTenants": {
 			reason: "A Workspace of the platform's namespace not composed by its Tenant is not reported as the team's.",
