@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -195,5 +196,14 @@ spec:
 			t.Error(err)
 		}
 		e.Step("shared: red at its budget (a Kubeconfig of 41 roles refused naming spec.limits.bindings, one with a 10 KiB annotation naming metadata.annotations); the platform's RootShard composed its deleted Service again %.1fs later and blue's kubeconfig stayed Ready", recomposed.Seconds())
+		for _, x := range []struct{ kind, name string }{{"kubeconfigs", "alice"}, {"workspaces", "app"}} {
+			var o map[string]json.RawMessage
+			if err := e.GetJSON(ctx, &o, x.kind+".kcp.crossplane.io", "-n", sharedRed, x.name); err != nil {
+				t.Fatal(err)
+			}
+			// What a team's XR weighs as stored, against sharing.TeamXRBytes (6 KiB of metadata
+			// and spec, spec.crossplane included here) and TeamStatusBytes (4 KiB).
+			e.Step("shared: %s %s/%s weighs %d bytes in metadata and spec, %d in status", x.kind, sharedRed, x.name, len(o["metadata"])+len(o["spec"]), len(o["status"]))
+		}
 	})
 }
