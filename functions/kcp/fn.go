@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/cacheserver"
@@ -96,10 +95,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		out.NotReady = true
 		log.Debug("Withheld new objects until the next reconcile", "resources", withheld)
 	}
-	// The TTL is decided before respond writes into the desired state, which the response
-	// shares with the request inputsWatched hashes.
-	d := ttl(out, xr, func() bool { return inputsWatched(req) })
-	if err := f.respond(rsp, xr, out, d); err != nil {
+	if err := f.respond(rsp, xr, out); err != nil {
 		fatal(rsp, err.Error())
 		return rsp, nil
 	}
@@ -120,7 +116,7 @@ func observe(req *fnv1.RunFunctionRequest) *observed.State {
 }
 
 // respond writes a composition into the response.
-func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out result.Result[any], ttl time.Duration) error {
+func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out result.Result[any]) error {
 	resources, err := out.Desired.Resources()
 	if err != nil {
 		return err
@@ -176,7 +172,7 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 	for _, c := range out.Conditions {
 		setCondition(rsp, c)
 	}
-	rsp.Meta.Ttl = durationpb.New(ttl)
+	rsp.Meta.Ttl = durationpb.New(ttl(out, xr))
 	for _, w := range out.Warnings {
 		warning(rsp, w)
 	}
