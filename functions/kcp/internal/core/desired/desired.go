@@ -178,7 +178,7 @@ func keepable(u *resource.Unstructured) *resource.Unstructured {
 		c.SetLabels(l)
 	}
 	if a := u.GetAnnotations(); len(a) > 0 {
-		delete(a, "crossplane.io/composition-resource-name")
+		delete(a, resource.AnnotationName)
 		if len(a) > 0 {
 			c.SetAnnotations(a)
 		}

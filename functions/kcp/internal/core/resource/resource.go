@@ -13,6 +13,9 @@ import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 // tracks it by across reconciles.
 type Name string
 
+// AnnotationName is the annotation by which Crossplane knows a composed resource's Name.
+const AnnotationName = "crossplane.io/composition-resource-name"
+
 // Ready is what the function says about a desired resource's readiness.
 type Ready int
 

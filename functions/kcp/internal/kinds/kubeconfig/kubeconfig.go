@@ -206,6 +206,10 @@ func (c *composer) composeCertificate() {
 		Labels:       c.kc.GetLabels(),
 		SecretLabels: map[string]string{names.LabelOwnerKubeconfig: c.kc.Name},
 	}.Certificate()
+	// cert-manager writes the Secret under the name the XR adopts it by (adopt.go). Crossplane
+	// records a composed resource in the XR before it applies it; stopped in between, it
+	// would find the Secret it refers to unnamed, and refuse every later reconcile of the XR.
+	cert.Spec.SecretTemplate.Annotations = map[string]string{resource.AnnotationName: string(c.certSecretKey())}
 	// The lifetime is the user's; cert-manager renews at two thirds of it.
 	validity := c.kc.Spec.Validity
 	cert.Spec.Duration = &validity

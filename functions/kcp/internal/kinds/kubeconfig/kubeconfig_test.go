@@ -339,14 +339,16 @@ func TestCertificate(t *testing.T) {
 			TypeMeta:   metav1.TypeMeta{APIVersion: "cert-manager.io/v1", Kind: "Certificate"},
 			ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-cert-admin", Namespace: ns, Labels: map[string]string{"team": "platform"}},
 			Spec: cmv1.CertificateSpec{
-				SecretName:     "kubeconfig-cert-admin",
-				SecretTemplate: &cmv1.CertificateSecretTemplate{Labels: map[string]string{"operator.kcp.io/kubeconfig": "admin"}},
-				CommonName:     "alice",
-				Subject:        &cmv1.X509Subject{Organizations: []string{"kubeconfig:admin", "ops", "system:kcp:admin"}},
-				Usages:         []cmv1.KeyUsage{cmv1.UsageClientAuth},
-				IssuerRef:      cmmeta.IssuerReference{Name: "root-client-ca", Kind: "Issuer", Group: "cert-manager.io"},
-				Duration:       &validity,
-				PrivateKey:     &cmv1.CertificatePrivateKey{Algorithm: cmv1.RSAKeyAlgorithm, Size: 4096},
+				SecretName: "kubeconfig-cert-admin",
+				SecretTemplate: &cmv1.CertificateSecretTemplate{Labels: map[string]string{"operator.kcp.io/kubeconfig": "admin"},
+					// cert-manager writes the Secret under the name the XR adopts it by.
+					Annotations: map[string]string{"crossplane.io/composition-resource-name": "secret-kubeconfig-cert-admin"}},
+				CommonName: "alice",
+				Subject:    &cmv1.X509Subject{Organizations: []string{"kubeconfig:admin", "ops", "system:kcp:admin"}},
+				Usages:     []cmv1.KeyUsage{cmv1.UsageClientAuth},
+				IssuerRef:  cmmeta.IssuerReference{Name: "root-client-ca", Kind: "Issuer", Group: "cert-manager.io"},
+				Duration:   &validity,
+				PrivateKey: &cmv1.CertificatePrivateKey{Algorithm: cmv1.RSAKeyAlgorithm, Size: 4096},
 			},
 		}
 	}
