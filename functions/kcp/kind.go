@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
@@ -134,27 +135,27 @@ func jsonPath(goPath string) string {
 
 // invalid formats validation errors as one message naming every bad field, each once, in at
 // most sharing.MaxRefusalBytes: Crossplane puts it in the XR's status, which a Tenant reads
-// with every other XR of a team's namespace. Errors that do not fit are counted.
+// with every other XR of a team's namespace. The first error is always named (cut if it must
+// be); those that do not fit after it are counted.
 func invalid(kind, namespace, name string, errs field.ErrorList) error {
 	agg := errs.ToAggregate().Errors()
 	msg := fmt.Sprintf("invalid %s %s/%s, nothing was changed: ", kind, namespace, name)
 	for i, e := range agg {
-		sep, more := "", ""
-		if i > 0 {
-			sep = "; "
-		}
+		more := ""
 		if rest := len(agg) - i - 1; rest > 0 {
 			more = fmt.Sprintf("; and %d more", rest)
 		}
-		if len(msg)+len(sep)+len(e.Error())+len(more) > sharing.MaxRefusalBytes {
-			if i == 0 {
-				// The first error is always named, shortened if it must be.
-				short := strings.ToValidUTF8(e.Error()[:max(0, sharing.MaxRefusalBytes-len(msg)-len(more)-3)], "")
-				return fmt.Errorf("%s%s…%s", msg, short, more)
-			}
-			return fmt.Errorf("%s; and %d more", msg, len(agg)-i)
+		text := e.Error()
+		if i > 0 {
+			text = "; " + text
 		}
-		msg += sep + e.Error()
+		if len(msg)+len(text)+len(more) > sharing.MaxRefusalBytes {
+			if i > 0 {
+				return fmt.Errorf("%s; and %d more", msg, len(agg)-i)
+			}
+			return stderrors.New(msg + condition.Truncate(text, sharing.MaxRefusalBytes-len(msg)-len(more)) + more)
+		}
+		msg += text
 	}
 	return stderrors.New(msg)
 }

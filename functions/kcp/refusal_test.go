@@ -37,7 +37,7 @@ func TestInvalidMessage(t *testing.T) {
 		"OneHuge": {
 			reason: "One error longer than the bound is named, shortened.",
 			errs:   field.ErrorList{field.Invalid(field.NewPath("spec", "username"), strings.Repeat("u", 4096), "must start with tenant:team-a:")},
-			want:   []string{"spec.username: Invalid value: \"uuu", "…"},
+			want:   []string{"spec.username: Invalid value: \"uuu", " ..."},
 		},
 	}
 	for name, tc := range cases {

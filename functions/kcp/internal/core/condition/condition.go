@@ -41,3 +41,20 @@ const (
 	ReasonImageComposed      = "ImageComposed"
 	ReasonWaitingForLeader   = "WaitingForUpgradeOrder"
 )
+
+// Truncate cuts s to at most n bytes, on a rune boundary, marking the cut: messages land in
+// an XR's status, which other XRs read.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = " ..."
+	cut := max(0, n-len(mark))
+	for cut > 0 && !validStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
+
+// validStart reports whether b starts a UTF-8 sequence.
+func validStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 )
 
 // A team chooses how many XRs it writes and what their names and refusals say; every Tenant
@@ -31,7 +32,7 @@ func boundMembers(ms []v1alpha1.TenantMember) ([]v1alpha1.TenantMember, int32) {
 	for _, granted := range []bool{true, false} {
 		for _, m := range ms {
 			if m.Granted == granted {
-				m.Message = truncate(m.Message, maxMessage)
+				m.Message = condition.Truncate(m.Message, maxMessage)
 				out = append(out, m)
 			}
 		}
@@ -41,22 +42,6 @@ func boundMembers(ms []v1alpha1.TenantMember) ([]v1alpha1.TenantMember, int32) {
 	}
 	return slices.Clip(out[:MaxListedMembers]), int32(len(out) - MaxListedMembers)
 }
-
-// truncate cuts s to at most n bytes, on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = " ..."
-	cut := n - len(mark)
-	for cut > 0 && !validStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
-}
-
-// validStart reports whether b starts a UTF-8 sequence.
-func validStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // named joins at most maxNamed of names, sorted, and says how many more there are.
 func named(names []string, what string) string {
