@@ -101,8 +101,13 @@ func certificateTemplate(p *field.Path, v any) field.ErrorList {
 		errs = append(errs, metavalidation.ValidateLabels(st.Labels, sp.Child("secretTemplate", "labels"))...)
 		ap := sp.Child("secretTemplate", "annotations")
 		for _, a := range slices.Sorted(maps.Keys(st.Annotations)) {
-			if strings.HasPrefix(a, "cert-manager.io/") && a != "cert-manager.io/allow-direct-injection" {
+			switch {
+			case strings.HasPrefix(a, "cert-manager.io/") && a != "cert-manager.io/allow-direct-injection":
 				errs = append(errs, field.Invalid(ap.Key(a), a, "cert-manager.io/ annotations are cert-manager's own: cert-manager refuses them here"))
+			case strings.HasPrefix(a, "crossplane.io/"):
+				// crossplane.io/composition-resource-name on a Secret is how Crossplane knows a
+				// composed object it refers to (a Kubeconfig's adopted certificate Secret).
+				errs = append(errs, field.Invalid(ap.Key(a), a, "crossplane.io/ annotations are Crossplane's own: remove it"))
 			}
 		}
 		errs = append(errs, apivalidation.ValidateAnnotations(st.Annotations, ap)...)

@@ -82,6 +82,13 @@ func TestTemplates(t *testing.T) {
 			}}),
 			want: []string{`spec.certificateTemplates[server].spec.secretTemplate.annotations[cert-manager.io/issuer-name]: Invalid value: "cert-manager.io/issuer-name": cert-manager.io/ annotations are cert-manager's own`},
 		},
+		"CrossplaneAnnotationOnTheSecret": {
+			reason: "A crossplane.io/composition-resource-name written onto a Secret could name it as another composed object of an XR that refers to it: Crossplane's own.",
+			spec: certs("server", v1alpha1.CertificateSpecTemplate{SecretTemplate: &v1alpha1.CertificateSecretTemplate{
+				Annotations: map[string]string{"crossplane.io/composition-resource-name": "secret-kubeconfig-cert-admin"},
+			}}),
+			want: []string{`spec.certificateTemplates[server].spec.secretTemplate.annotations[crossplane.io/composition-resource-name]: Invalid value: "crossplane.io/composition-resource-name": crossplane.io/ annotations are Crossplane's own: remove it`},
+		},
 		"InvalidLabelsEverywhere": {
 			reason: "Label keys and values the API server refuses, in every metadata template and node selector, wherever it sits.",
 			spec: v1alpha1.RootShardSpec{
