@@ -102,14 +102,15 @@ type TenantFrontProxy struct {
 // TenantLimits bound what a team may ask for.
 type TenantLimits struct {
 	// Kubeconfigs is how many Kubeconfigs the team may have. Those beyond it, newest first,
-	// are refused. Defaults to 10.
+	// are refused. Defaults to 10; at most 32, the most a team's ResourceQuota may allow
+	// for its Tenant to read the team's XRs.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=32
 	Kubeconfigs *int32 `json:"kubeconfigs,omitempty"`
 
 	// Workspaces is how many Workspaces the team may have, besides its own workspace. Those
-	// beyond it, newest first, are refused. Defaults to 10.
+	// beyond it, newest first, are refused. Defaults to 10; at most 32, as Kubeconfigs.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=32
