@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/cacheserver"
@@ -95,7 +96,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		out.NotReady = true
 		log.Debug("Withheld new objects until the next reconcile", "resources", withheld)
 	}
-	if err := f.respond(rsp, xr, out); err != nil {
+	// The TTL is decided before respond writes into the desired state, which the response
+	// shares with the request inputsWatched hashes.
+	d := ttl(out, xr, func() bool { return inputsWatched(req) })
+	if err := f.respond(rsp, xr, out, d); err != nil {
 		fatal(rsp, err.Error())
 		return rsp, nil
 	}
@@ -116,7 +120,7 @@ func observe(req *fnv1.RunFunctionRequest) *observed.State {
 }
 
 // respond writes a composition into the response.
-func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out result.Result[any]) error {
+func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out result.Result[any], ttl time.Duration) error {
 	resources, err := out.Desired.Resources()
 	if err != nil {
 		return err
@@ -172,7 +176,7 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 	for _, c := range out.Conditions {
 		setCondition(rsp, c)
 	}
-	rsp.Meta.Ttl = durationpb.New(ttl(out, xr))
+	rsp.Meta.Ttl = durationpb.New(ttl)
 	for _, w := range out.Warnings {
 		warning(rsp, w)
 	}

@@ -152,6 +152,7 @@ func TestCrossplaneNext(t *testing.T) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
 	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
+	t.Run("QuietAtRest", func(t *testing.T) { testQuietAtRest(t, e) })
 }
 
 // withCore runs the stack with another Crossplane core binary and its CRDs.
