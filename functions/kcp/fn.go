@@ -37,6 +37,10 @@ type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
 	log logging.Logger
+	// breaker is what the function knows of Crossplane's circuit breaker.
+	breaker breaker
+	// now is the clock the TTL reads (time.Now when nil).
+	now func() time.Time
 }
 
 // kinds is the table of every XR kind the function composes, by kind. RunFunction
@@ -98,13 +102,21 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	// The TTL is decided before respond writes into the desired state, which the response
 	// shares with the request inputsWatched hashes.
-	d := ttl(out, xr, func() bool { return inputsWatched(req) })
+	d := ttl(out, f.breaker.dropping(xr, f.clock()), func() bool { return inputsWatched(req) })
 	if err := f.respond(rsp, xr, out, d); err != nil {
 		fatal(rsp, err.Error())
 		return rsp, nil
 	}
 	log.Debug("Composed", "resources", len(out.Desired.Objects()), "requirements", len(out.Requirements))
 	return rsp, nil
+}
+
+// clock is the time now.
+func (f *Function) clock() time.Time {
+	if f.now == nil {
+		return time.Now()
+	}
+	return f.now()
 }
 
 // observe reads the observed composed resources and the required resources of a request.

@@ -45,19 +45,6 @@ const (
 	blindSettlingTTL = time.Second
 )
 
-// circuitOpen reports whether Crossplane says, in the XR's Responsive condition, that its
-// circuit breaker is open: for up to five minutes it then acts on a watch event only every
-// 30 seconds.
-func circuitOpen(xr *unstructured.Unstructured) bool {
-	conds, _, _ := unstructured.NestedSlice(xr.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Responsive" {
-			return m["status"] == "False"
-		}
-	}
-	return false
-}
-
 // newResponse starts the response to req: its tag, the TTL of a settled XR, and the
 // desired state and context of earlier pipeline steps, carried forward.
 func newResponse(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
@@ -69,11 +56,12 @@ func newResponse(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 }
 
 // ttl is the response TTL for a composition: short while it settles or while Crossplane
-// drops the XR's watch events (its circuit breaker is open: a renewed certificate would
-// otherwise wait for the next minute), shorter still while both; settled, watchedTTL when
-// Crossplane watches everything the XR read (watched reports it), else responseTTL.
-func ttl(out result.Result[any], xr *unstructured.Unstructured, watched func() bool) time.Duration {
-	open := circuitOpen(xr)
+// may drop the XR's watch events (dropping: its circuit breaker is open, and a renewed
+// certificate would otherwise wait for the next minute), shorter still while both; settled,
+// watchedTTL when Crossplane watches everything the XR read (watched reports it), else
+// responseTTL.
+func ttl(out result.Result[any], dropping bool, watched func() bool) time.Duration {
+	open := dropping
 	switch {
 	case settling(out) && open:
 		return blindSettlingTTL

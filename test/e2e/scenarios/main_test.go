@@ -147,7 +147,7 @@ func TestCrossplaneNext(t *testing.T) {
 	if core == "" {
 		t.Fatalf("%s is not set: run this through make e2e, which builds it", stack.EnvCrossplaneCoreNext)
 	}
-	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)))
+	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)), func(_ *stack.Binaries, o *stack.Options) { o.CrossplaneArgs = append(o.CrossplaneArgs, "--debug") })
 	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}

@@ -37,6 +37,11 @@ func testQuietAtRest(t *testing.T, e *env) {
 	}
 	// A renewal's last writes (the Deployment's rollout, the kubeconfig Secret) settle first.
 	time.Sleep(30 * time.Second)
+	waited, err := waitBreakersClosed(ctx, e, basicNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("rest: waited %s for Crossplane's circuit breakers to stop dropping events", waited.Round(time.Second))
 
 	callsBefore, err := functionCalls(ctx, e)
 	if err != nil {
@@ -46,7 +51,18 @@ func testQuietAtRest(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	changes, err := watchChanges(ctx, e, basicNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(restWindow)
+	seen, byKind := changes.stop()
+	e.Step("rest: %d changes in %s: %v", len(seen), restWindow, byKind)
+	for i, c := range seen {
+		if i < 300 {
+			e.Step("rest change: %s", c)
+		}
+	}
 	callsAfter, err := functionCalls(ctx, e)
 	if err != nil {
 		t.Fatal(err)
@@ -91,4 +107,58 @@ func crossplaneRequests(ctx context.Context, e *env) (map[string]int, error) {
 		out[method] += int(n)
 	}
 	return out, nil
+}
+
+// xrResources are the plural resource names of the XR kinds.
+var xrResources = []string{"rootshards", "shards", "cacheservers", "frontproxies", "virtualworkspaces", "kubeconfigs", "certificatesets", "kcpinstallations", "workspaces", "tenants"}
+
+// breakerWindow is how long after an XR's Responsive condition turned False Crossplane's
+// circuit breaker may still drop its watch events with the default cooldown (functions/kcp
+// breaker.go), plus a settling TTL for the reconcile that follows.
+const breakerWindow = 5*time.Minute + 30*time.Second + 5*time.Second
+
+// waitBreakersClosed waits until no XR in the namespaces can have its watch events dropped:
+// until breakerWindow after the latest Responsive=False transition. Before that the function
+// keeps such an XR on a short TTL on purpose.
+func waitBreakersClosed(ctx context.Context, e *env, namespaces ...string) (time.Duration, error) {
+	var until time.Time
+	for _, ns := range namespaces {
+		var list struct {
+			Items []xr `json:"items"`
+		}
+		if err := e.GetJSON(ctx, &list, strings.Join(prefixAll(xrResources, ".kcp.crossplane.io"), ","), "-n", ns); err != nil {
+			return 0, err
+		}
+		for _, x := range list.Items {
+			c := x.conditions()["Responsive"]
+			if c.Status != "False" {
+				continue
+			}
+			at, err := time.Parse(time.RFC3339, c.LastTransitionTime)
+			if err != nil {
+				return 0, fmt.Errorf("%s %s/%s: Responsive lastTransitionTime %q: %w", x.Kind, ns, x.Metadata.Name, c.LastTransitionTime, err)
+			}
+			if end := at.Add(breakerWindow); end.After(until) {
+				until = end
+			}
+		}
+	}
+	d := time.Until(until)
+	if d <= 0 {
+		return 0, nil
+	}
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(d):
+	}
+	return d, nil
+}
+
+func prefixAll(in []string, suffix string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = s + suffix
+	}
+	return out
 }
