@@ -5,84 +5,113 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 )
 
-// restWindow is how long testQuietAtRest watches a converged installation: two of the TTLs a
-// settled XR had when Crossplane did not watch what it read, so that TTL would show.
-const restWindow = 2 * time.Minute
+// restWindow is how long a rest measurement watches converged installations: two of the
+// one-minute TTLs a settled XR answers with when Crossplane does not watch what it read, so
+// that TTL shows in the figures. E2E_REST_WINDOW (a Go duration) overrides it.
+const (
+	restWindow    = 2 * time.Minute
+	envRestWindow = "E2E_REST_WINDOW"
+)
 
-// testQuietAtRest is issue 38's first target on Crossplane v2.4, which watches what an XR
-// reads: once Basic's installation has converged (after Renewal), nothing changes, so nothing
-// reconciles it. Over restWindow the function serves fewer RunFunction calls than there are
-// XRs (a settled XR's TTL is an hour: each would otherwise be called twice), and the step
-// prints Crossplane's API requests by verb in the window.
-func testQuietAtRest(t *testing.T, e *env) {
-	ctx := t.Context()
-	xrs := 0
-	for _, kind := range []string{"rootshards", "frontproxies", "kubeconfigs", "certificatesets"} {
+// restFigures are what converged installations cost over a window in which nothing changes.
+type restFigures struct {
+	installations, xrs int
+	window             time.Duration
+	// calls are the function's RunFunction calls.
+	calls int
+	// requests are Crossplane's API requests, by HTTP method.
+	requests map[string]int
+	// etcdWrites are the puts and deletes etcd served, every client's: kube-controller-manager's
+	// and the kwok nodes' leases are in them.
+	etcdWrites int
+	// changes are the objects that changed in the installations' namespaces.
+	changes []string
+	cpu     map[string]time.Duration
+}
+
+// measureRest watches the namespaces' converged installations for window and returns what
+// they cost. The caller waits first for what would keep them busy on purpose (see
+// waitBreakersClosed).
+func measureRest(ctx context.Context, e *env, installations int, window time.Duration, namespaces ...string) (restFigures, error) {
+	f := restFigures{installations: installations, window: window}
+	for _, ns := range namespaces {
 		var list struct {
 			Items []xr `json:"items"`
 		}
-		if err := e.GetJSON(ctx, &list, kind+".kcp.crossplane.io", "-n", basicNamespace); err != nil {
-			t.Fatal(err)
+		if err := e.GetJSON(ctx, &list, strings.Join(prefixAll(xrResources, ".kcp.crossplane.io"), ","), "-n", ns); err != nil {
+			return f, err
 		}
-		for _, x := range list.Items {
-			if _, err := waitXR(ctx, e, x.Kind, basicNamespace, x.Metadata.Name, "Ready", "True"); err != nil {
-				t.Fatal(err)
-			}
-		}
-		xrs += len(list.Items)
+		f.xrs += len(list.Items)
 	}
-	// A renewal's last writes (the Deployment's rollout, the kubeconfig Secret) settle first.
-	time.Sleep(30 * time.Second)
-	waited, err := waitBreakersClosed(ctx, e, basicNamespace)
+	watch, err := watchChanges(ctx, e, namespaces...)
 	if err != nil {
-		t.Fatal(err)
+		return f, err
 	}
-	e.Step("rest: waited %s for Crossplane's circuit breakers to stop dropping events", waited.Round(time.Second))
-
 	callsBefore, err := functionCalls(ctx, e)
 	if err != nil {
-		t.Fatal(err)
+		return f, err
 	}
 	reqsBefore, err := crossplaneRequests(ctx, e)
 	if err != nil {
-		t.Fatal(err)
+		return f, err
 	}
-	changes, err := watchChanges(ctx, e, basicNamespace)
+	writesBefore, err := etcdWrites(ctx, e)
 	if err != nil {
-		t.Fatal(err)
+		return f, err
 	}
-	time.Sleep(restWindow)
-	seen, byKind := changes.stop()
-	e.Step("rest: %d changes in %s: %v", len(seen), restWindow, byKind)
-	for i, c := range seen {
-		if i < 300 {
-			e.Step("rest change: %s", c)
-		}
+	useBefore, err := usageOf(e)
+	if err != nil {
+		return f, err
 	}
+	select {
+	case <-ctx.Done():
+		return f, ctx.Err()
+	case <-time.After(window):
+	}
+	useAfter, err := usageOf(e)
+	if err != nil {
+		return f, err
+	}
+	f.cpu = useAfter.cpuSince(useBefore)
 	callsAfter, err := functionCalls(ctx, e)
 	if err != nil {
-		t.Fatal(err)
+		return f, err
 	}
+	f.calls = callsAfter - callsBefore
 	reqsAfter, err := crossplaneRequests(ctx, e)
 	if err != nil {
-		t.Fatal(err)
+		return f, err
 	}
-	calls := callsAfter - callsBefore
-	var verbs []string
-	for _, v := range keys(reqsAfter) {
-		if n := reqsAfter[v] - reqsBefore[v]; n > 0 {
-			verbs = append(verbs, fmt.Sprintf("%s %d", v, n))
+	f.requests = map[string]int{}
+	for m, n := range reqsAfter {
+		if d := n - reqsBefore[m]; d > 0 {
+			f.requests[m] = d
 		}
 	}
-	e.Step("rest: %d XRs converged; in %s, %d RunFunction calls and Crossplane's API requests %s (%.1f RunFunction calls per XR per minute)",
-		xrs, restWindow, calls, strings.Join(verbs, ", "), float64(calls)/float64(xrs)/restWindow.Minutes())
-	if calls >= xrs {
-		t.Errorf("%d RunFunction calls in %s at rest for %d XRs: with Crossplane watching what they read, a settled XR is not called again until something changes", calls, restWindow, xrs)
+	writesAfter, err := etcdWrites(ctx, e)
+	if err != nil {
+		return f, err
 	}
+	f.etcdWrites = writesAfter - writesBefore
+	f.changes, _ = watch.stop()
+	return f, nil
+}
+
+// String prints the figures per installation and minute, as issue 38's table has them.
+func (f restFigures) String() string {
+	per := float64(f.installations) * f.window.Minutes()
+	total := 0
+	var byMethod []string
+	for _, m := range keys(f.requests) {
+		total += f.requests[m]
+		byMethod = append(byMethod, fmt.Sprintf("%s %.1f", m, float64(f.requests[m])/per))
+	}
+	return fmt.Sprintf("%d installations (%d XRs) at rest for %s; per installation per minute: %.2f RunFunction calls, %.1f API requests by Crossplane (%s), CPU %s; %d objects changed in their namespaces; etcd writes per minute, whole cluster (node leases included): %.1f",
+		f.installations, f.xrs, f.window, float64(f.calls)/per, float64(total)/per, strings.Join(byMethod, ", "),
+		cpuString(f.cpu, per), len(f.changes), float64(f.etcdWrites)/f.window.Minutes())
 }
 
 // crossplaneRequests are Crossplane's API requests so far, by HTTP method, from its client's
@@ -107,6 +136,28 @@ func crossplaneRequests(ctx context.Context, e *env) (map[string]int, error) {
 		out[method] += int(n)
 	}
 	return out, nil
+}
+
+// etcdWrites are the keys etcd has put and deleted since it started (etcd_mvcc_put_total and
+// etcd_mvcc_delete_total).
+func etcdWrites(ctx context.Context, e *env) (int, error) {
+	lines, err := scrape(ctx, e.Cluster.EtcdURL+"/metrics", "etcd_mvcc_")
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != 2 || (f[0] != "etcd_mvcc_put_total" && f[0] != "etcd_mvcc_delete_total") {
+			continue
+		}
+		n, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return 0, err
+		}
+		total += int(n)
+	}
+	return total, nil
 }
 
 // xrResources are the plural resource names of the XR kinds.
