@@ -49,8 +49,9 @@ func fleetCMNamespace(i int) string { return fmt.Sprintf("fleet-cm-%02d", i) }
 // breaker can be dropping events, what the fleet and the installations in alsoAtRest (one
 // each) cost at rest. With quiet (Crossplane v2.4, which watches what XRs read) it fails
 // unless the rest window has fewer RunFunction calls than there are XRs and no object of
-// theirs changed.
-func testFleet(t *testing.T, e *env, n int, quiet bool, alsoAtRest ...string) {
+// theirs changed. With idle (the control plane measured at rest before any installation
+// existed) it also prints the figures above idle.
+func testFleet(t *testing.T, e *env, n int, quiet bool, idle *restFigures, alsoAtRest ...string) {
 	ctx := t.Context()
 	if _, err := e.ApplyFiles(ctx, filepath.Join(e.root, "examples", "installation", "clusterissuer.yaml"),
 		filepath.Join(e.root, "examples", "installation", "policy.yaml")); err != nil {
@@ -112,17 +113,14 @@ func testFleet(t *testing.T, e *env, n int, quiet bool, alsoAtRest ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	window := restWindow
-	if v := os.Getenv(envRestWindow); v != "" {
-		if window, err = time.ParseDuration(v); err != nil {
-			t.Fatalf("%s=%q: %v", envRestWindow, v, err)
-		}
-	}
-	f, err := measureRest(ctx, e, len(rest), window, rest...)
+	f, err := measureRest(ctx, e, len(rest), restWindowFromEnv(t), rest...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Step("fleet: waited %s for circuit breakers to stop dropping events; %s", waited.Round(time.Second), f)
+	e.Step("fleet: waited %s for circuit breakers to stop dropping events; whole control plane: %s", waited.Round(time.Second), f)
+	if idle != nil {
+		e.Step("fleet: above the idle control plane: %s", f.aboveIdle(*idle))
+	}
 	for i, c := range f.changes {
 		if i == 20 {
 			e.Step("fleet: ... and %d more changes", len(f.changes)-i)
@@ -313,4 +311,17 @@ func certManagerAlone(ctx context.Context, e *env, namespaces []string) (time.Du
 		err = derr
 	}
 	return took, err
+}
+
+// restWindowFromEnv is restWindow, or E2E_REST_WINDOW when set.
+func restWindowFromEnv(t *testing.T) time.Duration {
+	v := os.Getenv(envRestWindow)
+	if v == "" {
+		return restWindow
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Minute {
+		t.Fatalf("%s=%q: want a Go duration of at least 1m", envRestWindow, v)
+	}
+	return d
 }

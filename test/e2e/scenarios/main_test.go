@@ -158,7 +158,7 @@ func TestCrossplaneNext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		testFleet(t, e, n, true, basicNamespace)
+		testFleet(t, e, n, true, nil, basicNamespace)
 	})
 }
 
@@ -181,7 +181,14 @@ func TestFleet(t *testing.T) {
 		opts = append(opts, withCore(os.Getenv(stack.EnvCrossplaneCoreNext), os.Getenv(stack.EnvCrossplaneNextCRDs)))
 	}
 	e := setUp(t, opts...)
-	testFleet(t, e, n, next)
+	// What the control plane does with the packages installed and nothing else, over a
+	// window as long as the rest window's, is what the installations' figures are above.
+	idle, err := measureRest(t.Context(), e, 1, restWindowFromEnv(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("fleet: idle control plane, %s", idle)
+	testFleet(t, e, n, next, &idle)
 }
 
 // withCore runs the stack with another Crossplane core binary and its CRDs.

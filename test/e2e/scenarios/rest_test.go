@@ -100,6 +100,25 @@ func measureRest(ctx context.Context, e *env, installations int, window time.Dur
 	return f, nil
 }
 
+// aboveIdle is f less what the control plane did without any installation over a window of
+// the same length (idle, measured before the installations existed): what the installations
+// themselves cost.
+func (f restFigures) aboveIdle(idle restFigures) restFigures {
+	scale := f.window.Seconds() / idle.window.Seconds()
+	out := f
+	out.calls -= int(float64(idle.calls) * scale)
+	out.etcdWrites -= int(float64(idle.etcdWrites) * scale)
+	out.requests = map[string]int{}
+	for m, n := range f.requests {
+		out.requests[m] = max(0, n-int(float64(idle.requests[m])*scale))
+	}
+	out.cpu = map[string]time.Duration{}
+	for p, d := range f.cpu {
+		out.cpu[p] = max(0, d-time.Duration(float64(idle.cpu[p])*scale))
+	}
+	return out
+}
+
 // String prints the figures per installation and minute, as issue 38's table has them.
 func (f restFigures) String() string {
 	per := float64(f.installations) * f.window.Minutes()
