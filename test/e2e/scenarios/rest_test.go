@@ -27,8 +27,10 @@ type restFigures struct {
 	// etcdWrites are the puts and deletes etcd served, every client's: kube-controller-manager's
 	// and the kwok nodes' leases are in them.
 	etcdWrites int
-	// changes are the objects that changed in the installations' namespaces.
-	changes []string
+	// changes are the objects that changed in the installations' namespaces; composedChanges
+	// counts those that were XRs or objects Crossplane composed.
+	changes         []string
+	composedChanges int
 	cpu     map[string]time.Duration
 }
 
@@ -96,7 +98,7 @@ func measureRest(ctx context.Context, e *env, installations int, window time.Dur
 		return f, err
 	}
 	f.etcdWrites = writesAfter - writesBefore
-	f.changes, _ = watch.stop()
+	f.changes, f.composedChanges = watch.stop()
 	return f, nil
 }
 
@@ -128,9 +130,9 @@ func (f restFigures) String() string {
 		total += f.requests[m]
 		byMethod = append(byMethod, fmt.Sprintf("%s %.1f", m, float64(f.requests[m])/per))
 	}
-	return fmt.Sprintf("%d installations (%d XRs) at rest for %s; per installation per minute: %.2f RunFunction calls, %.1f API requests by Crossplane (%s), CPU %s; %d objects changed in their namespaces; etcd writes per minute, whole cluster (node leases included): %.1f",
+	return fmt.Sprintf("%d installations (%d XRs) at rest for %s; per installation per minute: %.2f RunFunction calls, %.1f API requests by Crossplane (%s), CPU %s; %d changes of XRs or composed objects, %d in all in their namespaces; etcd writes per minute, whole cluster (node leases included): %.1f",
 		f.installations, f.xrs, f.window, float64(f.calls)/per, float64(total)/per, strings.Join(byMethod, ", "),
-		cpuString(f.cpu, per), len(f.changes), float64(f.etcdWrites)/f.window.Minutes())
+		cpuString(f.cpu, per), f.composedChanges, len(f.changes), float64(f.etcdWrites)/f.window.Minutes())
 }
 
 // crossplaneRequests are Crossplane's API requests so far, by HTTP method, from its client's

@@ -25,6 +25,10 @@ var restResources = append(append([]schema.GroupVersionResource(nil), watchedRes
 	schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
 	schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
 	schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
+	// Not Crossplane's: what Kubernetes and kwok change in the namespaces, for the record.
+	schema.GroupVersionResource{Version: "v1", Resource: "pods"},
+	schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
+	schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"},
 )
 
 // changeWatch records every change, after it starts, of restResources in a set of
@@ -38,6 +42,8 @@ type changeWatch struct {
 	last    map[string]map[string]string
 	changes []string
 	byKind  map[string]int
+	// ours counts the changes of XRs and of what Crossplane composed for them.
+	ours int
 }
 
 func watchChanges(ctx context.Context, e *env, namespaces ...string) (*changeWatch, error) {
@@ -104,14 +110,18 @@ func (w *changeWatch) record(gvr schema.GroupVersionResource, ns, event string, 
 		strings.Join(managers, " "), changedFields(w.last[key], fields)))
 	w.last[key] = fields
 	w.byKind[gvr.Resource]++
+	if gvr.Group == "kcp.crossplane.io" || u.GetLabels()["crossplane.io/composite"] != "" {
+		w.ours++
+	}
 }
 
-// stop ends the watch and returns the changes it saw and their count per resource.
-func (w *changeWatch) stop() ([]string, map[string]int) {
+// stop ends the watch and returns the changes it saw and how many of them were of XRs or of
+// objects Crossplane composed.
+func (w *changeWatch) stop() ([]string, int) {
 	w.cancel()
 	w.wg.Wait()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	sort.Strings(w.changes)
-	return w.changes, w.byKind
+	return w.changes, w.ours
 }
