@@ -31,7 +31,7 @@ type restFigures struct {
 	// counts those that were XRs or objects Crossplane composed.
 	changes         []string
 	composedChanges int
-	cpu     map[string]time.Duration
+	cpu             map[string]time.Duration
 }
 
 // measureRest watches the namespaces' converged installations for window and returns what
