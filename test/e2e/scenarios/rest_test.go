@@ -234,3 +234,32 @@ func prefixAll(in []string, suffix string) []string {
 	}
 	return out
 }
+
+// waitCrossplaneWritesStop waits, for at most five minutes, until Crossplane sends no write
+// (PUT, PATCH, POST, DELETE) for 20 seconds.
+func waitCrossplaneWritesStop(ctx context.Context, e *env) error {
+	writes := func() (int, error) {
+		r, err := crossplaneRequests(ctx, e)
+		return r["PUT"] + r["PATCH"] + r["POST"] + r["DELETE"], err
+	}
+	last, err := writes()
+	if err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Second):
+		}
+		n, err := writes()
+		if err != nil {
+			return err
+		}
+		if n == last {
+			return nil
+		}
+		last = n
+	}
+	return nil // Measured anyway: the idle figures then say what Crossplane kept writing.
+}
