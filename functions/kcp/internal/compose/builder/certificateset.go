@@ -33,7 +33,8 @@ func (b *Builder) InCertificateSet(name string, labels map[string]string) {
 // addToSet adds an object to the current set and composes the set with every member so
 // far: the last call composes it whole, and no call is needed after the last member. Each
 // member is converted once and appended to the set's spec as JSON would decode it: the set
-// grows in place instead of being encoded again with every member.
+// grows in place instead of being built again with every member. Its labels are those of
+// the first InCertificateSet that named it.
 func (b *Builder) addToSet(key resource.Name, obj runtime.Object) {
 	setKey := resource.Name("certificateset-" + b.set.name)
 	member, err := desired.ToComposed(obj)
@@ -43,21 +44,22 @@ func (b *Builder) addToSet(key resource.Name, obj runtime.Object) {
 		b.KeepOrWait(setKey, true, fmt.Sprintf("CertificateSet %s%s (%v)", b.Prefix, b.set.name, err))
 		return
 	}
-	if b.sets == nil {
-		b.sets = map[string]map[string]any{}
+	set := b.sets[b.set.name]
+	if set == nil {
+		if b.sets == nil {
+			b.sets = map[string]*resource.Unstructured{}
+		}
+		set = b.newXR("CertificateSet", b.Prefix+b.set.name, b.set.labels, map[string]any{})
+		b.sets[b.set.name] = set
 	}
-	spec := b.sets[b.set.name]
-	if spec == nil {
-		spec = map[string]any{}
-		b.sets[b.set.name] = spec
-	}
+	spec := set.Object["spec"].(map[string]any)
 	list := "certificates" // the JSON names of v1alpha1.CertificateSetSpec's lists
 	if member.GetKind() == "Issuer" {
 		list = "issuers"
 	}
 	members, _ := spec[list].([]any)
 	spec[list] = append(members, map[string]any{"key": string(key), "resource": jsonNumbers(member.Object)})
-	b.xr(setKey, "CertificateSet", b.Prefix+b.set.name, b.set.labels, spec)
+	b.Set.Add(setKey, set, Readiness(b.St.ConditionTrue(setKey, "Ready")))
 }
 
 // jsonNumbers turns the converter's integers into float64, as encoding/json decodes every
