@@ -5,6 +5,7 @@ import (
 	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	sdkresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -143,5 +144,25 @@ func TestCompositeReady(t *testing.T) {
 				t.Errorf("%s\ncompositeReady(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+func TestObservedNamespace(t *testing.T) {
+	cases := map[string]string{
+		"Namespaced":    `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"RootShard","metadata":{"name":"root","namespace":"kcp"}}`,
+		"ClusterScoped": `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"RootShard","metadata":{"name":"root"}}`,
+		"NoMetadata":    `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"RootShard"}`,
+		"NotAString":    `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"RootShard","metadata":{"namespace":3}}`,
+	}
+	for name, xr := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: sdkresource.MustStructJSON(xr)}}}
+			if got, want := observedNamespace(req), observedXR(req).GetNamespace(); got != want {
+				t.Errorf("observedNamespace(...) = %q, want the converted XR's %q", got, want)
+			}
+		})
+	}
+	if got := observedNamespace(&fnv1.RunFunctionRequest{}); got != "" {
+		t.Errorf("observedNamespace of a request without an XR = %q, want \"\"", got)
 	}
 }
