@@ -121,7 +121,7 @@ func (f *Function) clock() time.Time {
 
 // observe reads the observed composed resources and the required resources of a request.
 func observe(req *fnv1.RunFunctionRequest) *observed.State {
-	st := observed.FromRequest(req.GetObserved().GetResources()).InNamespace(observedXR(req).GetNamespace())
+	st := observed.FromRequest(req.GetObserved().GetResources()).InNamespace(observedNamespace(req))
 	for key, list := range req.GetRequiredResources() {
 		st.Answer(key)
 		for _, r := range list.GetItems() {

@@ -121,6 +121,13 @@ func observedXR(req *fnv1.RunFunctionRequest) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: req.GetObserved().GetComposite().GetResource().AsMap()}
 }
 
+// observedNamespace is the observed XR's namespace, read without converting the XR (which
+// RunFunction does once, observedXR).
+func observedNamespace(req *fnv1.RunFunctionRequest) string {
+	meta := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"]
+	return meta.GetStructValue().GetFields()["namespace"].GetStringValue()
+}
+
 // fatal adds a fatal result: Crossplane then applies nothing and deletes nothing.
 func fatal(rsp *fnv1.RunFunctionResponse, message string) {
 	addResult(rsp, fnv1.Severity_SEVERITY_FATAL, message)

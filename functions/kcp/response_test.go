@@ -7,6 +7,7 @@ import (
 	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	sdkresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -216,5 +217,25 @@ func TestInputsWatched(t *testing.T) {
 				t.Errorf("%s\ninputsWatched(...) did not put the request's meta back", tc.reason)
 			}
 		})
+	}
+}
+
+func TestObservedNamespace(t *testing.T) {
+	cases := map[string]string{
+		"Namespaced":    `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"RootShard","metadata":{"name":"root","namespace":"kcp"}}`,
+		"ClusterScoped": `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"RootShard","metadata":{"name":"root"}}`,
+		"NoMetadata":    `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"RootShard"}`,
+		"NotAString":    `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"RootShard","metadata":{"namespace":3}}`,
+	}
+	for name, xr := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: sdkresource.MustStructJSON(xr)}}}
+			if got, want := observedNamespace(req), observedXR(req).GetNamespace(); got != want {
+				t.Errorf("observedNamespace(...) = %q, want the converted XR's %q", got, want)
+			}
+		})
+	}
+	if got := observedNamespace(&fnv1.RunFunctionRequest{}); got != "" {
+		t.Errorf("observedNamespace of a request without an XR = %q, want \"\"", got)
 	}
 }
