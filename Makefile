@@ -96,6 +96,16 @@ unit:
 e2e-schema: $(CROSSPLANE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL)
 	@go test ./test/e2e/schema/ -count=1
 
+## crd-cost: measure what this package's CRDs cost a real etcd and kube-apiserver (in a
+## private network namespace): per CRD, as Crossplane creates it from its XRD, its sizes, the
+## time to create it, to Established and to its first request served, a no-op update; the API
+## server's RSS before and after, and the OpenAPI documents. KCP_OPERATOR_CRDS=<dir of
+## kcp-operator's CRDs, its config/crd/bases> measures those too, on a control plane of their
+## own. Prints the table docs/performance.md shows and writes it to _output/e2e/crd-cost.md.
+.PHONY: crd-cost
+crd-cost: $(CROSSPLANE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL)
+	@E2E_CRD_COST=1 go test ./test/e2e/schema/ -run '^TestCRDCost$$' -count=1 -v -timeout=30m
+
 E2E_BINARIES := $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_ETCDUTL) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL) \
 	$(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBE_SCHEDULER) $(E2E_KWOK) $(E2E_CERT_MANAGER_CONTROLLER)
 HOST_ARCH := $(shell go env GOARCH)
@@ -128,6 +138,18 @@ e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_PROVIDER_KUBERNETES_XPK
 	if [ $$status -ne 0 ]; then echo "== e2e failures (whole output in $(OUTPUT)/e2e/scenarios.out)"; \
 	  grep -E '^ *--- FAIL|^ *[a-z0-9_]+\.go:[0-9]+: |^panic: ' $(OUTPUT)/e2e/scenarios.out | grep -vE ' main_test\.go:[0-9]+: \[ *[0-9.]+s\] ' | cut -c1-600 | head -n 80; fi; \
 	exit $$status
+
+## fleet: the Fleet scenario alone, on a control plane of its own: N KcpInstallations
+## (examples/installation, each in its own namespace) created at once, then a rest window
+## (E2E_REST_WINDOW, default 2m). Prints time to Ready against cert-manager alone for the
+## same certificates, CPU and memory per process, and the cost at rest per installation per
+## minute (docs/performance.md, "A fleet of installations"). CORE=current runs it on
+## Crossplane v2.3, the default (next) on v2.4. Outside CI: N=10 takes about 15 minutes.
+N ?= 10
+CORE ?= next
+.PHONY: fleet
+fleet:
+	@E2E_FLEET=$(N) E2E_FLEET_CORE=$(CORE) $(MAKE) --no-print-directory e2e E2E_RUN='^TestFleet$$$$'
 
 ## package-test: check the built packages (make build): the Configuration holds exactly
 ## crossplane.yaml and apis/*, pins the function at VERSION and carries registry metadata;

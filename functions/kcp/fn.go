@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/cacheserver"
@@ -36,6 +37,10 @@ type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
 	log logging.Logger
+	// breaker is what the function knows of Crossplane's circuit breaker.
+	breaker breaker
+	// now is the clock the TTL reads (time.Now when nil).
+	now func() time.Time
 }
 
 // kinds is the table of every XR kind the function composes, by kind. RunFunction
@@ -95,7 +100,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		out.NotReady = true
 		log.Debug("Withheld new objects until the next reconcile", "resources", withheld)
 	}
-	if err := f.respond(rsp, xr, out); err != nil {
+	// The TTL is decided before respond writes into the desired state, which the response
+	// shares with the request inputsWatched hashes.
+	d := ttl(out, f.breaker.dropping(xr, f.clock()), func() bool { return inputsWatched(req) })
+	if err := f.respond(rsp, xr, out, d); err != nil {
 		fatal(rsp, err.Error())
 		return rsp, nil
 	}
@@ -103,9 +111,17 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	return rsp, nil
 }
 
+// clock is the time now.
+func (f *Function) clock() time.Time {
+	if f.now == nil {
+		return time.Now()
+	}
+	return f.now()
+}
+
 // observe reads the observed composed resources and the required resources of a request.
 func observe(req *fnv1.RunFunctionRequest) *observed.State {
-	st := observed.FromRequest(req.GetObserved().GetResources()).InNamespace(observedXR(req).GetNamespace())
+	st := observed.FromRequest(req.GetObserved().GetResources()).InNamespace(observedNamespace(req))
 	for key, list := range req.GetRequiredResources() {
 		st.Answer(key)
 		for _, r := range list.GetItems() {
@@ -116,7 +132,7 @@ func observe(req *fnv1.RunFunctionRequest) *observed.State {
 }
 
 // respond writes a composition into the response.
-func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out result.Result[any]) error {
+func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out result.Result[any], ttl time.Duration) error {
 	resources, err := out.Desired.Resources()
 	if err != nil {
 		return err
@@ -172,7 +188,7 @@ func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstr
 	for _, c := range out.Conditions {
 		setCondition(rsp, c)
 	}
-	rsp.Meta.Ttl = durationpb.New(ttl(out, xr))
+	rsp.Meta.Ttl = durationpb.New(ttl)
 	for _, w := range out.Warnings {
 		warning(rsp, w)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/crossplane/function-sdk-go"
@@ -23,10 +24,11 @@ type CLI struct {
 	TLSCertsDir string `env:"TLS_SERVER_CERTS_DIR" help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
 	Insecure    bool   `help:"Run without mTLS credentials. For local development with crossplane composition render only."`
 
-	MetricsAddress     string `default:":8080" help:"Address of the Prometheus metrics server; empty disables it."`
-	MaxRecvMessageSize int    `default:"4" help:"Maximum size of received messages in MB."`
-	MaxConcurrentCalls uint32 `default:"0" help:"RunFunction calls served at once; callers hold further calls until one finishes. 0 means two per CPU (GOMAXPROCS): the work is CPU-bound, so that keeps every CPU busy while memory stays bounded."`
-	SoftMemoryLimit    int64  `default:"20" help:"Go soft memory limit in MiB: the garbage collector works harder as the function nears it. GOMEMLIMIT, when set, takes precedence; 0 disables it."`
+	MetricsAddress         string        `default:":8080" help:"Address of the Prometheus metrics server; empty disables it."`
+	MaxRecvMessageSize     int           `default:"4" help:"Maximum size of received messages in MB."`
+	MaxConcurrentCalls     uint32        `default:"0" help:"RunFunction calls served at once; callers hold further calls until one finishes. 0 means two per CPU (GOMAXPROCS): the work is CPU-bound, so that keeps every CPU busy while memory stays bounded."`
+	CircuitBreakerCooldown time.Duration `default:"5m" help:"Crossplane's --circuit-breaker-cooldown. While an XR's circuit breaker may be dropping its watch events, the function answers with a short TTL; set this when Crossplane runs with another cooldown."`
+	SoftMemoryLimit        int64         `default:"20" help:"Go soft memory limit in MiB: the garbage collector works harder as the function nears it. GOMEMLIMIT, when set, takes precedence; 0 disables it."`
 }
 
 // Run the function server.
@@ -42,7 +44,7 @@ func (c *CLI) Run() error {
 	if calls == 0 {
 		calls = uint32(2 * runtime.GOMAXPROCS(0))
 	}
-	return serve(context.Background(), &Function{log: log}, serveOptions{
+	return serve(context.Background(), &Function{log: log, breaker: breaker{cooldown: c.CircuitBreakerCooldown}}, serveOptions{
 		network:            c.Network,
 		address:            c.Address,
 		tlsCertsDir:        c.TLSCertsDir,

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,8 +24,16 @@ import (
 // subject to the XR's circuit breaker. An XR that is still settling is therefore called
 // again soon, whether or not the watch event it waits for gets through.
 const (
-	// responseTTL is the TTL of a settled XR (the SDK's default).
+	// responseTTL is the TTL of a settled XR when Crossplane does not watch what it reads
+	// (the SDK's default): a RootShard's status a Kubeconfig reads, a Secret of another XR,
+	// the platform's policy. Crossplane v2.3 watches only what an XR composes, so a change
+	// of anything else is seen within this long.
 	responseTTL = time.Minute
+	// watchedTTL is the TTL of a settled XR when Crossplane watches everything it read for
+	// this request (v2.4 and later, see inputsWatched): every change then reconciles the XR
+	// at once, and the TTL only bounds how late a change Crossplane missed is seen. A
+	// converged installation is then quiet: no reconcile, no apply, for an hour.
+	watchedTTL = time.Hour
 	// settlingTTL is the TTL while the XR is not ready or a condition is False: a
 	// certificate issued, a Deployment available or another XR's output written reaches
 	// the XR within this long even when Crossplane drops its watch event.
@@ -33,19 +44,6 @@ const (
 	// XR settles, a few calls.
 	blindSettlingTTL = time.Second
 )
-
-// circuitOpen reports whether Crossplane says, in the XR's Responsive condition, that its
-// circuit breaker is open: for up to five minutes it then acts on a watch event only every
-// 30 seconds.
-func circuitOpen(xr *unstructured.Unstructured) bool {
-	conds, _, _ := unstructured.NestedSlice(xr.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Responsive" {
-			return m["status"] == "False"
-		}
-	}
-	return false
-}
 
 // newResponse starts the response to req: its tag, the TTL of a settled XR, and the
 // desired state and context of earlier pipeline steps, carried forward.
@@ -58,17 +56,45 @@ func newResponse(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 }
 
 // ttl is the response TTL for a composition: short while it settles or while Crossplane
-// drops the XR's watch events (its circuit breaker is open: a renewed certificate would
-// otherwise wait for the next minute), shorter still while both, else responseTTL.
-func ttl(out result.Result[any], xr *unstructured.Unstructured) time.Duration {
-	open := circuitOpen(xr)
+// may drop the XR's watch events (dropping: its circuit breaker is open, and a renewed
+// certificate would otherwise wait for the next minute), shorter still while both; settled,
+// watchedTTL when Crossplane watches everything the XR read (watched reports it), else
+// responseTTL.
+func ttl(out result.Result[any], dropping bool, watched func() bool) time.Duration {
+	open := dropping
 	switch {
 	case settling(out) && open:
 		return blindSettlingTTL
 	case settling(out) || open:
 		return settlingTTL
+	case watched():
+		return watchedTTL
 	}
 	return responseTTL
+}
+
+// inputsWatched reports whether Crossplane watches every resource the request carries, so
+// that a change of any of them reconciles the XR without the TTL. Crossplane v2.4 watches
+// the resources an XR required and sends them with the first call of its next reconcile,
+// tagging the request after adding them: a request whose tag is the hash of all of it
+// (Crossplane's Tag: SHA-256 of its deterministic protobuf, without meta) was answered in
+// one call, with nothing fetched unwatched. Crossplane v2.3 fetches what a function requires
+// after tagging the first call, so the call that carries the resources never matches; any
+// difference in encoding fails the match too. Both err on the side of responseTTL.
+func inputsWatched(req *fnv1.RunFunctionRequest) bool {
+	tag := req.GetMeta().GetTag()
+	if tag == "" {
+		return false
+	}
+	meta := req.Meta
+	req.Meta = nil
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	req.Meta = meta
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]) == tag
 }
 
 // settling reports whether the XR is still on its way: forced not ready, a condition False
@@ -93,6 +119,13 @@ func settling(out result.Result[any]) bool {
 // observedXR is the observed composite resource.
 func observedXR(req *fnv1.RunFunctionRequest) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: req.GetObserved().GetComposite().GetResource().AsMap()}
+}
+
+// observedNamespace is the observed XR's namespace, read without converting the XR (which
+// RunFunction does once, observedXR).
+func observedNamespace(req *fnv1.RunFunctionRequest) string {
+	meta := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"]
+	return meta.GetStructValue().GetFields()["namespace"].GetStringValue()
 }
 
 // fatal adds a fatal result: Crossplane then applies nothing and deletes nothing.

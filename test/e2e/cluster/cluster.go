@@ -52,6 +52,11 @@ type Options struct {
 
 	// ReadyTimeout bounds the wait for /readyz. Defaults to 2 minutes.
 	ReadyTimeout time.Duration
+
+	// APIServerArgs are appended to kube-apiserver's command line (a flag given twice takes
+	// the last value): --profiling=true lets a measurement force a garbage collection
+	// (/debug/pprof/heap?gc=1).
+	APIServerArgs []string
 }
 
 // FromEnv returns Options with the binaries named by E2E_ETCD, E2E_KUBE_APISERVER and
@@ -257,20 +262,21 @@ func New(o Options) (*Cluster, error) {
 	}
 	c.procs = append(c.procs, etcd)
 
-	api, err := proc.Start(filepath.Join(o.Dir, "kube-apiserver.log"), nil, o.KubeAPIServer,
-		"--etcd-servers="+etcdURL,
+	api, err := proc.Start(filepath.Join(o.Dir, "kube-apiserver.log"), nil, o.KubeAPIServer, append([]string{
+		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(apiPort),
-		"--cert-dir="+o.Dir,
+		"--secure-port=" + strconv.Itoa(apiPort),
+		"--cert-dir=" + o.Dir,
 		"--endpoint-reconciler-type=none",
 		"--service-cluster-ip-range=10.0.0.0/24",
-		"--tls-cert-file="+p.ServerCert, "--tls-private-key-file="+p.ServerKey,
-		"--client-ca-file="+p.CACert,
+		"--tls-cert-file=" + p.ServerCert, "--tls-private-key-file=" + p.ServerKey,
+		"--client-ca-file=" + p.CACert,
 		"--service-account-issuer=https://kubernetes.default.svc",
-		"--service-account-key-file="+p.SAPub,
-		"--service-account-signing-key-file="+p.SAKey,
+		"--service-account-key-file=" + p.SAPub,
+		"--service-account-signing-key-file=" + p.SAKey,
 		"--authorization-mode=RBAC",
 		"--profiling=false",
+	}, o.APIServerArgs...)...,
 	)
 	if err != nil {
 		return c, err

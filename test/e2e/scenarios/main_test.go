@@ -152,6 +152,48 @@ func TestCrossplaneNext(t *testing.T) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
 	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
+	// Fleet's rest window covers Basic's installation too: on v2.4 neither is called again.
+	t.Run("Fleet", func(t *testing.T) {
+		n, err := fleetSize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		testFleet(t, e, n, true, nil, basicNamespace)
+	})
+}
+
+// TestFleet is the Fleet scenario alone, at any size, on a control plane of its own (make
+// fleet N=<installations>): skipped unless E2E_FLEET is set. It runs on Crossplane v2.4
+// (CROSSPLANE_CORE_NEXT), or with E2E_FLEET_CORE=current on the core the other scenarios use
+// (v2.3), which does not watch what an XR reads: there a settled XR that reads another's
+// output is called once a minute.
+func TestFleet(t *testing.T) {
+	n, err := fleetSize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv(envFleet) == "" {
+		t.Skipf("%s is not set: make fleet N=<installations> runs this", envFleet)
+	}
+	var opts []func(*stack.Binaries, *stack.Options)
+	next := os.Getenv("E2E_FLEET_CORE") != "current"
+	if next {
+		opts = append(opts, withCore(os.Getenv(stack.EnvCrossplaneCoreNext), os.Getenv(stack.EnvCrossplaneNextCRDs)))
+	}
+	e := setUp(t, opts...)
+	// What the control plane does with the packages installed and nothing else, over a
+	// window as long as the rest window's, is what the installations' figures are above.
+	// Crossplane v2.3 keeps writing the XRDs' CRDs for minutes after they are installed: the
+	// idle window starts once it has stopped.
+	if err := waitCrossplaneWritesStop(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+	idle, err := measureRest(t.Context(), e, 1, restWindowFromEnv(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("fleet: idle control plane, %s", idle)
+	testFleet(t, e, n, next, &idle)
 }
 
 // withCore runs the stack with another Crossplane core binary and its CRDs.

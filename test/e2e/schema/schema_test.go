@@ -88,41 +88,12 @@ func testXRDs(t *testing.T, c *cluster.Cluster, crossplane, root string, plurals
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
-			dir := filepath.Join(out, name)
-			if b, err := exec.CommandContext(ctx, crossplane, "xrd", "convert", def, "--output-dir", dir).CombinedOutput(); err != nil {
-				t.Fatalf("crossplane xrd convert %s: %v\n%s", def, err, b)
+			crds, err := convertXRD(ctx, crossplane, def, filepath.Join(out, name))
+			if err != nil {
+				t.Fatal(err)
 			}
-			// A v1 XRD that offers a claim converts to the XR's CRD and the claim's.
-			want := 1
-			if src, err := os.ReadFile(def); err == nil && bytes.Contains(src, []byte("\n  claimNames:")) {
-				want = 2
-			}
-			files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-			if len(files) != want {
-				t.Fatalf("crossplane xrd convert %s wrote %d CRDs, want %d: %v", def, len(files), want, files)
-			}
-			for _, file := range files {
-				b, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got crd
-				if err := yaml.Unmarshal(b, &got); err != nil {
-					t.Fatalf("%s: %v", file, err)
-				}
-				if got.Spec.Group != group {
-					t.Fatalf("%s: group %q, want %q", file, got.Spec.Group, group)
-				}
-				// The converted CRD is owned by its XRD, whose uid is empty outside a cluster
-				// running Crossplane; the server rejects an empty uid, so drop the owner.
-				applied, err := withoutOwnerReferences(b)
-				if err != nil {
-					t.Fatalf("%s: %v", file, err)
-				}
-				if err := os.WriteFile(strings.TrimSuffix(file, ".yaml")+".applied.json", applied, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := c.Kubectl(ctx, applied, "apply", "--server-side", "--field-manager=e2e-schema", "-f", "-"); err != nil {
+			for _, got := range crds {
+				if _, err := c.Kubectl(ctx, got.JSON, "apply", "--server-side", "--field-manager=e2e-schema", "-f", "-"); err != nil {
 					t.Fatalf("the API server rejected the CRD converted from %s:\n%v", def, err)
 				}
 				if err := waitEstablished(ctx, c, got.Metadata.Name, time.Minute); err != nil {
@@ -132,6 +103,57 @@ func testXRDs(t *testing.T, c *cluster.Cluster, crossplane, root string, plurals
 			}
 		})
 	}
+}
+
+// convertedCRD is a CRD `crossplane xrd convert` wrote, as the API server is sent it.
+type convertedCRD struct {
+	crd
+	// File is the CRD's YAML as converted.
+	File string
+	// JSON is the CRD without its owner reference, as applied.
+	JSON []byte
+}
+
+// convertXRD converts an XRD to its CRDs with `crossplane xrd convert` into dir: the XR's
+// and, when the XRD offers a claim, the claim's. Each CRD is also written to dir as
+// <name>.applied.json, the JSON sent to the API server.
+func convertXRD(ctx context.Context, crossplane, def, dir string) ([]convertedCRD, error) {
+	if b, err := exec.CommandContext(ctx, crossplane, "xrd", "convert", def, "--output-dir", dir).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("crossplane xrd convert %s: %w\n%s", def, err, b)
+	}
+	// A v1 XRD that offers a claim converts to the XR's CRD and the claim's.
+	want := 1
+	if src, err := os.ReadFile(def); err == nil && bytes.Contains(src, []byte("\n  claimNames:")) {
+		want = 2
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if len(files) != want {
+		return nil, fmt.Errorf("crossplane xrd convert %s wrote %d CRDs, want %d: %v", def, len(files), want, files)
+	}
+	out := make([]convertedCRD, 0, len(files))
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		got := convertedCRD{File: file}
+		if err := yaml.Unmarshal(b, &got.crd); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if got.Spec.Group != group {
+			return nil, fmt.Errorf("%s: group %q, want %q", file, got.Spec.Group, group)
+		}
+		// The converted CRD is owned by its XRD, whose uid is empty outside a cluster
+		// running Crossplane; the server rejects an empty uid, so drop the owner.
+		if got.JSON, err = withoutOwnerReferences(b); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if err := os.WriteFile(strings.TrimSuffix(file, ".yaml")+".applied.json", got.JSON, 0o644); err != nil {
+			return nil, err
+		}
+		out = append(out, got)
+	}
+	return out, nil
 }
 
 // waitEstablished polls a CRD until its Established condition is True. (kubectl wait fails

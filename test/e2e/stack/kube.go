@@ -47,6 +47,8 @@ type Condition struct {
 	Status  string `json:"status"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
+	// LastTransitionTime is when Status last changed (RFC 3339).
+	LastTransitionTime string `json:"lastTransitionTime"`
 }
 
 // Condition returns the condition of type t, or one with status "Unknown".

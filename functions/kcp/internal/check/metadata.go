@@ -43,38 +43,54 @@ func walk(p *field.Path, v any) field.ErrorList {
 	switch t := v.(type) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(t)) {
-			child := p.Child(k)
 			switch k {
 			case "certificateTemplates":
 				m, _ := t[k].(map[string]any)
+				child := p.Child(k)
 				for _, key := range slices.Sorted(maps.Keys(m)) {
 					errs = append(errs, certificateTemplate(child.Key(key), m[key])...)
 				}
 			case "certificateTemplate":
-				errs = append(errs, certificateTemplate(child, t[k])...)
+				errs = append(errs, certificateTemplate(p.Child(k), t[k])...)
 			case "metadata":
+				child := p.Child(k)
 				errs = append(errs, labelsAndAnnotations(child, t[k])...)
 				errs = append(errs, walk(child, t[k])...)
 			case "monitoring":
-				errs = append(errs, monitoring(child, t[k])...)
+				errs = append(errs, monitoring(p.Child(k), t[k])...)
 			case "nodeSelector":
-				errs = append(errs, metavalidation.ValidateLabels(stringMap(t[k]), child)...)
+				errs = append(errs, metavalidation.ValidateLabels(stringMap(t[k]), p.Child(k))...)
 			case "priorityClassName":
-				errs = append(errs, priorityClassName(child, t[k])...)
+				errs = append(errs, priorityClassName(p.Child(k), t[k])...)
 			case "tolerations":
-				errs = append(errs, tolerations(child, t[k])...)
+				errs = append(errs, tolerations(p.Child(k), t[k])...)
 			case "topologySpreadConstraints":
-				errs = append(errs, topologySpreadConstraints(child, t[k])...)
+				errs = append(errs, topologySpreadConstraints(p.Child(k), t[k])...)
 			default:
-				errs = append(errs, walk(child, t[k])...)
+				// No path for a scalar, which holds nothing more to check: most fields of a
+				// spec are scalars, and an installation walks each child's spec too.
+				if isContainer(t[k]) {
+					errs = append(errs, walk(p.Child(k), t[k])...)
+				}
 			}
 		}
 	case []any:
 		for i, e := range t {
-			errs = append(errs, walk(p.Index(i), e)...)
+			if isContainer(e) {
+				errs = append(errs, walk(p.Index(i), e)...)
+			}
 		}
 	}
 	return errs
+}
+
+// isContainer reports whether v, decoded JSON, is an object or a list.
+func isContainer(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 // certificateTemplate checks one certificate template at p.

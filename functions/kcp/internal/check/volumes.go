@@ -9,9 +9,15 @@ import (
 
 // ExtraVolumes rejects extra volumes whose names clash with the generated ones, and extra
 // mounts of volumes that do not exist: the API server would reject the Deployment.
-// p is the field holding extraVolumes and extraVolumeMounts.
-func ExtraVolumes(p *field.Path, generated []string, vols []corev1.Volume, mounts []corev1.VolumeMount) field.ErrorList {
+// p is the field holding extraVolumes and extraVolumeMounts. allGenerated lists the
+// generated volumes; it is called only when there is an extra volume or mount to check,
+// since listing them builds the workload's mounts (for each child of an installation).
+func ExtraVolumes(p *field.Path, allGenerated func() []string, vols []corev1.Volume, mounts []corev1.VolumeMount) field.ErrorList {
+	if len(vols) == 0 && len(mounts) == 0 {
+		return nil
+	}
 	var errs field.ErrorList
+	generated := allGenerated()
 	known := map[string]bool{}
 	for _, n := range generated {
 		known[n] = true

@@ -1,7 +1,5 @@
 package names
 
-import "fmt"
-
 // FrontProxy names the objects of one FrontProxy. Its certificates and dynamic kubeconfig
 // carry the name of its RootShard too, as in kcp-operator.
 type FrontProxy string
@@ -22,11 +20,11 @@ func (f FrontProxy) MergedCABundle() string { return string(f) + "-merged-ca-bun
 // Cert is a certificate of the front-proxy and its Secret: <rs>-<fp>-server, -kubeconfig or
 // -requestheader.
 func (f FrontProxy) Cert(root RootShard, kind string) string {
-	return fmt.Sprintf("%s-%s-%s", root, f, kind)
+	return string(root) + "-" + string(f) + "-" + kind
 }
 
 // DynamicKubeconfig is the Secret with the kubeconfig the front-proxy reaches the root shard
 // and discovers shards with.
 func (f FrontProxy) DynamicKubeconfig(root RootShard) string {
-	return fmt.Sprintf("%s-%s-dynamic-kubeconfig", root, f)
+	return string(root) + "-" + string(f) + "-dynamic-kubeconfig"
 }

@@ -4,8 +4,6 @@
 // kcp-operator find the same Deployments, Services, Secrets and Certificates.
 package names
 
-import "fmt"
-
 // Components, the value of the app.kubernetes.io/component label.
 const (
 	ComponentRootShard      = "rootshard"
@@ -75,7 +73,7 @@ func ServiceFQDN(service, namespace, clusterDomain string) string {
 	if clusterDomain == "" {
 		clusterDomain = DefaultClusterDomain
 	}
-	return fmt.Sprintf("%s.%s.svc.%s", service, namespace, clusterDomain)
+	return service + "." + namespace + ".svc." + clusterDomain
 }
 
 // CA kinds of a RootShard's intermediate certificate authorities, in kcp-operator's order.
@@ -96,10 +94,10 @@ type RootShard string
 func (r RootShard) RootCA() string { return string(r) + "-ca" }
 
 // CA is an intermediate CA Certificate, Issuer and Secret, e.g. <rs>-server-ca.
-func (r RootShard) CA(kind string) string { return fmt.Sprintf("%s-%s-ca", r, kind) }
+func (r RootShard) CA(kind string) string { return string(r) + "-" + kind + "-ca" }
 
 // Cert is a leaf certificate and its Secret, e.g. <rs>-server.
-func (r RootShard) Cert(kind string) string { return fmt.Sprintf("%s-%s", r, kind) }
+func (r RootShard) Cert(kind string) string { return string(r) + "-" + kind }
 
 // Deployment and Service of the root shard.
 func (r RootShard) Deployment() string { return string(r) + "-kcp" }
@@ -124,7 +122,7 @@ func (r RootShard) MergedClientCA() string { return string(r) + "-merged-client-
 func (r RootShard) Proxy() string { return string(r) + "-proxy" }
 
 // ProxyCert is a certificate of the internal proxy: server, kubeconfig or requestheader.
-func (r RootShard) ProxyCert(kind string) string { return fmt.Sprintf("%s-proxy-%s", r, kind) }
+func (r RootShard) ProxyCert(kind string) string { return string(r) + "-proxy-" + kind }
 
 // ProxyConfig is the internal proxy's path-mapping ConfigMap.
 func (r RootShard) ProxyConfig() string { return string(r) + "-proxy-config" }
@@ -149,7 +147,7 @@ func (s Shard) Deployment() string { return string(s) + "-shard-kcp" }
 func (s Shard) ClientKubeconfig() string { return string(s) + "-client-kubeconfig" }
 
 // Cert is a leaf certificate and its Secret, e.g. <sh>-server.
-func (s Shard) Cert(kind string) string { return fmt.Sprintf("%s-%s", s, kind) }
+func (s Shard) Cert(kind string) string { return string(s) + "-" + kind }
 
 // LogicalClusterAdminKubeconfig is the Secret for --logical-cluster-admin-kubeconfig.
 func (s Shard) LogicalClusterAdminKubeconfig() string {
@@ -192,7 +190,7 @@ type VirtualWorkspace string
 func (v VirtualWorkspace) Deployment() string { return string(v) + "-virtual-workspace" }
 
 // Cert is a leaf certificate and its Secret: <vw>-server or <vw>-client.
-func (v VirtualWorkspace) Cert(kind string) string { return fmt.Sprintf("%s-%s", v, kind) }
+func (v VirtualWorkspace) Cert(kind string) string { return string(v) + "-" + kind }
 
 // MergedClientCA is the RootShard's client CA plus the RootShard's and the virtual
 // workspace's clientCABundleRef.

@@ -39,9 +39,9 @@ type Builder struct {
 
 	certificates []certificate
 	// set is the CertificateSet the next Certificates and Issuers go to ("" for none), and
-	// sets the spec of each set so far (certificateset.go).
+	// sets each set so far (certificateset.go).
 	set     certificateSet
-	sets    map[string]*v1alpha1.CertificateSetSpec
+	sets    map[string]*resource.Unstructured
 	waiting []string
 	// issuing names an XR whose certificates this one reads and that is still issuing them.
 	issuing    string

@@ -1,12 +1,10 @@
 package builder
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 )
@@ -33,34 +31,56 @@ func (b *Builder) InCertificateSet(name string, labels map[string]string) {
 }
 
 // addToSet adds an object to the current set and composes the set with every member so
-// far: the last call composes it whole, and no call is needed after the last member.
+// far: the last call composes it whole, and no call is needed after the last member. Each
+// member is converted once and appended to the set's spec as JSON would decode it: the set
+// grows in place instead of being built again with every member. Its labels are those of
+// the first InCertificateSet that named it.
 func (b *Builder) addToSet(key resource.Name, obj runtime.Object) {
 	setKey := resource.Name("certificateset-" + b.set.name)
 	member, err := desired.ToComposed(obj)
-	if err == nil {
-		var raw []byte
-		raw, err = json.Marshal(member.Object)
-		if err == nil {
-			if b.sets == nil {
-				b.sets = map[string]*v1alpha1.CertificateSetSpec{}
-			}
-			spec := b.sets[b.set.name]
-			if spec == nil {
-				spec = &v1alpha1.CertificateSetSpec{}
-				b.sets[b.set.name] = spec
-			}
-			m := v1alpha1.CertificateSetMember{Key: string(key), Resource: runtime.RawExtension{Raw: raw}}
-			if member.GetKind() == "Issuer" {
-				spec.Issuers = append(spec.Issuers, m)
-			} else {
-				spec.Certificates = append(spec.Certificates, m)
-			}
-			_, err = b.XR(setKey, "CertificateSet", b.Prefix+b.set.name, b.set.labels, spec)
-		}
-	}
 	if err != nil {
 		// Cannot happen with the typed objects the composers build; if it did, the set as it
 		// is stays, and nothing it composed is deleted.
 		b.KeepOrWait(setKey, true, fmt.Sprintf("CertificateSet %s%s (%v)", b.Prefix, b.set.name, err))
+		return
 	}
+	set := b.sets[b.set.name]
+	if set == nil {
+		if b.sets == nil {
+			b.sets = map[string]*resource.Unstructured{}
+		}
+		set = b.newXR("CertificateSet", b.Prefix+b.set.name, b.set.labels, map[string]any{})
+		b.sets[b.set.name] = set
+	}
+	spec := set.Object["spec"].(map[string]any)
+	list := "certificates" // the JSON names of v1alpha1.CertificateSetSpec's lists
+	if member.GetKind() == "Issuer" {
+		list = "issuers"
+	}
+	members, _ := spec[list].([]any)
+	spec[list] = append(members, map[string]any{"key": string(key), "resource": jsonNumbers(member.Object)})
+	b.Set.Add(setKey, set, Readiness(b.St.ConditionTrue(setKey, "Ready")))
+}
+
+// jsonNumbers turns the converter's integers into float64, as encoding/json decodes every
+// number, in place: the set's spec is then what a JSON round trip of it would give.
+func jsonNumbers(v map[string]any) map[string]any {
+	for k, e := range v {
+		v[k] = jsonNumber(e)
+	}
+	return v
+}
+
+func jsonNumber(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return jsonNumbers(x)
+	case []any:
+		for i, e := range x {
+			x[i] = jsonNumber(e)
+		}
+	case int64:
+		return float64(x)
+	}
+	return v
 }

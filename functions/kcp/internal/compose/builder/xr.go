@@ -22,6 +22,18 @@ func (b *Builder) XR(key resource.Name, kind, name string, labels map[string]str
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return false, err
 	}
+	return b.xr(key, kind, name, labels, s), nil
+}
+
+// xr composes an XR whose spec is already unstructured content, as JSON decodes it.
+func (b *Builder) xr(key resource.Name, kind, name string, labels map[string]string, s map[string]any) bool {
+	ready := b.St.ConditionTrue(key, "Ready")
+	b.Set.Add(key, b.newXR(kind, name, labels, s), Readiness(ready))
+	return ready
+}
+
+// newXR is the XR object around spec s, to which it adds the Composition.
+func (b *Builder) newXR(kind, name string, labels map[string]string, s map[string]any) *resource.Unstructured {
 	// The XR names its Composition from the start, the one Crossplane would select: left
 	// out, Crossplane writes it into the new XR in an update of its own, one more write and
 	// watch event of the XR and of this one, which composes it (docs/performance.md).
@@ -38,9 +50,7 @@ func (b *Builder) XR(key resource.Name, kind, name string, labels map[string]str
 	u.SetNamespace(b.Namespace)
 	u.SetLabels(labels)
 	u.Object["spec"] = s
-	ready := b.St.ConditionTrue(key, "Ready")
-	b.Set.Add(key, u, Readiness(ready))
-	return ready, nil
+	return u
 }
 
 // CompositionName is the name of the Composition of one of this function's XR kinds,

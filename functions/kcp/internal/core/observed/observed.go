@@ -416,6 +416,16 @@ func (s *State) String(name resource.Name, path ...string) string {
 	return s.value(name, path...).GetStringValue()
 }
 
+// Map returns the object at path of a composed resource, converted alone: reading one part
+// of an object need not convert it whole (Get). ok is false when there is no object there.
+func (s *State) Map(name resource.Name, path ...string) (m map[string]any, ok bool) {
+	st := s.value(name, path...).GetStructValue()
+	if st == nil {
+		return nil, false
+	}
+	return st.AsMap(), true
+}
+
 // SecretData returns the data of a composed Secret.
 func (s *State) SecretData(name resource.Name) (map[string][]byte, bool) {
 	if !s.Exists(name) {

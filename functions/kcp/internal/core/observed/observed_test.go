@@ -609,3 +609,30 @@ func TestPlacedAndUnreachable(t *testing.T) {
 		})
 	}
 }
+
+func TestMap(t *testing.T) {
+	s := state(map[resource.Name]map[string]any{"rootshard": {"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard",
+		"spec": map[string]any{"image": map[string]any{"tag": "v0.30.0", "imagePullSecrets": []any{map[string]any{"name": "pull"}}}, "empty": map[string]any{}, "null": nil, "replicas": 2.0}}})
+	cases := map[string]struct {
+		reason string
+		name   resource.Name
+		path   []string
+		want   map[string]any
+		ok     bool
+	}{
+		"Object":      {reason: "An object is converted as Get would have it.", name: "rootshard", path: []string{"spec", "image"}, ok: true, want: map[string]any{"tag": "v0.30.0", "imagePullSecrets": []any{map[string]any{"name": "pull"}}}},
+		"EmptyObject": {reason: "An empty object is there.", name: "rootshard", path: []string{"spec", "empty"}, ok: true, want: map[string]any{}},
+		"Null":        {reason: "null is no object.", name: "rootshard", path: []string{"spec", "null"}},
+		"NotObject":   {reason: "A number is no object.", name: "rootshard", path: []string{"spec", "replicas"}},
+		"Absent":      {reason: "A missing field is no object.", name: "rootshard", path: []string{"spec", "other", "image"}},
+		"NotObserved": {reason: "A resource not observed has nothing.", name: "shard", path: []string{"spec"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := s.Map(tc.name, tc.path...)
+			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.ok {
+				t.Errorf("%s\nMap(%q, %v): ok %v, want %v; -want, +got:\n%s", tc.reason, tc.name, tc.path, ok, tc.ok, diff)
+			}
+		})
+	}
+}

@@ -67,7 +67,7 @@ func validateCertificates(p *field.Path, c v1alpha1.Certificates) field.ErrorLis
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, cs *v1alpha1.CacheServer) field.ErrorList {
 	c := &composer{cs: cs, name: names.CacheServer(cs.GetName()), image: workload.ResolveImage(cs.Spec.Image)}
-	return check.ExtraVolumes(spec, c.generatedVolumeNames(), cs.Spec.ExtraVolumes, cs.Spec.ExtraVolumeMounts)
+	return check.ExtraVolumes(spec, c.generatedVolumeNames, cs.Spec.ExtraVolumes, cs.Spec.ExtraVolumeMounts)
 }
 
 // Warnings are accepted but probably not what the user meant.

@@ -138,7 +138,7 @@ func validateVolumes(spec *field.Path, fp *v1alpha1.FrontProxy, root names.RootS
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), fp.Name,
 			fmt.Sprintf("with RootShard %s (%s) the front-proxy would mount volumes named %s, which are not valid volume names (at most 63 lowercase letters, digits and '-'): shorten the FrontProxy's name", root, rootField, strings.Join(bad, ", "))))
 	}
-	return append(errs, check.ExtraVolumes(spec, generated, fp.Spec.ExtraVolumes, fp.Spec.ExtraVolumeMounts)...)
+	return append(errs, check.ExtraVolumes(spec, func() []string { return generated }, fp.Spec.ExtraVolumes, fp.Spec.ExtraVolumeMounts)...)
 }
 
 // Warnings are accepted but probably not what the user meant.

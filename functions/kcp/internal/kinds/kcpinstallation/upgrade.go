@@ -130,11 +130,11 @@ func upgradeMembers(children []child, st *observed.State) []member {
 			continue
 		}
 		m := member{child: c, step: step}
-		if u, ok := st.Get(c.key); ok {
+		if st.Exists(c.key) {
 			m.exists = true
 			m.running = st.String(c.key, "status", "image")
-			spec, _ := u.Object["spec"].(map[string]any)
-			if raw, ok := spec["image"].(map[string]any); ok {
+			// Only spec.image: an installation with 100 shards would convert 100 XRs whole.
+			if raw, ok := st.Map(c.key, "spec", "image"); ok {
 				m.spec = &v1alpha1.ImageSpec{}
 				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, m.spec); err != nil {
 					m.spec = nil

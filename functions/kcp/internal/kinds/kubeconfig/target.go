@@ -169,17 +169,20 @@ func (t target) layout(kc *v1alpha1.Kubeconfig) (kubeconfigfile.Embedded, error)
 // cert-manager write to a description of it.
 func (t target) reservedSecrets() map[string]string {
 	out := map[string]string{}
+	what := "a Secret of RootShard " + t.rs.Name
 	for _, s := range t.root.Secrets() {
-		out[s] = "a Secret of RootShard " + t.rs.Name
+		out[s] = what
 	}
 	if t.sh != nil {
+		what := "a Secret of Shard " + t.sh.Name
 		for _, s := range names.Shard(t.sh.Name).Secrets() {
-			out[s] = "a Secret of Shard " + t.sh.Name
+			out[s] = what
 		}
 	}
 	if t.fp != nil {
+		what := "a Secret of FrontProxy " + t.fp.Name
 		for _, s := range frontProxySecrets(t.rs.Name, t.fp.Name) {
-			out[s] = "a Secret of FrontProxy " + t.fp.Name
+			out[s] = what
 		}
 	}
 	return out

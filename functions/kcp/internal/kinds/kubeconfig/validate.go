@@ -164,18 +164,21 @@ func validateSecretName(p *field.Path, kc *v1alpha1.Kubeconfig) field.ErrorList 
 	t := kc.Spec.Target
 	switch {
 	case t.RootShardRef != nil:
+		what := "a Secret of RootShard " + t.RootShardRef.Name
 		for _, s := range names.RootShard(t.RootShardRef.Name).Secrets() {
-			reserved[s] = "a Secret of RootShard " + t.RootShardRef.Name
+			reserved[s] = what
 		}
 	case t.ShardRef != nil:
+		what := "a Secret of Shard " + t.ShardRef.Name
 		for _, s := range names.Shard(t.ShardRef.Name).Secrets() {
-			reserved[s] = "a Secret of Shard " + t.ShardRef.Name
+			reserved[s] = what
 		}
 	case t.FrontProxyRef != nil:
 		// Its other Secrets carry its RootShard's name, known once the FrontProxy is read.
 		fp := names.FrontProxy(t.FrontProxyRef.Name)
+		what := "a Secret of FrontProxy " + t.FrontProxyRef.Name
 		for _, s := range []string{fp.MergedCABundle(), fp.MergedClientCA(), names.Reference(string(fp))} {
-			reserved[s] = "a Secret of FrontProxy " + t.FrontProxyRef.Name
+			reserved[s] = what
 		}
 	}
 	return validateReserved(kc, reserved)

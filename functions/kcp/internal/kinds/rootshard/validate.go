@@ -51,12 +51,15 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorList {
 	c := &composer{Builder: builder.New(rs.GetName(), rs.GetNamespace(), observed.New(nil)), rs: rs, name: names.RootShard(rs.GetName())}
-	errs := check.ExtraVolumes(spec, c.server().AllVolumeNames(), rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
+	errs := check.ExtraVolumes(spec, func() []string { return c.server().AllVolumeNames() }, rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
 	if p := rs.Spec.Proxy; p != nil {
-		var proxyVols []string
-		generated, _, _ := c.rootProxy().Mounts()
-		for _, v := range generated.Volumes() {
-			proxyVols = append(proxyVols, v.Name)
+		proxyVols := func() []string {
+			var out []string
+			generated, _, _ := c.rootProxy().Mounts()
+			for _, v := range generated.Volumes() {
+				out = append(out, v.Name)
+			}
+			return out
 		}
 		errs = append(errs, check.ExtraVolumes(spec.Child("proxy"), proxyVols, p.ExtraVolumes, p.ExtraVolumeMounts)...)
 	}

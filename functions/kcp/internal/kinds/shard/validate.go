@@ -52,5 +52,5 @@ func validateExtraVolumes(spec *field.Path, sh *v1alpha1.Shard) field.ErrorList 
 	if r := sh.Spec.RootShard.Ref; r != nil {
 		srv.Root = names.RootShard(r.Name)
 	}
-	return check.ExtraVolumes(spec, srv.AllVolumeNames(), sh.Spec.ExtraVolumes, sh.Spec.ExtraVolumeMounts)
+	return check.ExtraVolumes(spec, srv.AllVolumeNames, sh.Spec.ExtraVolumes, sh.Spec.ExtraVolumeMounts)
 }

@@ -103,10 +103,25 @@ func (c Config) WithoutTypeMeta() Config {
 
 // Marshal renders the kubeconfig as YAML, byte for byte what client-go writes.
 func (c Config) Marshal() []byte {
+	if b, ok := c.appendPlain(make([]byte, 0, c.sizeHint())); ok {
+		return b
+	}
 	b, err := yaml.Marshal(c)
 	if err != nil {
 		// Only plain strings, byte slices and structs are marshalled: this cannot fail.
 		panic(err)
 	}
 	return b
+}
+
+// sizeHint is about the size of the YAML: its base64 data and a line per other field.
+func (c Config) sizeHint() int {
+	n := 256
+	for _, x := range c.Clusters {
+		n += 128 + base64.StdEncoding.EncodedLen(len(x.Cluster.CertificateAuthorityData))
+	}
+	for _, x := range c.Users {
+		n += 128 + base64.StdEncoding.EncodedLen(len(x.User.ClientCertificateData)+len(x.User.ClientKeyData))
+	}
+	return n + 64*len(c.Contexts)
 }
