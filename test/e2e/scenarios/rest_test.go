@@ -39,15 +39,11 @@ type restFigures struct {
 // waitBreakersClosed).
 func measureRest(ctx context.Context, e *env, installations int, window time.Duration, namespaces ...string) (restFigures, error) {
 	f := restFigures{installations: installations, window: window}
-	for _, ns := range namespaces {
-		var list struct {
-			Items []xr `json:"items"`
-		}
-		if err := e.GetJSON(ctx, &list, strings.Join(prefixAll(xrResources, ".kcp.crossplane.io"), ","), "-n", ns); err != nil {
-			return f, err
-		}
-		f.xrs += len(list.Items)
+	xrs, err := xrsIn(ctx, e, namespaces...)
+	if err != nil {
+		return f, err
 	}
+	f.xrs = len(xrs)
 	watch, err := watchChanges(ctx, e, namespaces...)
 	if err != nil {
 		return f, err
@@ -193,26 +189,22 @@ const breakerWindow = 5*time.Minute + 30*time.Second + 5*time.Second
 // until breakerWindow after the latest Responsive=False transition. Before that the function
 // keeps such an XR on a short TTL on purpose.
 func waitBreakersClosed(ctx context.Context, e *env, namespaces ...string) (time.Duration, error) {
+	xrs, err := xrsIn(ctx, e, namespaces...)
+	if err != nil {
+		return 0, err
+	}
 	var until time.Time
-	for _, ns := range namespaces {
-		var list struct {
-			Items []xr `json:"items"`
+	for _, x := range xrs {
+		c := x.conditions()["Responsive"]
+		if c.Status != "False" {
+			continue
 		}
-		if err := e.GetJSON(ctx, &list, strings.Join(prefixAll(xrResources, ".kcp.crossplane.io"), ","), "-n", ns); err != nil {
-			return 0, err
+		at, err := time.Parse(time.RFC3339, c.LastTransitionTime)
+		if err != nil {
+			return 0, fmt.Errorf("%s %s/%s: Responsive lastTransitionTime %q: %w", x.Kind, x.Metadata.Namespace, x.Metadata.Name, c.LastTransitionTime, err)
 		}
-		for _, x := range list.Items {
-			c := x.conditions()["Responsive"]
-			if c.Status != "False" {
-				continue
-			}
-			at, err := time.Parse(time.RFC3339, c.LastTransitionTime)
-			if err != nil {
-				return 0, fmt.Errorf("%s %s/%s: Responsive lastTransitionTime %q: %w", x.Kind, ns, x.Metadata.Name, c.LastTransitionTime, err)
-			}
-			if end := at.Add(breakerWindow); end.After(until) {
-				until = end
-			}
+		if end := at.Add(breakerWindow); end.After(until) {
+			until = end
 		}
 	}
 	d := time.Until(until)
@@ -227,12 +219,23 @@ func waitBreakersClosed(ctx context.Context, e *env, namespaces ...string) (time
 	return d, nil
 }
 
-func prefixAll(in []string, suffix string) []string {
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = s + suffix
+// xrsIn lists every XR of every kind in the namespaces.
+func xrsIn(ctx context.Context, e *env, namespaces ...string) ([]xr, error) {
+	resources := make([]string, len(xrResources))
+	for i, r := range xrResources {
+		resources[i] = r + ".kcp.crossplane.io"
 	}
-	return out
+	var out []xr
+	for _, ns := range namespaces {
+		var list struct {
+			Items []xr `json:"items"`
+		}
+		if err := e.GetJSON(ctx, &list, strings.Join(resources, ","), "-n", ns); err != nil {
+			return nil, err
+		}
+		out = append(out, list.Items...)
+	}
+	return out, nil
 }
 
 // waitCrossplaneWritesStop waits, for at most five minutes, until Crossplane sends no write

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -47,12 +48,7 @@ type changeWatch struct {
 }
 
 func watchChanges(ctx context.Context, e *env, namespaces ...string) (*changeWatch, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", e.Kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil } // Everything is local.
-	client, err := dynamic.NewForConfig(cfg)
+	client, err := dynamicClient(e)
 	if err != nil {
 		return nil, err
 	}
@@ -72,24 +68,11 @@ func watchChanges(ctx context.Context, e *env, namespaces ...string) (*changeWat
 				cancel()
 				return nil, fmt.Errorf("watch %s in %s: %w", gvr.Resource, ns, err)
 			}
-			w.wg.Add(1)
-			go func() {
-				defer w.wg.Done()
-				defer wi.Stop()
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case ev, ok := <-wi.ResultChan():
-						if !ok {
-							return
-						}
-						if u, ok := ev.Object.(*unstructured.Unstructured); ok {
-							w.record(gvr, ns, string(ev.Type), u)
-						}
-					}
+			consumeEvents(ctx, &w.wg, wi, func(ev watch.Event) {
+				if u, ok := ev.Object.(*unstructured.Unstructured); ok {
+					w.record(gvr, ns, string(ev.Type), u)
 				}
-			}()
+			})
 		}
 	}
 	return w, nil
@@ -124,4 +107,35 @@ func (w *changeWatch) stop() ([]string, int) {
 	defer w.mu.Unlock()
 	sort.Strings(w.changes)
 	return w.changes, w.ours
+}
+
+// dynamicClient is a client of the stack's API server for any resource.
+func dynamicClient(e *env) (*dynamic.DynamicClient, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", e.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil } // Everything is local.
+	return dynamic.NewForConfig(cfg)
+}
+
+// consumeEvents hands every event of wi to fn until ctx ends or the watch closes, in a
+// goroutine wg waits for.
+func consumeEvents(ctx context.Context, wg *sync.WaitGroup, wi watch.Interface, fn func(watch.Event)) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer wi.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-wi.ResultChan():
+				if !ok {
+					return
+				}
+				fn(ev)
+			}
+		}
+	}()
 }

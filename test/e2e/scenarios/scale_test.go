@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,8 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // scaleSize is one installation of the Scale scenario: a RootShard with that many Shards and
@@ -384,12 +381,7 @@ type eventWatch struct {
 }
 
 func watchEvents(ctx context.Context, e *env, ns string) (*eventWatch, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", e.Kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil } // Everything is local.
-	client, err := dynamic.NewForConfig(cfg)
+	client, err := dynamicClient(e)
 	if err != nil {
 		return nil, err
 	}
@@ -401,26 +393,11 @@ func watchEvents(ctx context.Context, e *env, ns string) (*eventWatch, error) {
 			cancel()
 			return nil, fmt.Errorf("watch %s in %s: %w", gvr.Resource, ns, err)
 		}
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			defer wi.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case ev, ok := <-wi.ResultChan():
-					if !ok {
-						return
-					}
-					o, ok := ev.Object.(metav1.Object)
-					if !ok {
-						continue
-					}
-					w.count(gvr, o)
-				}
+		consumeEvents(ctx, &w.wg, wi, func(ev watch.Event) {
+			if o, ok := ev.Object.(metav1.Object); ok {
+				w.count(gvr, o)
 			}
-		}()
+		})
 	}
 	return w, nil
 }
