@@ -578,12 +578,14 @@ type ComponentExtra struct {
 	// +kubebuilder:validation:items:MaxLength=1024
 	Args []string `json:"args,omitempty"`
 
-	// Volumes are added to the pod; their names must not clash with the generated ones.
+	// Volumes are added to the pod; their names must not clash with the generated ones. Only
+	// the volume types Pod Security "restricted" admits are offered: configMap, csi,
+	// downwardAPI, emptyDir, ephemeral, persistentVolumeClaim, projected and secret.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
-	Volumes []corev1.Volume `json:"volumes,omitempty"`
+	Volumes []InstallationVolume `json:"volumes,omitempty"`
 
 	// VolumeMounts are added to the container.
 	// +optional
@@ -594,6 +596,62 @@ type ComponentExtra struct {
 	// Logging sets the log verbosity.
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
+}
+
+// InstallationVolume is a volume of a type Pod Security "restricted" admits.
+type InstallationVolume struct {
+	Name string `json:"name"`
+
+	InstallationVolumeSource `json:",inline"`
+}
+
+// InstallationVolumeSource is the part of corev1.VolumeSource an installation may use: the
+// same fields, with the same names and types (TestInstallationVolumeSourceIsCore), for the
+// types Pod Security "restricted" admits. The schema offers no other (hostPath, nfs, an
+// in-tree cloud disk, ...), which keeps six copies of every other type out of the
+// KcpInstallation's schema (docs/performance.md, "What the CRDs cost the API server"):
+// kubectl refuses one as an unknown field, and a client that does not ask for strict field
+// validation sees it dropped, which leaves the volume without a type; the function refuses
+// such a volume, naming it (check.UntypedVolumes). Undocumented fields: a description would be
+// repeated in every copy.
+type InstallationVolumeSource struct {
+	// +optional
+	ConfigMap *corev1.ConfigMapVolumeSource `json:"configMap,omitempty"`
+	// +optional
+	CSI *corev1.CSIVolumeSource `json:"csi,omitempty"`
+	// +optional
+	DownwardAPI *corev1.DownwardAPIVolumeSource `json:"downwardAPI,omitempty"`
+	// +optional
+	EmptyDir *corev1.EmptyDirVolumeSource `json:"emptyDir,omitempty"`
+	// +optional
+	Ephemeral *corev1.EphemeralVolumeSource `json:"ephemeral,omitempty"`
+	// +optional
+	PersistentVolumeClaim *corev1.PersistentVolumeClaimVolumeSource `json:"persistentVolumeClaim,omitempty"`
+	// +optional
+	Projected *corev1.ProjectedVolumeSource `json:"projected,omitempty"`
+	// +optional
+	Secret *corev1.SecretVolumeSource `json:"secret,omitempty"`
+}
+
+// Volume is v as a Kubernetes volume.
+func (v InstallationVolume) Volume() corev1.Volume {
+	s := v.InstallationVolumeSource
+	return corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
+		ConfigMap: s.ConfigMap, CSI: s.CSI, DownwardAPI: s.DownwardAPI, EmptyDir: s.EmptyDir,
+		Ephemeral: s.Ephemeral, PersistentVolumeClaim: s.PersistentVolumeClaim, Projected: s.Projected, Secret: s.Secret,
+	}}
+}
+
+// CoreVolumes is x's volumes as Kubernetes volumes; nil when it has none (or x is nil).
+func (x *ComponentExtra) CoreVolumes() []corev1.Volume {
+	if x == nil || x.Volumes == nil {
+		return nil
+	}
+	out := make([]corev1.Volume, len(x.Volumes))
+	for i, v := range x.Volumes {
+		out[i] = v.Volume()
+	}
+	return out
 }
 
 // FrontProxyExposure is how clients outside the cluster reach a front-proxy.

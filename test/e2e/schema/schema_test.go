@@ -73,6 +73,44 @@ func TestSchema(t *testing.T) {
 	}
 	t.Run("ExamplesAccepted", func(t *testing.T) { testExamples(t, c, root, plurals) })
 	t.Run("Validation", func(t *testing.T) { testValidation(t, c, plurals) })
+	t.Run("VolumeTypesNotOffered", func(t *testing.T) { testVolumeTypesNotOffered(t, c) })
+}
+
+// testVolumeTypesNotOffered checks what the API server does with a volume type an
+// installation's schema does not offer (only the types Pod Security "restricted" admits are):
+// kubectl, which asks for strict field validation, is refused naming the field; a client that
+// does not ask has the type dropped, which leaves the volume with its name alone, for the
+// function to refuse (check.UntypedVolumes).
+func testVolumeTypesNotOffered(t *testing.T, c *cluster.Cluster) {
+	for _, kind := range []string{"KcpInstallation", "KcpInstallationClaim"} {
+		t.Run(kind, func(t *testing.T) {
+			manifest := []byte(`
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: ` + kind + `
+metadata: {name: node-mount, namespace: ` + namespace + `}
+spec:
+  external: {hostname: kcp.example.com}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: Issuer, name: team-ca}
+  rootShard:
+    extra:
+      volumes:
+      - name: node
+        hostPath: {path: /}
+`)
+			_, err := c.Kubectl(t.Context(), manifest, "create", "--dry-run=server", "-f", "-")
+			if want := `unknown field "spec.rootShard.extra.volumes[0].hostPath"`; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("kubectl create (strict field validation): got %v, want an error with %s", err, want)
+			}
+			out, err := c.Kubectl(t.Context(), manifest, "create", "--dry-run=server", "--validate=false", "-o", "jsonpath={.spec.rootShard.extra.volumes}", "-f", "-")
+			if err != nil {
+				t.Fatalf("kubectl create --validate=false: %v", err)
+			}
+			if diff := cmp.Diff(`[{"name":"node"}]`, string(out)); diff != "" {
+				t.Errorf("kubectl create --validate=false: the volume as stored, -want, +got:\n%s", diff)
+			}
+		})
+	}
 }
 
 // testXRDs converts every apis/*/definition.yaml with `crossplane xrd convert`, applies the

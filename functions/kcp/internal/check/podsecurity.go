@@ -100,6 +100,24 @@ func RestrictedVolumes(p *field.Path, vols []corev1.Volume) field.ErrorList {
 	return errs
 }
 
+// UntypedVolumes refuses every volume of vols (at p, the list) that sets no type. An
+// installation's schema offers only the types an installation may mount; the API server drops
+// any other from a client that does not ask for strict field validation (kubectl asks, and is
+// refused), and decoding drops it from an XR that never met the API server (crossplane
+// render): either way the volume is left without a type, which Kubernetes would quietly turn
+// into an emptyDir. The tenant asked for something else: refused, naming the volume.
+func UntypedVolumes(p *field.Path, vols []corev1.Volume) field.ErrorList {
+	var errs field.ErrorList
+	for i, v := range vols {
+		if len(volumeTypes(v)) == 0 {
+			errs = append(errs, field.Required(p.Index(i), fmt.Sprintf(
+				"volume %q sets no type an installation may mount: set one of %s (a persistentVolumeClaim or csi volume for storage); any other type (hostPath, nfs, an in-tree cloud disk, ...) is not part of an installation's schema and the API server drops it",
+				v.Name, strings.Join(AllowedVolumeTypes(), ", "))))
+		}
+	}
+	return errs
+}
+
 // RestrictedVolumeWarnings says, for a platform's per-kind XR, which volumes a namespace
 // enforcing Pod Security "restricted" would refuse: the platform may mount them, as
 // kcp-operator lets it, where the namespace admits them.

@@ -1,11 +1,16 @@
 package check
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
 // TestVolumeTypesClassified fails when corev1.VolumeSource has a field restrictedVolumeTypes
@@ -89,6 +94,50 @@ func TestRestrictedVolumes(t *testing.T) {
 				if len(got[i]) < len(tc.want[i]) || got[i][:len(tc.want[i])] != tc.want[i] {
 					t.Errorf("%s\nRestrictedVolumes()[%d]:\n got: %s\nwant: %s...", tc.reason, i, got[i], tc.want[i])
 				}
+			}
+		})
+	}
+}
+
+// TestInstallationVolumeTypesAreRestricted holds an installation's schema to the volume types
+// an installation may mount: v1alpha1.InstallationVolumeSource offers exactly the types
+// Pod Security "restricted" admits, so the API server (with strict field validation) refuses
+// the others and what it drops reaches UntypedVolumes.
+func TestInstallationVolumeTypesAreRestricted(t *testing.T) {
+	var offered []string
+	st := reflect.TypeFor[v1alpha1.InstallationVolumeSource]()
+	for i := range st.NumField() {
+		offered = append(offered, strings.Split(st.Field(i).Tag.Get("json"), ",")[0])
+	}
+	if diff := cmp.Diff(AllowedVolumeTypes(), offered, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("v1alpha1.InstallationVolumeSource offers the types restricted admits: -AllowedVolumeTypes(), +offered:\n%s", diff)
+	}
+}
+
+func TestUntypedVolumes(t *testing.T) {
+	p := field.NewPath("spec", "rootShard", "extra", "volumes")
+	cases := map[string]struct {
+		reason string
+		vols   []corev1.Volume
+		want   []string
+	}{
+		"Typed": {
+			reason: "A volume of a type is not this check's business.",
+			vols:   []corev1.Volume{{Name: "ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}}},
+		},
+		"TypeDroppedByTheAPIServer": {
+			reason: "A hostPath volume on an installation reaches the function as its name alone: refused naming the volume, not made an emptyDir.",
+			vols: []corev1.Volume{
+				{Name: "ok", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				{Name: "node"},
+			},
+			want: []string{`spec.rootShard.extra.volumes[1]: Required value: volume "node" sets no type an installation may mount: set one of emptyDir, secret, persistentVolumeClaim, downwardAPI, configMap, projected, csi, ephemeral (a persistentVolumeClaim or csi volume for storage); any other type (hostPath, nfs, an in-tree cloud disk, ...) is not part of an installation's schema and the API server drops it`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, messages(UntypedVolumes(p, tc.vols))); diff != "" {
+				t.Errorf("%s\nUntypedVolumes(): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

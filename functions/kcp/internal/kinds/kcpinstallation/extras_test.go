@@ -25,8 +25,10 @@ func kindFlags(kind string, xr any) []string {
 
 func extra(x v1alpha1.ComponentExtra) *v1alpha1.ComponentExtra { return &x }
 
-func hostPath(name string) corev1.Volume {
-	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}
+// typeDropped is what is left of a volume of a type an installation's schema does not offer
+// (hostPath) once the API server, or decoding, dropped the type: its name.
+func typeDropped(name string) v1alpha1.InstallationVolume {
+	return v1alpha1.InstallationVolume{Name: name}
 }
 
 func TestExtras(t *testing.T) {
@@ -40,7 +42,7 @@ func TestExtras(t *testing.T) {
 			inst: tenant(func(i *v1alpha1.KcpInstallation) {
 				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: extra(v1alpha1.ComponentExtra{
 					Args:    []string{"--feature-gates=WorkspaceMounts=true"},
-					Volumes: []corev1.Volume{{Name: "corp-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "corp-ca"}}}}},
+					Volumes: []v1alpha1.InstallationVolume{{Name: "corp-ca", InstallationVolumeSource: v1alpha1.InstallationVolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "corp-ca"}}}}},
 				})}
 			}),
 		},
@@ -70,21 +72,21 @@ func TestExtras(t *testing.T) {
 				"spec.frontProxies[0].extra.args[0]: Forbidden: --mapping-file",
 			},
 		},
-		"HostPathOnEveryComponent": {
-			reason: "A hostPath volume is refused wherever a tenant adds it, naming the component's field and the volume's type.",
+		"TypeDroppedOnEveryComponent": {
+			reason: "A volume of a type the schema does not offer (hostPath) reaches the function without a type: refused wherever a tenant adds it, naming the component's volume, not turned into an emptyDir.",
 			inst: tenant(func(i *v1alpha1.KcpInstallation) {
-				vols := extra(v1alpha1.ComponentExtra{Volumes: []corev1.Volume{hostPath("node")}})
+				vols := extra(v1alpha1.ComponentExtra{Volumes: []v1alpha1.InstallationVolume{typeDropped("node")}})
 				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: vols}
 				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha", Extra: vols, VirtualWorkspace: &v1alpha1.InstallationVirtualWorkspace{External: v1alpha1.InstallationExternal{Hostname: "vw.example.com"}, Extra: vols}}}
 				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Extra: vols}}
 				i.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Extra: vols}
 			}),
 			want: []string{
-				"spec.cacheServer.extra.volumes[0].hostPath: Forbidden",
-				"spec.rootShard.extra.volumes[0].hostPath: Forbidden",
-				"spec.shards[0].virtualWorkspace.extra.volumes[0].hostPath: Forbidden",
-				"spec.shards[0].extra.volumes[0].hostPath: Forbidden",
-				"spec.frontProxies[0].extra.volumes[0].hostPath: Forbidden",
+				`spec.cacheServer.extra.volumes[0]: Required value: volume "node" sets no type an installation may mount`,
+				`spec.rootShard.extra.volumes[0]: Required value: volume "node" sets no type`,
+				`spec.shards[0].virtualWorkspace.extra.volumes[0]: Required value: volume "node" sets no type`,
+				`spec.shards[0].extra.volumes[0]: Required value: volume "node" sets no type`,
+				`spec.frontProxies[0].extra.volumes[0]: Required value: volume "node" sets no type`,
 			},
 		},
 	}

@@ -210,7 +210,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 		}
 		cs.DeploymentTemplate = s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 		if x := s.CacheServer.Extra; x != nil {
-			cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
+			cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
 		}
 		cs.Certificates = s.Certificates
 		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs, component: spec.Child("cacheServer"), extra: s.CacheServer.Extra})
@@ -225,7 +225,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring, Upgrade: s.Upgrade,
 		}
 		if x != nil {
-			c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
+			c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
 		}
 		return c
 	}
@@ -318,7 +318,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			Monitoring:         s.Monitoring,
 		}
 		if x := fp.Extra; x != nil {
-			spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
+			spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
 		}
 		if sc := fp.ServerCertificate; sc != nil {
 			// A second certificate for the public name only: the one from the installation's
@@ -385,7 +385,7 @@ func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationV
 		spec.Target.ShardRef = &corev1.LocalObjectReference{Name: n.Shard(shard)}
 	}
 	if x := vw.Extra; x != nil {
-		spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.Volumes, x.VolumeMounts, x.Logging
+		spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
 	}
 	key := "virtualworkspace"
 	if shard != "" {

@@ -57,7 +57,7 @@ func TestServerSettings(t *testing.T) {
 			reason: "Each component's extra and a front-proxy's resources reach that component alone.",
 			mod: func(i *v1alpha1.KcpInstallation) {
 				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{Args: []string{"--v=4"}}}
-				i.Spec.Shards[0].Extra = &v1alpha1.ComponentExtra{Volumes: []corev1.Volume{vol}, VolumeMounts: []corev1.VolumeMount{mount}}
+				i.Spec.Shards[0].Extra = &v1alpha1.ComponentExtra{Volumes: []v1alpha1.InstallationVolume{{Name: vol.Name, InstallationVolumeSource: v1alpha1.InstallationVolumeSource{ConfigMap: vol.ConfigMap}}}, VolumeMounts: []corev1.VolumeMount{mount}}
 				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Resources: small, Extra: &v1alpha1.ComponentExtra{Logging: &v1alpha1.LoggingSpec{Level: 4}}}}
 				i.Spec.CacheServer.Extra = &v1alpha1.ComponentExtra{Args: []string{"--v=2"}}
 			},
