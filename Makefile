@@ -139,17 +139,20 @@ e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_PROVIDER_KUBERNETES_XPK
 	  grep -E '^ *--- FAIL|^ *[a-z0-9_]+\.go:[0-9]+: |^panic: ' $(OUTPUT)/e2e/scenarios.out | grep -vE ' main_test\.go:[0-9]+: \[ *[0-9.]+s\] ' | cut -c1-600 | head -n 80; fi; \
 	exit $$status
 
-## fleet: the Fleet scenario alone, on a control plane of its own: N KcpInstallations
-## (examples/installation, each in its own namespace) created at once, then a rest window
-## (E2E_REST_WINDOW, default 2m). Prints time to Ready against cert-manager alone for the
-## same certificates, CPU and memory per process, and the cost at rest per installation per
-## minute (docs/performance.md, "A fleet of installations"). CORE=current runs it on
-## Crossplane v2.3, the default (next) on v2.4. Outside CI: N=10 takes about 15 minutes.
+## fleet: the Fleet scenario alone, on a control plane of its own: TEAMS teams (0 to 8) sharing
+## one installation (Tenants, Kubeconfigs, Workspaces, on a kcp stand-in), then N
+## KcpInstallations (examples/installation, each in its own namespace) created at once, then a
+## rest window over all (E2E_REST_WINDOW, default 2m). Prints time to Ready against
+## cert-manager alone for the same certificates, CPU and memory per process, and the cost at
+## rest per installation per minute (docs/performance.md, "A fleet of installations").
+## CORE=current runs it on Crossplane v2.3, the default (next) on v2.4. Outside CI: N=10
+## takes about 15 minutes.
 N ?= 10
+TEAMS ?= 0
 CORE ?= next
 .PHONY: fleet
 fleet:
-	@E2E_FLEET=$(N) E2E_FLEET_CORE=$(CORE) $(MAKE) --no-print-directory e2e E2E_RUN='^TestFleet$$$$'
+	@E2E_FLEET=$(N) E2E_FLEET_TEAMS=$(TEAMS) E2E_FLEET_CORE=$(CORE) $(MAKE) --no-print-directory e2e E2E_RUN='^TestFleet$$$$'
 
 ## package-test: check the built packages (make build): the Configuration holds exactly
 ## crossplane.yaml and apis/*, pins the function at VERSION and carries registry metadata;

@@ -30,38 +30,86 @@ func fleetSize() (int, error) {
 		return defaultFleet, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 99 {
-		return 0, fmt.Errorf("%s=%q: want a number of installations from 1 to 99", envFleet, v)
+	if err != nil || n < 0 || n > 99 {
+		return 0, fmt.Errorf("%s=%q: want a number of installations from 0 to 99", envFleet, v)
 	}
 	return n, nil
 }
 
-// fleetNamespace is the namespace of the Fleet scenario's i-th installation, and of its copy
-// for cert-manager alone.
-func fleetNamespace(i int) string   { return fmt.Sprintf("fleet-%02d", i) }
-func fleetCMNamespace(i int) string { return fmt.Sprintf("fleet-cm-%02d", i) }
+// fleetNamespace is the namespace of the Fleet scenario's i-th installation.
+func fleetNamespace(i int) string { return fmt.Sprintf("fleet-%02d", i) }
+
+// certManagerNamespace is where certManagerAlone copies namespace ns's certificates.
+func certManagerNamespace(ns string) string { return ns + "-cm" }
 
 // testFleet is issue 38's fleet: n KcpInstallations (examples/installation, each in a
 // namespace of its own) created at once. It reports the time until all are Ready against the
 // time cert-manager alone takes to issue the same certificates (their Issuers and
 // Certificates copied into fresh namespaces once the fleet is Ready), the CPU each process
 // of the control plane spent from apply to Ready and its memory; then, once no circuit
-// breaker can be dropping events, what the fleet and the installations in alsoAtRest (one
-// each) cost at rest. With quiet (Crossplane v2.4, which watches what XRs read) it fails
+// breaker can be dropping events, what the fleet and the installations in alsoAtRest cost at
+// rest. With quiet (Crossplane v2.4, which watches what XRs read) it fails
 // unless the rest window has fewer RunFunction calls than there are XRs and no object of
 // theirs changed. With idle (the control plane measured at rest before any installation
 // existed) it also prints the figures above idle.
-func testFleet(t *testing.T, e *env, n int, quiet bool, idle *restFigures, alsoAtRest ...string) {
+func testFleet(t *testing.T, e *env, n int, quiet bool, idle *restFigures, alsoAtRest ...atRest) {
+	ctx := t.Context()
+	namespaces := make([]string, n)
+	for i := range n {
+		namespaces[i] = fleetNamespace(i + 1)
+	}
+	if n > 0 {
+		createFleet(t, e, namespaces)
+	}
+
+	rest := append([]string{}, namespaces...)
+	installations := n
+	for _, a := range alsoAtRest {
+		rest = append(rest, a.namespaces...)
+		installations += a.installations
+	}
+	waited, err := waitBreakersClosed(ctx, e, rest...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := measureRest(ctx, e, installations, restWindowFromEnv(t), rest...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("fleet: waited %s for circuit breakers to stop dropping events; whole control plane: %s", waited.Round(time.Second), f)
+	if idle != nil {
+		e.Step("fleet: above the idle control plane: %s", f.aboveIdle(*idle))
+	}
+	for i, c := range f.changes {
+		if i == 20 {
+			e.Step("fleet: ... and %d more changes", len(f.changes)-i)
+			break
+		}
+		e.Step("fleet: changed at rest: %s", c)
+	}
+	if quiet {
+		if f.calls >= f.xrs {
+			t.Errorf("%d RunFunction calls in %s at rest for %d XRs: with Crossplane watching what they read, a settled XR is not called again until something changes", f.calls, f.window, f.xrs)
+		}
+		if f.composedChanges > 0 {
+			t.Errorf("%d XRs or composed objects changed at rest (listed above): a converged installation writes nothing", f.composedChanges)
+		}
+	}
+}
+
+// createFleet creates a KcpInstallation in each of the namespaces at once and reports the
+// time until all are Ready against cert-manager alone's for the same certificates, and the
+// CPU and memory each process of the control plane spent meanwhile.
+func createFleet(t *testing.T, e *env, namespaces []string) {
 	ctx := t.Context()
 	if _, err := e.ApplyFiles(ctx, filepath.Join(e.root, "examples", "installation", "clusterissuer.yaml"),
 		filepath.Join(e.root, "examples", "installation", "policy.yaml")); err != nil {
 		t.Fatal(err)
 	}
+	n := len(namespaces)
 	manifests := make([][]byte, n)
-	namespaces := make([]string, n)
-	for i := range n {
-		namespaces[i] = fleetNamespace(i + 1)
-		m, err := fleetInstallation(e, namespaces[i])
+	for i, ns := range namespaces {
+		m, err := fleetInstallation(e, ns)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +141,7 @@ func testFleet(t *testing.T, e *env, n int, quiet bool, idle *restFigures, alsoA
 	if err != nil {
 		t.Fatal(err)
 	}
-	certs, issued, err := lastIssued(ctx, e, namespaces)
+	certs, issued, err := lastIssued(ctx, e, time.Time{}, namespaces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,41 +149,12 @@ func testFleet(t *testing.T, e *env, n int, quiet bool, idle *restFigures, alsoA
 		n, durations(ready, start), allReady.Seconds(), certs, issued.Sub(start).Seconds(), callsAfter-callsBefore,
 		cpuString(useAfter.cpuSince(useBefore), 1), useAfter.memoryString())
 
-	alone, err := certManagerAlone(ctx, e, namespaces)
+	alone, cpu, err := certManagerAlone(ctx, e, time.Time{}, namespaces)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Step("fleet: cert-manager alone issued the same %d certificates (their Issuers and Certificates copied into %d fresh namespaces at once) in %.1fs: the fleet was Ready in %.2fx that",
-		certs, n, alone.Seconds(), allReady.Seconds()/alone.Seconds())
-
-	rest := append(append([]string{}, namespaces...), alsoAtRest...)
-	waited, err := waitBreakersClosed(ctx, e, rest...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := measureRest(ctx, e, len(rest), restWindowFromEnv(t), rest...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Step("fleet: waited %s for circuit breakers to stop dropping events; whole control plane: %s", waited.Round(time.Second), f)
-	if idle != nil {
-		e.Step("fleet: above the idle control plane: %s", f.aboveIdle(*idle))
-	}
-	for i, c := range f.changes {
-		if i == 20 {
-			e.Step("fleet: ... and %d more changes", len(f.changes)-i)
-			break
-		}
-		e.Step("fleet: changed at rest: %s", c)
-	}
-	if quiet {
-		if f.calls >= f.xrs {
-			t.Errorf("%d RunFunction calls in %s at rest for %d XRs: with Crossplane watching what they read, a settled XR is not called again until something changes", f.calls, f.window, f.xrs)
-		}
-		if f.composedChanges > 0 {
-			t.Errorf("%d XRs or composed objects changed at rest (listed above): a converged installation writes nothing", f.composedChanges)
-		}
-	}
+	e.Step("fleet: cert-manager alone issued the same %d certificates (their Issuers and Certificates copied into %d fresh namespaces at once) in %.1fs, CPU %s: the fleet was Ready in %.2fx that",
+		certs, n, alone.Seconds(), cpuString(cpu, 1), allReady.Seconds()/alone.Seconds())
 }
 
 // fleetInstallation is examples/installation's KcpInstallation and Namespace, moved to ns and
@@ -219,9 +238,9 @@ func durations(at map[string]time.Time, start time.Time) string {
 	return strings.Join(parts, ", ")
 }
 
-// lastIssued counts the Certificates in the namespaces and returns when the last of them
-// turned Ready.
-func lastIssued(ctx context.Context, e *env, namespaces []string) (int, time.Time, error) {
+// lastIssued counts the Certificates in the namespaces created at or after since (every one
+// for a zero since) and returns when the last of them turned Ready.
+func lastIssued(ctx context.Context, e *env, since time.Time, namespaces []string) (int, time.Time, error) {
 	var last time.Time
 	n := 0
 	for _, ns := range namespaces {
@@ -232,6 +251,9 @@ func lastIssued(ctx context.Context, e *env, namespaces []string) (int, time.Tim
 			return 0, last, err
 		}
 		for _, c := range list.Items {
+			if !createdSince(c, since) {
+				continue
+			}
 			at, err := time.Parse(time.RFC3339, c.Condition("Ready").LastTransitionTime)
 			if err != nil {
 				return 0, last, fmt.Errorf("certificate %s/%s: Ready at %q: %w", ns, c.Metadata.Name, c.Condition("Ready").LastTransitionTime, err)
@@ -245,53 +267,43 @@ func lastIssued(ctx context.Context, e *env, namespaces []string) (int, time.Tim
 	return n, last, nil
 }
 
-// certManagerAlone copies the Issuers and Certificates of the namespaces, as they are, into
-// fresh namespaces at once and returns how long cert-manager took to issue every copy: the
-// floor under the time to Ready of the installations that composed them. The copies are
-// deleted afterwards (without waiting).
-func certManagerAlone(ctx context.Context, e *env, namespaces []string) (time.Duration, error) {
+// createdSince reports whether o was created at or after since, to the second the API server
+// records; every object is for a zero since.
+func createdSince(o stack.Object, since time.Time) bool {
+	if since.IsZero() {
+		return true
+	}
+	at, err := time.Parse(time.RFC3339, o.Metadata.CreationTimestamp)
+	return err == nil && !at.Before(since.Truncate(time.Second))
+}
+
+// certManagerAlone copies the Certificates of the namespaces created at or after since (every
+// one for a zero since), as they are, with every Issuer of their namespaces and the CA Secrets
+// of those Issuers that no copied Certificate writes, into fresh namespaces at once, and
+// returns how long cert-manager took to issue every copy, and the CPU each process spent
+// meanwhile: the floor under the time to Ready of the XRs that composed them. The copies are deleted afterwards (without waiting).
+func certManagerAlone(ctx context.Context, e *env, since time.Time, namespaces []string) (time.Duration, map[string]time.Duration, error) {
 	manifests := make([][]byte, len(namespaces))
 	copies := make([]string, len(namespaces))
 	want := 0
 	for i, ns := range namespaces {
-		copies[i] = fleetCMNamespace(i + 1)
-		docs := []string{fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, copies[i])}
-		for _, resource := range []string{"issuers.cert-manager.io", "certificates.cert-manager.io"} {
-			var list struct {
-				Items []struct {
-					APIVersion string `json:"apiVersion"`
-					Kind       string `json:"kind"`
-					Metadata   struct {
-						Name string `json:"name"`
-					} `json:"metadata"`
-					Spec map[string]any `json:"spec"`
-				} `json:"items"`
-			}
-			if err := e.GetJSON(ctx, &list, resource, "-n", ns); err != nil {
-				return 0, err
-			}
-			for _, o := range list.Items {
-				b, err := json.Marshal(map[string]any{
-					"apiVersion": o.APIVersion, "kind": o.Kind,
-					"metadata": map[string]any{"name": o.Metadata.Name, "namespace": copies[i]},
-					"spec":     o.Spec,
-				})
-				if err != nil {
-					return 0, err
-				}
-				docs = append(docs, string(b))
-				if o.Kind == "Certificate" {
-					want++
-				}
-			}
+		copies[i] = certManagerNamespace(ns)
+		docs, certs, err := certManagerCopy(ctx, e, since, ns, copies[i])
+		if err != nil {
+			return 0, nil, err
 		}
 		manifests[i] = []byte(strings.Join(docs, "\n---\n"))
+		want += certs
+	}
+	before, err := usageOf(e)
+	if err != nil {
+		return 0, nil, err
 	}
 	start := time.Now()
 	if err := applyAll(ctx, e, manifests); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	err := e.Eventually(ctx, 2*timeout, fmt.Sprintf("cert-manager alone: %d certificates issued", want), func(ctx context.Context) (bool, string, error) {
+	err = e.Eventually(ctx, 2*timeout, fmt.Sprintf("cert-manager alone: %d certificates issued", want), func(ctx context.Context) (bool, string, error) {
 		issued := 0
 		for _, ns := range copies {
 			certs, err := certificates(ctx, e, ns)
@@ -307,10 +319,81 @@ func certManagerAlone(ctx context.Context, e *env, namespaces []string) (time.Du
 		return issued >= want, fmt.Sprintf("%d of %d issued", issued, want), nil
 	})
 	took := time.Since(start)
+	after, uerr := usageOf(e)
+	if uerr != nil && err == nil {
+		err = uerr
+	}
 	if _, derr := e.Kubectl(ctx, nil, append([]string{"delete", "namespace", "--wait=false"}, copies...)...); derr != nil && err == nil {
 		err = derr
 	}
-	return took, err
+	return took, after.cpuSince(before), err
+}
+
+// certManagerCopy is what certManagerAlone applies for namespace ns, moved to namespace to:
+// the namespace itself, ns's Issuers, the CA Secrets they sign with that no copied Certificate
+// writes, and ns's Certificates created since; and how many Certificates that is.
+func certManagerCopy(ctx context.Context, e *env, since time.Time, ns, to string) ([]string, int, error) {
+	type object struct {
+		stack.Object
+		Spec map[string]any `json:"spec"`
+	}
+	var issuers, certs struct {
+		Items []object `json:"items"`
+	}
+	if err := e.GetJSON(ctx, &issuers, "issuers.cert-manager.io", "-n", ns); err != nil {
+		return nil, 0, err
+	}
+	if err := e.GetJSON(ctx, &certs, "certificates.cert-manager.io", "-n", ns); err != nil {
+		return nil, 0, err
+	}
+	docs := []string{fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, to)}
+	add := func(apiVersion, kind, name string, body map[string]any) error {
+		body["apiVersion"], body["kind"] = apiVersion, kind
+		body["metadata"] = map[string]any{"name": name, "namespace": to}
+		b, err := json.Marshal(body)
+		docs = append(docs, string(b))
+		return err
+	}
+	written := map[string]bool{}
+	n := 0
+	for _, c := range certs.Items {
+		if !createdSince(c.Object, since) {
+			continue
+		}
+		if s, _ := c.Spec["secretName"].(string); s != "" {
+			written[s] = true
+		}
+		if err := add(c.APIVersion, c.Kind, c.Metadata.Name, map[string]any{"spec": c.Spec}); err != nil {
+			return nil, 0, err
+		}
+		n++
+	}
+	for _, is := range issuers.Items {
+		if err := add(is.APIVersion, is.Kind, is.Metadata.Name, map[string]any{"spec": is.Spec}); err != nil {
+			return nil, 0, err
+		}
+		ca, _ := is.Spec["ca"].(map[string]any)
+		secret, _ := ca["secretName"].(string)
+		if secret == "" || written[secret] {
+			continue
+		}
+		data, err := e.SecretData(ctx, ns, secret)
+		if err != nil {
+			return nil, 0, fmt.Errorf("Issuer %s/%s signs with Secret %s: %w", ns, is.Metadata.Name, secret, err)
+		}
+		if err := add("v1", "Secret", secret, map[string]any{"type": "kubernetes.io/tls", "data": data}); err != nil {
+			return nil, 0, err
+		}
+		written[secret] = true
+	}
+	return docs, n, nil
+}
+
+// atRest is what else a rest window covers: installations, in their namespaces (a shared
+// installation's platform namespace and its teams' count as one).
+type atRest struct {
+	installations int
+	namespaces    []string
 }
 
 // restWindowFromEnv is restWindow, or E2E_REST_WINDOW when set.

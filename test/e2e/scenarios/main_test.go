@@ -152,23 +152,34 @@ func TestCrossplaneNext(t *testing.T) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
 	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
-	// Fleet's rest window covers Basic's installation too: on v2.4 neither is called again.
+	// Fleet's rest window covers Basic's installation and the shared fleet too: on v2.4 none
+	// of them is called again.
 	t.Run("Fleet", func(t *testing.T) {
 		n, err := fleetSize()
 		if err != nil {
 			t.Fatal(err)
 		}
-		testFleet(t, e, n, true, nil, basicNamespace)
+		teams, err := fleetTeams()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := testSharedFleet(t, e, teams)
+		testFleet(t, e, n, true, nil, atRest{1, []string{basicNamespace}}, shared)
 	})
 }
 
 // TestFleet is the Fleet scenario alone, at any size, on a control plane of its own (make
-// fleet N=<installations>): skipped unless E2E_FLEET is set. It runs on Crossplane v2.4
+// fleet N=<installations> TEAMS=<teams sharing one more installation>): skipped unless
+// E2E_FLEET is set. It runs on Crossplane v2.4
 // (CROSSPLANE_CORE_NEXT), or with E2E_FLEET_CORE=current on the core the other scenarios use
 // (v2.3), which does not watch what an XR reads: there a settled XR that reads another's
 // output is called once a minute.
 func TestFleet(t *testing.T) {
 	n, err := fleetSize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	teams, err := fleetTeams()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +204,11 @@ func TestFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Step("fleet: idle control plane, %s", idle)
-	testFleet(t, e, n, next, &idle)
+	var also []atRest
+	if teams > 0 {
+		also = append(also, testSharedFleet(t, e, teams))
+	}
+	testFleet(t, e, n, next, &idle, also...)
 }
 
 // withCore runs the stack with another Crossplane core binary and its CRDs.

@@ -18,19 +18,33 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// restResources are what a rest window watches for changes: everything an XR composes or
-// reads, so that a change at rest can be named.
-var restResources = append(append([]schema.GroupVersionResource(nil), watchedResources...),
-	schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
-	schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"},
-	schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
-	schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
-	schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
-	// Not Crossplane's: what Kubernetes and kwok change in the namespaces, for the record.
-	schema.GroupVersionResource{Version: "v1", Resource: "pods"},
-	schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
-	schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"},
-)
+// restResources are what a rest window watches for changes: every XR kind and everything an
+// XR composes or reads, so that a change at rest can be named.
+var restResources = func() []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
+	for _, r := range xrResources {
+		out = append(out, schema.GroupVersionResource{Group: "kcp.crossplane.io", Version: "v1alpha1", Resource: r})
+	}
+	for _, r := range watchedResources {
+		if r.Group != "kcp.crossplane.io" {
+			out = append(out, r)
+		}
+	}
+	return append(out,
+		schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
+		schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"},
+		schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
+		schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+		schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
+		// What a shared installation composes to act inside kcp (provider-kubernetes').
+		schema.GroupVersionResource{Group: "kubernetes.m.crossplane.io", Version: "v1alpha1", Resource: "objects"},
+		schema.GroupVersionResource{Group: "kubernetes.m.crossplane.io", Version: "v1alpha1", Resource: "providerconfigs"},
+		// Not Crossplane's: what Kubernetes and kwok change in the namespaces, for the record.
+		schema.GroupVersionResource{Version: "v1", Resource: "pods"},
+		schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
+		schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"},
+	)
+}()
 
 // changeWatch records every change, after it starts, of restResources in a set of
 // namespaces: at rest there should be none, and each one it records names the object, the

@@ -23,7 +23,8 @@ type procUsage struct {
 const clockTicks = 100
 
 // usageOf reads the usage of the processes the measurements name: Crossplane, the function
-// servers (together), kube-apiserver, etcd and cert-manager's controllers.
+// servers (together), kube-apiserver, etcd, cert-manager's controllers and provider-kubernetes
+// (which acts inside kcp for a shared installation's Tenants and Workspaces).
 func usageOf(e *env) (usage, error) {
 	pids := map[string][]int{}
 	for _, name := range []string{"crossplane", "kube-apiserver", "etcd", "cert-manager-controller"} {
@@ -39,6 +40,13 @@ func usageOf(e *env) (usage, error) {
 			return nil, fmt.Errorf("no process for function %s", f.Revision)
 		}
 		pids["function"] = append(pids["function"], p.PID())
+	}
+	for _, pr := range e.Providers() {
+		p := e.Process("provider-" + pr.Revision)
+		if p == nil {
+			return nil, fmt.Errorf("no process for provider %s", pr.Revision)
+		}
+		pids["provider-kubernetes"] = append(pids["provider-kubernetes"], p.PID())
 	}
 	out := usage{}
 	for name, ps := range pids {
@@ -102,7 +110,7 @@ func readProc(pid int) (procUsage, error) {
 }
 
 // usageNames are the processes in the order the figures print them.
-var usageNames = []string{"crossplane", "function", "kube-apiserver", "etcd", "cert-manager-controller"}
+var usageNames = []string{"crossplane", "function", "kube-apiserver", "etcd", "cert-manager-controller", "provider-kubernetes"}
 
 // cpuSince is the CPU each process used between before and u.
 func (u usage) cpuSince(before usage) map[string]time.Duration {

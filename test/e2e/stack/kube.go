@@ -20,6 +20,7 @@ type Object struct {
 		Name              string            `json:"name"`
 		Namespace         string            `json:"namespace"`
 		UID               string            `json:"uid"`
+		CreationTimestamp string            `json:"creationTimestamp"`
 		Generation        int64             `json:"generation"`
 		Labels            map[string]string `json:"labels"`
 		Annotations       map[string]string `json:"annotations"`
