@@ -42,37 +42,34 @@ func fleetNamespace(i int) string { return fmt.Sprintf("fleet-%02d", i) }
 // certManagerNamespace is where certManagerAlone copies namespace ns's certificates.
 func certManagerNamespace(ns string) string { return ns + "-cm" }
 
-// testFleet is issue 38's fleet: n KcpInstallations (examples/installation, each in a
-// namespace of its own) created at once. It reports the time until all are Ready against the
-// time cert-manager alone takes to issue the same certificates (their Issuers and
-// Certificates copied into fresh namespaces once the fleet is Ready), the CPU each process
-// of the control plane spent from apply to Ready and its memory; then, once no circuit
-// breaker can be dropping events, what the fleet and the installations in alsoAtRest cost at
-// rest. With quiet (Crossplane v2.4, which watches what XRs read) it fails
-// unless the rest window has fewer RunFunction calls than there are XRs and no object of
-// theirs changed. With idle (the control plane measured at rest before any installation
-// existed) it also prints the figures above idle.
-func testFleet(t *testing.T, e *env, n int, quiet bool, idle *restFigures, alsoAtRest ...atRest) {
-	ctx := t.Context()
-	namespaces := make([]string, n)
-	for i := range n {
-		namespaces[i] = fleetNamespace(i + 1)
-	}
-	if n > 0 {
-		createFleet(t, e, namespaces)
-	}
+// testFleet is issue 38's fleet, in the order that keeps each bulk figure free of the
+// other's load: n KcpInstallations created at once (createFleet), then teams sharing one
+// more installation (testSharedFleet), then a rest window over both and alsoAtRest
+// (fleetAtRest).
+func testFleet(t *testing.T, e *env, n, teams int, quiet bool, idle *restFigures, alsoAtRest ...atRest) {
+	fleet := createFleet(t, e, n)
+	shared := testSharedFleet(t, e, teams)
+	fleetAtRest(t, e, quiet, idle, append([]atRest{fleet, shared}, alsoAtRest...)...)
+}
 
-	rest := append([]string{}, namespaces...)
-	installations := n
-	for _, a := range alsoAtRest {
+// fleetAtRest waits until no circuit breaker of the installations can be dropping events,
+// then measures what they cost at rest. With quiet (Crossplane v2.4, which watches what XRs
+// read) it fails unless the rest window has fewer RunFunction calls than there are XRs and no
+// object of theirs changed. With idle (the control plane measured at rest before any
+// installation existed) it also prints the figures above idle.
+func fleetAtRest(t *testing.T, e *env, quiet bool, idle *restFigures, installations ...atRest) {
+	ctx := t.Context()
+	var rest []string
+	count := 0
+	for _, a := range installations {
 		rest = append(rest, a.namespaces...)
-		installations += a.installations
+		count += a.installations
 	}
 	waited, err := waitBreakersClosed(ctx, e, rest...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := measureRest(ctx, e, installations, restWindowFromEnv(t), rest...)
+	f, err := measureRest(ctx, e, count, restWindowFromEnv(t), rest...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,16 +94,25 @@ func testFleet(t *testing.T, e *env, n int, quiet bool, idle *restFigures, alsoA
 	}
 }
 
-// createFleet creates a KcpInstallation in each of the namespaces at once and reports the
-// time until all are Ready against cert-manager alone's for the same certificates, and the
-// CPU and memory each process of the control plane spent meanwhile.
-func createFleet(t *testing.T, e *env, namespaces []string) {
+// createFleet creates n KcpInstallations (examples/installation, each in a namespace of its
+// own) at once and reports the time until all are Ready against the time cert-manager alone
+// takes to issue the same certificates (their Issuers and Certificates copied into fresh
+// namespaces once the fleet is Ready), and the CPU and memory each process of the control
+// plane spent and where kube-apiserver's time went, in both.
+func createFleet(t *testing.T, e *env, n int) atRest {
+	namespaces := make([]string, n)
+	for i := range n {
+		namespaces[i] = fleetNamespace(i + 1)
+	}
+	fleet := atRest{installations: n, namespaces: namespaces}
+	if n == 0 {
+		return fleet
+	}
 	ctx := t.Context()
 	if _, err := e.ApplyFiles(ctx, filepath.Join(e.root, "examples", "installation", "clusterissuer.yaml"),
 		filepath.Join(e.root, "examples", "installation", "policy.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	n := len(namespaces)
 	manifests := make([][]byte, n)
 	for i, ns := range namespaces {
 		m, err := fleetInstallation(e, ns)
@@ -121,6 +127,10 @@ func createFleet(t *testing.T, e *env, namespaces []string) {
 		t.Fatal(err)
 	}
 	callsBefore, err := functionCalls(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servedBefore, err := apiServerSeconds(ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +151,10 @@ func createFleet(t *testing.T, e *env, namespaces []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	servedAfter, err := apiServerSeconds(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
 	certs, issued, err := lastIssued(ctx, e, time.Time{}, namespaces)
 	if err != nil {
 		t.Fatal(err)
@@ -148,13 +162,20 @@ func createFleet(t *testing.T, e *env, namespaces []string) {
 	e.Step("fleet: %d KcpInstallations created at once, each Ready after %s, all after %.1fs; their %d certificates all issued after %.1fs; %d RunFunction calls; CPU from apply to Ready %s; memory %s",
 		n, durations(ready, start), allReady.Seconds(), certs, issued.Sub(start).Seconds(), callsAfter-callsBefore,
 		cpuString(useAfter.cpuSince(useBefore), 1), useAfter.memoryString())
+	e.Step("fleet: kube-apiserver served requests for %s", topSeconds(servedAfter, servedBefore, 8))
 
 	alone, cpu, err := certManagerAlone(ctx, e, time.Time{}, namespaces)
 	if err != nil {
 		t.Fatal(err)
 	}
+	servedAlone, err := apiServerSeconds(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Step("fleet: while cert-manager alone issued them, kube-apiserver served requests for %s", topSeconds(servedAlone, servedAfter, 8))
 	e.Step("fleet: cert-manager alone issued the same %d certificates (their Issuers and Certificates copied into %d fresh namespaces at once) in %.1fs, CPU %s: the fleet was Ready in %.2fx that",
 		certs, n, alone.Seconds(), cpuString(cpu, 1), allReady.Seconds()/alone.Seconds())
+	return fleet
 }
 
 // fleetInstallation is examples/installation's KcpInstallation and Namespace, moved to ns and

@@ -152,8 +152,7 @@ func TestCrossplaneNext(t *testing.T) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
 	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
-	// Fleet's rest window covers Basic's installation and the shared fleet too: on v2.4 none
-	// of them is called again.
+	// Fleet's rest window covers Basic's installation too: on v2.4 none is called again.
 	t.Run("Fleet", func(t *testing.T) {
 		n, err := fleetSize()
 		if err != nil {
@@ -163,8 +162,7 @@ func TestCrossplaneNext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared := testSharedFleet(t, e, teams)
-		testFleet(t, e, n, true, nil, atRest{1, []string{basicNamespace}}, shared)
+		testFleet(t, e, n, teams, true, nil, atRest{1, []string{basicNamespace}})
 	})
 }
 
@@ -204,11 +202,7 @@ func TestFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Step("fleet: idle control plane, %s", idle)
-	var also []atRest
-	if teams > 0 {
-		also = append(also, testSharedFleet(t, e, teams))
-	}
-	testFleet(t, e, n, next, &idle, also...)
+	testFleet(t, e, n, teams, next, &idle)
 }
 
 // withCore runs the stack with another Crossplane core binary and its CRDs.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,4 +126,68 @@ func processCPUSeconds(ctx context.Context, url string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("%s has no process_cpu_seconds_total", url)
+}
+
+// apiServerSeconds is the time kube-apiserver spent serving requests so far, every client's,
+// by "VERB resource[/subresource]" (apiserver_request_duration_seconds_sum; watches left
+// out, they last as long as they are open): where its CPU goes, on a control plane whose
+// cores it shares.
+func apiServerSeconds(ctx context.Context, e *env) (map[string]float64, error) {
+	out, err := e.Kubectl(ctx, nil, "get", "--raw", "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	sums := map[string]float64{}
+	for l := range strings.Lines(string(out)) {
+		labels, ok := strings.CutPrefix(l, "apiserver_request_duration_seconds_sum{")
+		if !ok {
+			continue
+		}
+		label := func(name string) string {
+			_, v, _ := strings.Cut(labels, name+`="`)
+			v, _, _ = strings.Cut(v, `"`)
+			return v
+		}
+		verb := label("verb")
+		if verb == "WATCH" || verb == "CONNECT" {
+			continue
+		}
+		key := verb + " " + label("resource")
+		if sub := label("subresource"); sub != "" {
+			key += "/" + sub
+		}
+		fields := strings.Fields(l)
+		n, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			return nil, err
+		}
+		sums[key] += n
+	}
+	return sums, nil
+}
+
+// topSeconds prints the n largest differences of after over before, largest first, and
+// their total.
+func topSeconds(after, before map[string]float64, n int) string {
+	type entry struct {
+		key string
+		d   float64
+	}
+	var entries []entry
+	total := 0.0
+	for k, v := range after {
+		if d := v - before[k]; d > 0 {
+			entries = append(entries, entry{k, d})
+			total += d
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].d > entries[j].d })
+	parts := make([]string, 0, n)
+	for i, x := range entries {
+		if i == n {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1fs", x.key, x.d))
+	}
+	return fmt.Sprintf("%.1fs in all; %s", total, strings.Join(parts, ", "))
 }

@@ -57,6 +57,9 @@ func fleetTeamNamespace(i int) string { return fmt.Sprintf("fleet-team-%02d", i)
 // and its workspace scheduler keep running until the test ends, so that a rest window
 // (testFleet's alsoAtRest) can cover the namespaces it returns.
 func testSharedFleet(t *testing.T, e *env, teams int) atRest {
+	if teams == 0 {
+		return atRest{}
+	}
 	ctx := t.Context()
 	platform := atRest{installations: 1, namespaces: []string{sharedFleetPlatform}}
 	if _, err := e.ApplyFiles(ctx, filepath.Join(e.root, "examples", "shared-kcp", "clusterissuer.yaml"),
@@ -100,9 +103,6 @@ func testSharedFleet(t *testing.T, e *env, teams int) atRest {
 	schedulerCtx, stopScheduler := context.WithCancel(context.WithoutCancel(ctx))
 	t.Cleanup(stopScheduler)
 	go scheduleWorkspaces(schedulerCtx, clients)
-	if teams == 0 {
-		return platform
-	}
 
 	useBefore, err := usageOf(e)
 	if err != nil {
