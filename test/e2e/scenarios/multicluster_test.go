@@ -240,7 +240,18 @@ func testMultiCluster(t *testing.T, e *env) {
 				t.Log("Placement failed: the XRs are not checked, only the harness's Object")
 				break
 			}
+			// A placed XR says that its workload's cluster is unreachable; one in A is unaffected.
+			placedInB := slices.ContainsFunc(multiInB, func(p struct{ kind, name, deployment string }) bool { return p == x })
 			got, err := getXR(ctx, e, x.kind, ns, x.name)
+			if placedInB && err == nil {
+				// Each XR reports it on its next reconcile after its Objects turned
+				// Synced=False, which on a loaded machine can come after the pause above.
+				_ = e.Eventually(ctx, 2*time.Minute, fmt.Sprintf("%s %s Available=False naming %s", x.kind, x.name, x.deployment), func(ctx context.Context) (bool, string, error) {
+					got, err = getXR(ctx, e, x.kind, ns, x.name)
+					a := got.conditions()["Available"]
+					return err == nil && a.Status == "False" && strings.Contains(a.Message, x.deployment), a.Status + ": " + a.Message, err
+				})
+			}
 			if err != nil {
 				t.Errorf("%s %s while cluster B is unreachable: %v", x.kind, x.name, err)
 				continue
@@ -249,8 +260,7 @@ func testMultiCluster(t *testing.T, e *env) {
 				t.Errorf("%s %s is being deleted while cluster B is unreachable", x.kind, x.name)
 			}
 			c := got.conditions()
-			// A placed XR says that its workload's cluster is unreachable; one in A is unaffected.
-			if placedInB := slices.ContainsFunc(multiInB, func(p struct{ kind, name, deployment string }) bool { return p == x }); placedInB {
+			if placedInB {
 				if a := c["Available"]; a.Status != "False" || !strings.Contains(a.Message, x.deployment) {
 					t.Errorf("%s %s while cluster B is unreachable: Available=%s (%s: %s), want False naming Deployment %s", x.kind, x.name, a.Status, a.Reason, a.Message, x.deployment)
 				}

@@ -55,7 +55,7 @@ func fleetTeamNamespace(i int) string { return fmt.Sprintf("fleet-team-%02d", i)
 // until every Tenant and team XR is Ready against the time cert-manager alone takes for the
 // certificates issued for the teams, and the CPU each process spent meanwhile. The stand-in
 // and its workspace scheduler keep running until the test ends, so that a rest window
-// (testFleet's alsoAtRest) can cover the namespaces it returns.
+// (fleetAtRest) can cover the namespaces it returns.
 func testSharedFleet(t *testing.T, e *env, teams int) atRest {
 	if teams == 0 {
 		return atRest{}
