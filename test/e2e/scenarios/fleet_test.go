@@ -97,8 +97,8 @@ func fleetAtRest(t *testing.T, e *env, quiet bool, idle *restFigures, installati
 // createFleet creates n KcpInstallations (examples/installation, each in a namespace of its
 // own) at once and reports the time until all are Ready against the time cert-manager alone
 // takes to issue the same certificates (their Issuers and Certificates copied into fresh
-// namespaces once the fleet is Ready), and the CPU and memory each process of the control
-// plane spent and where kube-apiserver's time went, in both.
+// namespaces once the fleet is Ready), and what the control plane spent in both
+// (snapshot.since).
 func createFleet(t *testing.T, e *env, n int) atRest {
 	namespaces := make([]string, n)
 	for i := range n {
@@ -122,15 +122,7 @@ func createFleet(t *testing.T, e *env, n int) atRest {
 		manifests[i] = m
 	}
 
-	useBefore, err := usageOf(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	callsBefore, err := functionCalls(ctx, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	servedBefore, err := apiServerSeconds(ctx, e)
+	before, err := snapshotOf(ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,15 +135,7 @@ func createFleet(t *testing.T, e *env, n int) atRest {
 		t.Fatal(err)
 	}
 	allReady := time.Since(start)
-	useAfter, err := usageOf(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	callsAfter, err := functionCalls(ctx, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	servedAfter, err := apiServerSeconds(ctx, e)
+	after, err := snapshotOf(ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,22 +143,15 @@ func createFleet(t *testing.T, e *env, n int) atRest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Step("fleet: %d KcpInstallations created at once, each Ready after %s, all after %.1fs; their %d certificates all issued after %.1fs; %d RunFunction calls; CPU from apply to Ready %s; memory %s",
-		n, durations(ready, start), allReady.Seconds(), certs, issued.Sub(start).Seconds(), callsAfter-callsBefore,
-		cpuString(useAfter.cpuSince(useBefore), 1), useAfter.memoryString())
-	e.Step("fleet: kube-apiserver served requests for %s", topSeconds(servedAfter, servedBefore, 8))
+	e.Step("fleet: %d KcpInstallations created at once, each Ready after %s, all after %.1fs; their %d certificates all issued after %.1fs; from apply to Ready %s",
+		n, durations(ready, start), allReady.Seconds(), certs, issued.Sub(start).Seconds(), after.since(before))
 
-	alone, cpu, err := certManagerAlone(ctx, e, time.Time{}, namespaces)
+	alone, figures, err := certManagerAlone(ctx, e, time.Time{}, namespaces)
 	if err != nil {
 		t.Fatal(err)
 	}
-	servedAlone, err := apiServerSeconds(ctx, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Step("fleet: while cert-manager alone issued them, kube-apiserver served requests for %s", topSeconds(servedAlone, servedAfter, 8))
-	e.Step("fleet: cert-manager alone issued the same %d certificates (their Issuers and Certificates copied into %d fresh namespaces at once) in %.1fs, CPU %s: the fleet was Ready in %.2fx that",
-		certs, n, alone.Seconds(), cpuString(cpu, 1), allReady.Seconds()/alone.Seconds())
+	e.Step("fleet: cert-manager alone issued the same %d certificates (their Issuers and Certificates copied into %d fresh namespaces at once) in %.1fs: the fleet was Ready in %.2fx that; meanwhile %s",
+		certs, n, alone.Seconds(), allReady.Seconds()/alone.Seconds(), figures)
 	return fleet
 }
 
@@ -301,9 +278,9 @@ func createdSince(o stack.Object, since time.Time) bool {
 // certManagerAlone copies the Certificates of the namespaces created at or after since (every
 // one for a zero since), as they are, with every Issuer of their namespaces and the CA Secrets
 // of those Issuers that no copied Certificate writes, into fresh namespaces at once, and
-// returns how long cert-manager took to issue every copy, and the CPU each process spent
-// meanwhile: the floor under the time to Ready of the XRs that composed them. The copies are deleted afterwards (without waiting).
-func certManagerAlone(ctx context.Context, e *env, since time.Time, namespaces []string) (time.Duration, map[string]time.Duration, error) {
+// returns how long cert-manager took to issue every copy, and what the control plane spent
+// meanwhile (snapshot.since): the floor under the time to Ready of the XRs that composed them. The copies are deleted afterwards (without waiting).
+func certManagerAlone(ctx context.Context, e *env, since time.Time, namespaces []string) (time.Duration, string, error) {
 	manifests := make([][]byte, len(namespaces))
 	copies := make([]string, len(namespaces))
 	want := 0
@@ -311,18 +288,18 @@ func certManagerAlone(ctx context.Context, e *env, since time.Time, namespaces [
 		copies[i] = certManagerNamespace(ns)
 		docs, certs, err := certManagerCopy(ctx, e, since, ns, copies[i])
 		if err != nil {
-			return 0, nil, err
+			return 0, "", err
 		}
 		manifests[i] = []byte(strings.Join(docs, "\n---\n"))
 		want += certs
 	}
-	before, err := usageOf(e)
+	before, err := snapshotOf(ctx, e)
 	if err != nil {
-		return 0, nil, err
+		return 0, "", err
 	}
 	start := time.Now()
 	if err := applyAll(ctx, e, manifests); err != nil {
-		return 0, nil, err
+		return 0, "", err
 	}
 	err = e.Eventually(ctx, 2*timeout, fmt.Sprintf("cert-manager alone: %d certificates issued", want), func(ctx context.Context) (bool, string, error) {
 		issued := 0
@@ -340,14 +317,14 @@ func certManagerAlone(ctx context.Context, e *env, since time.Time, namespaces [
 		return issued >= want, fmt.Sprintf("%d of %d issued", issued, want), nil
 	})
 	took := time.Since(start)
-	after, uerr := usageOf(e)
-	if uerr != nil && err == nil {
-		err = uerr
+	after, serr := snapshotOf(ctx, e)
+	if serr != nil && err == nil {
+		err = serr
 	}
 	if _, derr := e.Kubectl(ctx, nil, append([]string{"delete", "namespace", "--wait=false"}, copies...)...); derr != nil && err == nil {
 		err = derr
 	}
-	return took, after.cpuSince(before), err
+	return took, after.since(before), err
 }
 
 // certManagerCopy is what certManagerAlone applies for namespace ns, moved to namespace to:
@@ -408,6 +385,33 @@ func certManagerCopy(ctx context.Context, e *env, since time.Time, ns, to string
 		written[secret] = true
 	}
 	return docs, n, nil
+}
+
+// snapshot is what a bulk phase's figures are the difference of: each process's usage, the
+// function's RunFunction calls and kube-apiserver's time serving requests so far.
+type snapshot struct {
+	use    usage
+	calls  int
+	served map[string]float64
+}
+
+func snapshotOf(ctx context.Context, e *env) (snapshot, error) {
+	use, err := usageOf(e)
+	if err != nil {
+		return snapshot{}, err
+	}
+	calls, err := functionCalls(ctx, e)
+	if err != nil {
+		return snapshot{}, err
+	}
+	served, err := apiServerSeconds(ctx, e)
+	return snapshot{use: use, calls: calls, served: served}, err
+}
+
+// since prints what the control plane spent between before and s, and its memory at s.
+func (s snapshot) since(before snapshot) string {
+	return fmt.Sprintf("%d RunFunction calls; CPU %s; memory %s; kube-apiserver served requests for %s",
+		s.calls-before.calls, cpuString(s.use.cpuSince(before.use), 1), s.use.memoryString(), topSeconds(s.served, before.served, 8))
 }
 
 // atRest is what else a rest window covers: installations, in their namespaces (a shared
