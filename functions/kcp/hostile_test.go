@@ -38,6 +38,21 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 		spec   string
 		want   []string // substrings of the Fatal result
 	}{
+		// spec.<component>.extra.volumes (narrowed by issue 38 to the types Pod Security
+		// "restricted" admits). Who sets it: whoever writes the KcpInstallation, a team
+		// with edit in its namespace, or the platform through a claim. Largest: 16
+		// volumes per component, each a corev1 volume source of those types. What it costs
+		// the shared objects: nothing, no Tenant or shared RootShard reads a team's
+		// installation; only the installation's own workloads mount them, in the team's
+		// namespace, where every Secret, ConfigMap and claim a volume can name lives. It
+		// cannot widen a certificate or an identity (volumes mount files, the certificates
+		// are composed from spec.certificates), and the platform's policy does not decide
+		// it: Pod Security "restricted" and the schema do.
+		"VolumeShadowsTheCAMount": {
+			reason: "A volume of an admitted type named like a generated one would replace the CA the root shard trusts with the team's file. Refused before anything is composed; the message names the RootShard's field the volume becomes, not the installation's (left as it is).",
+			spec:   `, "rootShard": {"extra": {"volumes": [{"name": "kcp-ca", "secret": {"secretName": "team-ca"}}]}}`,
+			want:   []string{`nothing was changed`, `the RootShard dev this composes: spec.extraVolumes[0].name: Duplicate value: "kcp-ca"`},
+		},
 		"HostPathOnTheRootShard": {
 			reason: "A hostPath volume reaches the node's files, and restricted refuses the pod naming no field. An installation's schema does not offer it: the API server (or, here, decoding) drops it, and the volume left without a type is refused, not made an emptyDir.",
 			spec:   `, "rootShard": {"extra": {"volumes": [{"name": "node", "hostPath": {"path": "/"}}], "volumeMounts": [{"name": "node", "mountPath": "/host"}]}}`,
