@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 )
 
@@ -76,6 +78,7 @@ func testClaim(t *testing.T, e *env) {
 			t.Errorf("%s cannot read the kubeconfig Secret: %v", claimUser, err)
 		}
 	})
+	t.Run("RefusalShownOnTheInstallation", func(t *testing.T) { testClaimRefusal(ctx, t, e, as, claim) })
 	t.Run("ClaimDeleted", func(t *testing.T) {
 		if _, err := e.Kubectl(ctx, nil, as("delete", "kcpinstallationclaim", "-n", ns, claimName, "--wait=false")...); err != nil {
 			t.Fatal(err)
@@ -101,4 +104,64 @@ func docsClaim(t *testing.T, e *env) string {
 	}
 	t.Fatal("docs/self-service.md shows no KcpInstallationClaim")
 	return ""
+}
+
+// testClaimRefusal checks where a claim user sees what the function refuses, as
+// docs/self-service.md says: on the KcpInstallation in their namespace, which they may read,
+// not on the claim (Crossplane carries no error of the cluster-scoped XR to a claim). The
+// claim asks for a volume with no type, which the schema admits and the function refuses
+// (check.UntypedVolumes); nothing composed changes. The docs' claim is then applied again.
+func testClaimRefusal(ctx context.Context, t *testing.T, e *env, as func(args ...string) []string, claim string) {
+	ns := claimNamespace
+	type identity struct{ UID, Generation string }
+	shards := func() (map[string]identity, error) {
+		out, err := e.Kubectl(ctx, nil, "get", "rootshards.kcp.crossplane.io", "-n", ns, "-o", `jsonpath={range .items[*]}{.metadata.name} {.metadata.uid} {.metadata.generation}{"\n"}{end}`)
+		if err != nil {
+			return nil, err
+		}
+		m := map[string]identity{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if f := strings.Fields(line); len(f) == 3 {
+				m[f[0]] = identity{f[1], f[2]}
+			}
+		}
+		return m, nil
+	}
+	before, err := shards()
+	if err != nil || len(before) == 0 {
+		t.Fatalf("the claim's RootShards in %s: %v (found %d)", ns, err, len(before))
+	}
+
+	start := time.Now()
+	bad := strings.TrimRight(claim, "\n") + "\n  rootShard:\n    extra:\n      volumes:\n      - name: untyped\n"
+	if _, err := e.Kubectl(ctx, []byte(bad), as("apply", "-n", ns, "-f", "-")...); err != nil {
+		t.Fatalf("%s cannot apply a claim whose volume has no type (the schema admits it): %v", claimUser, err)
+	}
+	const want = "spec.rootShard.extra.volumes[0]"
+	err = e.Eventually(ctx, timeout, "KcpInstallation "+ns+"/"+claimName+" refuses "+want+", readable by "+claimUser, func(ctx context.Context) (bool, string, error) {
+		out, err := e.Kubectl(ctx, nil, as("get", "kcpinstallation.kcp.crossplane.io", "-n", ns, claimName, "-o", `jsonpath={.status.conditions[?(@.type=="Synced")].message}`)...)
+		if err != nil {
+			return false, "", err
+		}
+		return strings.Contains(string(out), want), "Synced: " + string(out), nil
+	})
+	if err != nil {
+		t.Error(err)
+	} else {
+		e.Step("claim: the function's refusal of the claim's spec shown to %s on KcpInstallation %s/%s %.1fs after the apply", claimUser, ns, claimName, time.Since(start).Seconds())
+	}
+	after, err := shards()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("the claim's RootShards changed while the function refused the claim's spec (-before, +after):\n%s", diff)
+	}
+
+	if _, err := e.Kubectl(ctx, []byte(claim), as("apply", "-n", ns, "-f", "-")...); err != nil {
+		t.Fatalf("%s cannot apply the docs' claim again: %v", claimUser, err)
+	}
+	if _, err := waitXR(ctx, e, "KcpInstallations", ns, claimName, "Synced", "True"); err != nil {
+		t.Error(err)
+	}
 }
