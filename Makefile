@@ -1,4 +1,5 @@
-# configuration-kcp: the two commands a user needs are `make render` and `make test`.
+# configuration-kcp: the README's two commands are `make demo` (a local control plane with the packages
+# installed and examples/basic applied) and `make test` (everything CI runs).
 # Every tool is built from pinned Go modules into bin/ on first use.
 
 SHELL := /bin/bash
@@ -23,19 +24,22 @@ $(FUNCTION): $(GO_SOURCES)
 .PHONY: function
 function: $(FUNCTION)
 
-## generate: regenerate the XRDs from the Go types in apis/v1alpha1, and the API reference
-## in docs/reference from the XRDs.
+## generate: regenerate the XRDs and Compositions from the Go types in apis/v1alpha1, and the
+## API reference in docs/reference from the XRDs.
 # apidocs is small and our own: go run it (cached by the build cache) rather than pin a binary.
 APIDOCS := cd $(CURDIR)/test/tools && GOWORK=off go run ./apidocs
+# Every Composition is one step calling the package's function, under the name Crossplane gives
+# the function installed as the Configuration's dependency.
+XRDGEN_ARGS := -paths ./apis/... -out apis -function configuration-kcp-function-kcp -step compose-kcp
 .PHONY: generate
 generate: $(XRDGEN)
-	@$(XRDGEN) -paths ./apis/... -out apis
+	@$(XRDGEN) $(XRDGEN_ARGS)
 	@$(APIDOCS) -apis $(CURDIR)/apis -out $(CURDIR)/docs/reference
 
-## check-generate: fail when a generated XRD is stale.
+## check-generate: fail when a generated XRD, Composition or API reference page is stale.
 .PHONY: check-generate
 check-generate: $(XRDGEN)
-	@$(XRDGEN) -paths ./apis/... -out apis
+	@$(XRDGEN) $(XRDGEN_ARGS) -check
 	@$(APIDOCS) -apis $(CURDIR)/apis -out $(CURDIR)/docs/reference -check
 
 ## render: render every example through `crossplane composition render`, fresh and converged,

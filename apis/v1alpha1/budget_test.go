@@ -114,10 +114,12 @@ func TestXRDSchemaBudget(t *testing.T) {
 // roundUp rounds n up to a multiple of 1,000.
 func roundUp(n int) int { return (n + 999) / 1000 * 1000 }
 
-// xrdSchema is the schema of one version of an XRD.
+// xrdSchema is the schema of one version of an XRD, and the kinds the XRD names.
 type xrdSchema struct {
 	name, file, version string
-	schema              *apiextensionsv1.JSONSchemaProps
+	// kind is the XR's kind; claimKind its claim's, if the XRD offers claims.
+	kind, claimKind string
+	schema          *apiextensionsv1.JSONSchemaProps
 }
 
 // xrdSchemas reads the openAPIV3Schema of every version of the XRDs matching glob, keyed by
@@ -139,7 +141,9 @@ func xrdSchemas(t *testing.T, glob string) map[string]xrdSchema {
 				Name string `json:"name"`
 			} `json:"metadata"`
 			Spec struct {
-				Versions []struct {
+				Names      struct{ Kind string }  `json:"names"`
+				ClaimNames *struct{ Kind string } `json:"claimNames"`
+				Versions   []struct {
 					Name   string `json:"name"`
 					Schema struct {
 						OpenAPIV3Schema *apiextensionsv1.JSONSchemaProps `json:"openAPIV3Schema"`
@@ -150,11 +154,16 @@ func xrdSchemas(t *testing.T, glob string) map[string]xrdSchema {
 		if err := yaml.Unmarshal(raw, &xrd); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
+		claimKind := ""
+		if c := xrd.Spec.ClaimNames; c != nil {
+			claimKind = c.Kind
+		}
 		for _, v := range xrd.Spec.Versions {
 			if v.Schema.OpenAPIV3Schema != nil {
 				plural := filepath.Base(filepath.Dir(f))
 				out[plural+"/"+v.Name] = xrdSchema{
-					name: xrd.Metadata.Name, file: "apis/" + plural + "/definition.yaml", version: v.Name, schema: v.Schema.OpenAPIV3Schema,
+					name: xrd.Metadata.Name, file: "apis/" + plural + "/definition.yaml", version: v.Name,
+					kind: xrd.Spec.Names.Kind, claimKind: claimKind, schema: v.Schema.OpenAPIV3Schema,
 				}
 			}
 		}

@@ -31,7 +31,7 @@ import (
 // (fnrequest.Converged against this function).
 func convergedRequest(tb testing.TB, xr string, world ...map[string]any) *fnv1.RunFunctionRequest {
 	tb.Helper()
-	f := &Function{log: logging.NewNopLogger()}
+	f := newFunction(logging.NewNopLogger(), breaker{})
 	req, err := fnrequest.Converged(func(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 		return f.RunFunction(context.Background(), req)
 	}, xr, world...)
@@ -226,7 +226,7 @@ func benchCases(b testing.TB) []benchCase {
 		return benchCase{name: name, req: convergedRequest(b, xr, world...), xr: xr, world: world, next: fnrequest.Next}
 	}
 	answered := func(name, xr string, world ...map[string]any) benchCase {
-		f := &Function{log: logging.NewNopLogger()}
+		f := newFunction(logging.NewNopLogger(), breaker{})
 		req, err := fnrequest.ConvergedAnswered(func(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 			return f.RunFunction(context.Background(), req)
 		}, xr, world...)
@@ -271,7 +271,7 @@ func benchCases(b testing.TB) []benchCase {
 func BenchmarkRunFunction(b *testing.B) {
 	for _, c := range benchCases(b) {
 		b.Run(c.name, func(b *testing.B) {
-			f := &Function{log: logging.NewNopLogger()}
+			f := newFunction(logging.NewNopLogger(), breaker{})
 			rsp, err := f.RunFunction(context.Background(), c.req)
 			if err != nil {
 				b.Fatal(err)
@@ -396,6 +396,7 @@ func withWorld(b testing.TB, req *fnv1.RunFunctionRequest, world []map[string]an
 // protobuf (desired.Set.Resources), to what function-sdk-go's response package writes from the
 // unstructured objects (desired.Set.Composed), for every object every benchmark input composes.
 func TestResponseMatchesComposed(t *testing.T) {
+	table := newTable()
 	for _, c := range benchCases(t) {
 		if c.refused {
 			continue
@@ -403,7 +404,7 @@ func TestResponseMatchesComposed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			xr := observedXR(c.req)
 			st := observe(c.req)
-			out, err := kinds[xr.GetKind()].compose(xr.GetKind(), xr.Object, st)
+			out, err := table[xr.GetKind()].compose(xr.GetKind(), xr.Object, st)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,7 +41,7 @@ func newRequest(xr string) *fnv1.RunFunctionRequest {
 
 func run(t *testing.T, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	t.Helper()
-	f := &Function{log: logging.NewNopLogger()}
+	f := newFunction(logging.NewNopLogger(), breaker{})
 	rsp, err := f.RunFunction(context.Background(), req)
 	if err != nil {
 		t.Fatalf("RunFunction returned a Go error; errors must be results: %v", err)

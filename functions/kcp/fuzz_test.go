@@ -79,7 +79,7 @@ func runWithin(t *testing.T, req *fnv1.RunFunctionRequest, d time.Duration) *fnv
 	}
 	done := make(chan answer, 1)
 	go func() {
-		rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+		rsp, err := (newFunction(logging.NewNopLogger(), breaker{})).RunFunction(context.Background(), req)
 		done <- answer{rsp, err}
 	}()
 	select {

@@ -41,15 +41,6 @@ func withFlags[PX any](k kind, flags func(PX) []string) kind {
 	return k
 }
 
-// generatedFlags lists the flags the renderer of an XR of one of the function's kinds writes,
-// for kinds that compose other kinds' XRs; none for a kind without extra arguments.
-func generatedFlags(kindName string, xr any) []string {
-	if k, ok := kinds[kindName]; ok && k.flags != nil {
-		return k.flags(xr)
-	}
-	return nil
-}
-
 // kindOf makes the row of a kind whose XRs decode into X. validate and warnings may be nil.
 func kindOf[X any, S any, PX interface {
 	*X
@@ -93,14 +84,26 @@ func kindOf[X any, S any, PX interface {
 	}
 }
 
-// validateXR checks an XR of one of the function's kinds with that kind's own checks, for
-// kinds that compose other kinds' XRs.
-func validateXR(kindName string, xr any) field.ErrorList {
-	k, ok := kinds[kindName]
+// table is the function's kinds, by kind name (fn.go's newTable).
+type table map[string]kind
+
+// validate checks an XR of one of the table's kinds with that kind's own checks, for kinds
+// that compose other kinds' XRs.
+func (t table) validate(kindName string, xr any) field.ErrorList {
+	k, ok := t[kindName]
 	if !ok {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("no kind %s in the table of kinds", kindName))}
 	}
 	return k.validate(xr)
+}
+
+// flags lists the flags the renderer of an XR of one of the table's kinds writes, for kinds
+// that compose other kinds' XRs; none for a kind without extra arguments.
+func (t table) flags(kindName string, xr any) []string {
+	if k, ok := t[kindName]; ok && k.flags != nil {
+		return k.flags(xr)
+	}
+	return nil
 }
 
 // decode converts an unstructured XR into its typed form. encoding/json names the field and

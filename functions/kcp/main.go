@@ -1,7 +1,6 @@
 // Command function-kcp is the composition function of configuration-kcp: it composes kcp
 // installations from Crossplane composite resources, one kind per row of the table in fn.go
-// (RootShard, Shard, CacheServer, FrontProxy, VirtualWorkspace, Kubeconfig, KcpInstallation
-// and ClaimedKcpInstallation).
+// (newTable), a row for each kind the API defines (v1alpha1.Kinds).
 package main
 
 import (
@@ -44,7 +43,7 @@ func (c *CLI) Run() error {
 	if calls == 0 {
 		calls = uint32(2 * runtime.GOMAXPROCS(0))
 	}
-	return serve(context.Background(), &Function{log: log, breaker: breaker{cooldown: c.CircuitBreakerCooldown}}, serveOptions{
+	return serve(context.Background(), newFunction(log, breaker{cooldown: c.CircuitBreakerCooldown}), serveOptions{
 		network:            c.Network,
 		address:            c.Address,
 		tlsCertsDir:        c.TLSCertsDir,

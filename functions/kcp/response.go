@@ -5,11 +5,13 @@ import (
 	"encoding/hex"
 	"time"
 
+	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
@@ -186,4 +188,68 @@ func compositeReady(rsp *fnv1.RunFunctionResponse, notReady bool) fnv1.Ready {
 		}
 	}
 	return ready
+}
+
+// respond writes a composition into the response.
+func (f *Function) respond(rsp *fnv1.RunFunctionResponse, xr *unstructured.Unstructured, out result.Result[any], ttl time.Duration) error {
+	resources, err := out.Desired.Resources()
+	if err != nil {
+		return err
+	}
+	// Earlier pipeline steps' desired resources are carried forward; ours replace same names.
+	if rsp.Desired == nil {
+		rsp.Desired = &fnv1.State{}
+	}
+	if rsp.Desired.Resources == nil {
+		rsp.Desired.Resources = make(map[string]*fnv1.Resource, len(resources))
+	}
+	for name, r := range resources {
+		rsp.Desired.Resources[name] = r
+	}
+
+	// Of the XR itself only the status is desired.
+	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(out.Status)
+	if err != nil {
+		return errors.Wrap(err, "cannot convert composite status")
+	}
+	if err := setDesiredXR(rsp, xr, status, compositeReady(rsp, out.NotReady)); err != nil {
+		return errors.Wrap(err, "cannot set desired composite resource")
+	}
+
+	if len(out.Requirements) > 0 {
+		rsp.Requirements = &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{}}
+		ns := xr.GetNamespace()
+		for _, r := range out.Requirements {
+			sel := &fnv1.ResourceSelector{ApiVersion: r.APIVersion, Kind: r.Kind, Namespace: &ns}
+			if r.Namespace != "" {
+				sel.Namespace = &r.Namespace
+			}
+			if r.ClusterScoped {
+				sel.Namespace = nil
+			}
+			if sel.ApiVersion == "" {
+				sel.ApiVersion = "v1"
+			}
+			if r.Name != "" {
+				sel.Match = &fnv1.ResourceSelector_MatchName{MatchName: r.Name}
+			} else {
+				// No labels: every object of the kind in the namespace.
+				labels := &fnv1.MatchLabels{}
+				if r.Label != "" {
+					labels.Labels = map[string]string{r.Label: r.LabelValue}
+				}
+				sel.Match = &fnv1.ResourceSelector_MatchLabels{MatchLabels: labels}
+			}
+			rsp.Requirements.Resources[r.Key()] = sel
+		}
+	}
+
+	for _, c := range out.Conditions {
+		setCondition(rsp, c)
+	}
+	rsp.Meta.Ttl = durationpb.New(ttl)
+	for _, w := range out.Warnings {
+		warning(rsp, w)
+	}
+	return nil
 }

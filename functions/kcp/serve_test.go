@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-
-	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
 
 // blockingFunction counts the calls inside RunFunction at once and holds each until released.

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
 // The function's packages in layers, lowest first. A package may import packages of a lower
@@ -214,8 +216,9 @@ func TestShape(t *testing.T) {
 	t.Logf("%d packages below internal/, at most %d deep (fn.go's package adds one)", len(imports), deepest)
 }
 
-// TestEveryKindHasARow holds the table of kinds in fn.go and internal/kinds to each other:
-// every kind package has a row, named like its directory, and every row a package.
+// TestEveryKindHasARow holds the table of kinds in fn.go, internal/kinds and the API's kinds
+// to each other: every kind package has a row, named like its directory, every row a
+// package, and every kind of v1alpha1.Kinds a row.
 func TestEveryKindHasARow(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join("internal", "kinds"))
 	if err != nil {
@@ -228,11 +231,14 @@ func TestEveryKindHasARow(t *testing.T) {
 		}
 	}
 	var rows []string
-	for k := range kinds {
+	for k := range newTable() {
 		rows = append(rows, strings.ToLower(k))
 	}
 	slices.Sort(rows)
 	if diff := cmp.Diff(dirs, rows); diff != "" {
 		t.Errorf("internal/kinds/<kind> and the rows of fn.go's kinds (lower case) must match: -directories, +rows:\n%s", diff)
+	}
+	if diff := cmp.Diff(slices.Sorted(slices.Values(v1alpha1.Kinds)), slices.Sorted(maps.Keys(newTable()))); diff != "" {
+		t.Errorf("v1alpha1.Kinds (the XRDs' kinds) and the rows of fn.go's table must match: -kinds, +rows:\n%s", diff)
 	}
 }

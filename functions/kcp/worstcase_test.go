@@ -28,7 +28,7 @@ import (
 
 // worstRun runs the function as Crossplane would.
 func worstRun(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
-	f := &Function{log: logging.NewNopLogger()}
+	f := newFunction(logging.NewNopLogger(), breaker{})
 	return f.RunFunction(context.Background(), req)
 }
 

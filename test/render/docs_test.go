@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/configuration-kcp/configuration-kcp/test/gomod"
-	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/configuration-kcp/configuration-kcp/test/gomod"
+	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 )
 
 // yamlBlocks returns the ```yaml fenced blocks of a Markdown file.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"flag"
-	"github.com/google/go-cmp/cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,12 +10,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 )
 
 // go test ./xrdgen -update rewrites testdata/golden.
 var update = flag.Bool("update", false, "rewrite the golden XRDs in testdata/golden")
+
+// samplePipeline is the sample kinds' Composition step.
+var samplePipeline = Pipeline{Function: "function-sample", Step: "compose-sample"}
 
 const (
 	samplePkg = "./testdata/apis/v1alpha1"
@@ -33,7 +36,7 @@ var (
 // type-checking takes a few seconds).
 func generated(t *testing.T) []File {
 	t.Helper()
-	genOnce.Do(func() { genFiles, genErr = Generate([]string{samplePkg}, goldenDir) })
+	genOnce.Do(func() { genFiles, genErr = Generate([]string{samplePkg}, goldenDir, samplePipeline) })
 	if genErr != nil {
 		t.Fatalf("Generate: %v", genErr)
 	}
@@ -58,7 +61,10 @@ func TestGolden(t *testing.T) {
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
-	want := []string{"testdata/golden/gadgets/definition.yaml", "testdata/golden/widgets/definition.yaml"}
+	want := []string{
+		"testdata/golden/gadgets/composition.yaml", "testdata/golden/gadgets/definition.yaml",
+		"testdata/golden/widgets/composition.yaml", "testdata/golden/widgets/definition.yaml",
+	}
 	if strings.Join(paths, " ") != strings.Join(want, " ") {
 		t.Errorf("paths = %v, want %v", paths, want)
 	}
@@ -66,7 +72,7 @@ func TestGolden(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	first := generated(t)
-	again, err := Generate([]string{samplePkg}, goldenDir)
+	again, err := Generate([]string{samplePkg}, goldenDir, samplePipeline)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +112,7 @@ type xrd struct {
 func parse(t *testing.T, files []File, plural string) xrd {
 	t.Helper()
 	for _, f := range files {
-		if filepath.Base(filepath.Dir(f.Path)) != plural {
+		if filepath.Base(filepath.Dir(f.Path)) != plural || filepath.Base(f.Path) != fileName {
 			continue
 		}
 		header, _, _ := bytes.Cut(f.Content, []byte("\n"))
@@ -396,6 +402,59 @@ func TestClaimMarker(t *testing.T) {
 			gotFields := map[string]any{"apiVersion": got["apiVersion"], "scope": spec["scope"], "claimNames": spec["claimNames"]}
 			if diff := cmp.Diff(tc.want, gotFields); diff != "" {
 				t.Errorf("%s\nToXRD(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestComposition checks each kind's generated Composition: it composes that kind, at its
+// XRD's storage version, with the one pipeline step given.
+func TestComposition(t *testing.T) {
+	for _, plural := range []string{"gadgets", "widgets"} {
+		t.Run(plural, func(t *testing.T) {
+			x := parse(t, generated(t), plural)
+			var comp struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+				Metadata   struct {
+					Name   string            `json:"name"`
+					Labels map[string]string `json:"labels"`
+				} `json:"metadata"`
+				Spec struct {
+					CompositeTypeRef struct {
+						APIVersion string `json:"apiVersion"`
+						Kind       string `json:"kind"`
+					} `json:"compositeTypeRef"`
+					Mode     string `json:"mode"`
+					Pipeline []struct {
+						Step        string `json:"step"`
+						FunctionRef struct {
+							Name string `json:"name"`
+						} `json:"functionRef"`
+					} `json:"pipeline"`
+				} `json:"spec"`
+			}
+			var found bool
+			for _, f := range generated(t) {
+				if f.Path == filepath.Join(goldenDir, plural, compositionFileName) {
+					found = true
+					if err := yaml.UnmarshalStrict(f.Content, &comp); err != nil {
+						t.Fatalf("%s: %v", f.Path, err)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("no %s for %s", compositionFileName, plural)
+			}
+			got := []string{comp.APIVersion, comp.Kind, comp.Metadata.Name, comp.Metadata.Labels[x.Spec.Group+"/kind"],
+				comp.Spec.CompositeTypeRef.APIVersion, comp.Spec.CompositeTypeRef.Kind, comp.Spec.Mode}
+			want := []string{"apiextensions.crossplane.io/v1", "Composition", plural + "." + x.Spec.Group, x.Spec.Names.Kind,
+				x.Spec.Group + "/" + x.Spec.Versions[0].Name, x.Spec.Names.Kind, "Pipeline"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the Composition of %s, -want, +got:\n%s", plural, diff)
+			}
+			if len(comp.Spec.Pipeline) != 1 || comp.Spec.Pipeline[0].Step != samplePipeline.Step || comp.Spec.Pipeline[0].FunctionRef.Name != samplePipeline.Function {
+				t.Errorf("pipeline %+v, want one step %s calling %s", comp.Spec.Pipeline, samplePipeline.Step, samplePipeline.Function)
 			}
 		})
 	}

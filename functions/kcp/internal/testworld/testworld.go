@@ -240,7 +240,7 @@ func (w *World) Issued(set desired.Set, revision int64) *World {
 			w.Certificate(o.Name, c.Name, Cert{Ready: true, Revision: revision})
 			w.Secret(c.Spec.SecretName)
 		}
-		if u, ok := o.Resource.(*resource.Unstructured); ok && u.GetKind() == "CertificateSet" {
+		if u, ok := o.Resource.(*resource.Unstructured); ok && u.GetKind() == v1alpha1.KindCertificateSet {
 			w.issuedSet(o.Name, u, revision)
 		}
 	}
@@ -284,7 +284,7 @@ func (w *World) Exists(set desired.Set) *World {
 		case *resource.Unstructured:
 			// An XR (a CertificateSet, a KcpInstallation's RootShard): one already observed
 			// keeps its status, as a Certificate does.
-			if obj.GetKind() == "CertificateSet" && w.composed[o.Name] != nil {
+			if obj.GetKind() == v1alpha1.KindCertificateSet && w.composed[o.Name] != nil {
 				continue
 			}
 			w.put(o.Name, obj)
@@ -343,7 +343,7 @@ func (w *World) State() *observed.State {
 // changed by mods.
 func RootShard(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
 	rs := &v1alpha1.RootShard{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: v1alpha1.KindRootShard},
 		ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: Namespace},
 		Spec: v1alpha1.RootShardSpec{
 			CommonShardSpec: v1alpha1.CommonShardSpec{Etcd: v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd-root:2379"}}},
@@ -360,7 +360,7 @@ func RootShard(mods ...func(*v1alpha1.RootShard)) *v1alpha1.RootShard {
 // Shard is Shard name of RootShard root in namespace kcp, changed by mods.
 func Shard(name string, mods ...func(*v1alpha1.Shard)) *v1alpha1.Shard {
 	sh := &v1alpha1.Shard{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: v1alpha1.KindShard},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
 		Spec: v1alpha1.ShardSpec{
 			CommonShardSpec: v1alpha1.CommonShardSpec{Etcd: v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd-" + name + ":2379"}}},
@@ -408,7 +408,7 @@ func Flatten(set desired.Set, st *observed.State) desired.Set {
 	var out desired.Set
 	for _, o := range set.Objects() {
 		u, ok := o.Resource.(*resource.Unstructured)
-		if !ok || u.GetKind() != "CertificateSet" {
+		if !ok || u.GetKind() != v1alpha1.KindCertificateSet {
 			if o.Kept != nil {
 				out.Keep(o.Name, o.Kept, o.Ready)
 			} else {

@@ -32,15 +32,14 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-	"k8s.io/klog/v2"
-
 	"github.com/cert-manager/cert-manager/pkg/controller"
 	"github.com/cert-manager/cert-manager/pkg/controller/clusterissuers"
 	"github.com/cert-manager/cert-manager/pkg/healthz"
 	logf "github.com/cert-manager/cert-manager/pkg/logs"
 	"github.com/cert-manager/cert-manager/pkg/util"
 	utilfeature "github.com/cert-manager/cert-manager/pkg/util/feature"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/klog/v2"
 
 	// Controllers register themselves with pkg/controller when imported.
 	_ "github.com/cert-manager/cert-manager/pkg/controller/certificaterequests/approver"

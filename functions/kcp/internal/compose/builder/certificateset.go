@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 )
@@ -49,7 +50,7 @@ func (b *Builder) addToSet(key resource.Name, obj runtime.Object) {
 		if b.sets == nil {
 			b.sets = map[string]*resource.Unstructured{}
 		}
-		set = b.newXR("CertificateSet", b.Prefix+b.set.name, b.set.labels, map[string]any{})
+		set = b.newXR(v1alpha1.KindCertificateSet, b.Prefix+b.set.name, b.set.labels, map[string]any{})
 		b.sets[b.set.name] = set
 	}
 	spec := set.Object["spec"].(map[string]any)

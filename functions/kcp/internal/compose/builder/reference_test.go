@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
@@ -78,7 +79,7 @@ func TestReference(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			b := New("x", "ns", tc.st)
 			b.Certificate(pki.CA("x-server-ca", "ns", pki.IssuerRef("x-ca"), nil, nil), nil)
-			b.Reference(reference.Reference{Kind: reference.KindRootShard, Name: "x", Namespace: "ns", URL: "https://x.ns:6443"},
+			b.Reference(reference.Reference{Kind: v1alpha1.KindRootShard, Name: "x", Namespace: "ns", URL: "https://x.ns:6443"},
 				map[string]string{"owner": "x"}, ReferenceCAs{CA: []string{"x-server-ca", "extra"}, ClientCA: []string{"other-client-ca"}})
 			o, ok := b.Set.Get("secret-reference")
 			switch {

@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+
 // TenantKind is one kind of XR a tenant can write (install/tenant-role.yaml and
 // install/tenant-clusterrole.yaml grant it), and how every certificate it can cause is held
 // to the platform's policy. TestTenantKinds in functions/kcp fails when the roles grant a
@@ -20,7 +22,7 @@ type TenantKind struct {
 var TenantKinds = []TenantKind{
 	{
 		Resource: "kcpinstallations",
-		Kind:     "KcpInstallation",
+		Kind:     v1alpha1.KindKcpInstallation,
 		Certificates: "Its CAs from spec.certificates.issuerRef and the public serving certificates from every serverCertificate.issuerRef, each allowed by data.issuers for the namespace " +
 			"(a cert-manager Issuer of the namespace always); everything else is signed by the installation's own CAs, " +
 			"and the admin Kubeconfig it composes carries no certificate template. Checked in every namespace, platform namespaces included.",
@@ -28,14 +30,14 @@ var TenantKinds = []TenantKind{
 	},
 	{
 		Resource: "kcpinstallationclaims",
-		Kind:     "ClaimedKcpInstallation",
+		Kind:     v1alpha1.KindClaimedKcpInstallation,
 		Certificates: "None of its own: the claim's spec becomes a KcpInstallation in the claim's namespace, " +
 			"which is held to the policy as any KcpInstallation there.",
 		Tests: []string{"TestClaimComposesTheInstallationInTheClaimsNamespace"},
 	},
 	{
 		Resource: "kubeconfigs",
-		Kind:     "Kubeconfig",
+		Kind:     v1alpha1.KindKubeconfig,
 		Certificates: "Its client certificate, from the target's client CA of the same namespace (or, for a shared installation, the Tenant's, which refuses any template). " +
 			"In a tenant's namespace spec.certificateTemplate's issuerRef must be allowed by data.issuers and no field may widen what the certificate proves; " +
 			"spec.username and spec.groups may hold no control characters.",
@@ -43,7 +45,7 @@ var TenantKinds = []TenantKind{
 	},
 	{
 		Resource:     "workspaces",
-		Kind:         "Workspace",
+		Kind:         v1alpha1.KindWorkspace,
 		Certificates: "None: it composes provider-kubernetes Objects inside kcp (a workspace and its bindings), no Certificate and no Issuer.",
 		Tests:        []string{"TestWorkspaceComposesNoCertificate"},
 	},

@@ -6,28 +6,15 @@ import (
 	"encoding/json"
 	"sort"
 
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
-
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
 // APIVersion of every XR.
 var APIVersion = v1alpha1.Group + "/" + v1alpha1.Version
-
-// Kinds of XR that refer to each other.
-const (
-	KindRootShard        = "RootShard"
-	KindShard            = "Shard"
-	KindCacheServer      = "CacheServer"
-	KindVirtualWorkspace = "VirtualWorkspace"
-	KindFrontProxy       = "FrontProxy"
-	KindKubeconfig       = "Kubeconfig"
-	KindWorkspace        = "Workspace"
-	KindTenant           = "Tenant"
-)
 
 // Named is the requirement for the XR of a kind with a name.
 func Named(kind, name string) result.Requirement {
@@ -74,7 +61,7 @@ func decode(l observed.Lookup, into any) bool {
 // RootShard returns the required RootShard named name.
 func RootShard(st *observed.State, name string) (*v1alpha1.RootShard, bool) {
 	rs := &v1alpha1.RootShard{}
-	return rs, Get(st, KindRootShard, name, rs)
+	return rs, Get(st, v1alpha1.KindRootShard, name, rs)
 }
 
 // IssuingCertificates reports whether the required XR of a kind and name says, in its
@@ -99,7 +86,7 @@ func IssuingCertificates(st *observed.State, kind, name string) bool {
 // VirtualWorkspace returns the required VirtualWorkspace named name.
 func VirtualWorkspace(st *observed.State, name string) (*v1alpha1.VirtualWorkspace, bool) {
 	vw := &v1alpha1.VirtualWorkspace{}
-	return vw, Get(st, KindVirtualWorkspace, name, vw)
+	return vw, Get(st, v1alpha1.KindVirtualWorkspace, name, vw)
 }
 
 // ShardsOf returns the required Shards whose spec.rootShard.ref names rootShard, or whose
@@ -108,9 +95,9 @@ func VirtualWorkspace(st *observed.State, name string) (*v1alpha1.VirtualWorkspa
 // reference under another name is not known to be the RootShard's.
 func ShardsOf(st *observed.State, rootShard string) []v1alpha1.Shard {
 	var out []v1alpha1.Shard
-	for _, n := range st.Names(KindShard) {
+	for _, n := range st.Names(v1alpha1.KindShard) {
 		sh := v1alpha1.Shard{}
-		if !Get(st, KindShard, n, &sh) {
+		if !Get(st, v1alpha1.KindShard, n, &sh) {
 			continue
 		}
 		ref, secret := sh.Spec.RootShard.Ref, sh.Spec.RootShard.SecretRef

@@ -37,7 +37,7 @@ func RootShardRequirement(cfg v1alpha1.RootShardConfig) result.Requirement {
 	if r := cfg.SecretRef; r != nil {
 		return result.Requirement{Kind: "Secret", Name: r.Name}
 	}
-	return Named(KindRootShard, cfg.Ref.Name)
+	return Named(v1alpha1.KindRootShard, cfg.Ref.Name)
 }
 
 // ReadRootShard reads the RootShard spec.rootShard names, for an XR of namespace ns.
@@ -63,7 +63,7 @@ func readReference(st *observed.State, name, ns string) RootShardRead {
 	if err != nil {
 		return RootShardRead{Secret: name, Invalid: field.Invalid(rootShardSecretField, name, fmt.Sprintf("Secret %s is not a reference Secret: %v%s", name, err, fix))}
 	}
-	if r.Kind != reference.KindRootShard {
+	if r.Kind != v1alpha1.KindRootShard {
 		return RootShardRead{Secret: name, Invalid: field.Invalid(rootShardSecretField, name, fmt.Sprintf("Secret %s is the reference of %s %s/%s, not of a RootShard%s", name, r.Kind, r.Namespace, r.Name, fix))}
 	}
 	return RootShardRead{RootShard: r.RootShard(), Secret: name}
@@ -87,7 +87,7 @@ func (r RootShardRead) IssuingCertificates(st *observed.State) bool {
 	if r.Secret != "" || r.RootShard == nil {
 		return false
 	}
-	return IssuingCertificates(st, KindRootShard, r.RootShard.Name)
+	return IssuingCertificates(st, v1alpha1.KindRootShard, r.RootShard.Name)
 }
 
 // SameNamespace reports whether the RootShard is of namespace ns: always for ref; for

@@ -19,13 +19,13 @@ func KubeconfigTarget(data map[string][]byte, ns string) (v1alpha1.KubeconfigTar
 		return v1alpha1.KubeconfigTarget{}, fmt.Errorf("it is not a reference Secret: %w", err)
 	}
 	switch {
-	case r.Kind == reference.KindFrontProxy && r.Namespace == ns:
+	case r.Kind == v1alpha1.KindFrontProxy && r.Namespace == ns:
 		return v1alpha1.KubeconfigTarget{FrontProxyRef: &v1alpha1.SharedReference{Name: r.Name}}, nil
-	case r.Kind == reference.KindRootShard && r.Namespace == ns:
+	case r.Kind == v1alpha1.KindRootShard && r.Namespace == ns:
 		return v1alpha1.KubeconfigTarget{RootShardRef: &corev1.LocalObjectReference{Name: r.Name}}, nil
-	case r.Kind == reference.KindFrontProxy:
+	case r.Kind == v1alpha1.KindFrontProxy:
 		return v1alpha1.KubeconfigTarget{FrontProxyRef: &v1alpha1.SharedReference{Name: r.Name, Namespace: r.Namespace}}, nil
-	case r.Kind == reference.KindRootShard:
+	case r.Kind == v1alpha1.KindRootShard:
 		return v1alpha1.KubeconfigTarget{}, fmt.Errorf("it names RootShard %s/%s: a kcp installation of another namespace is reached through the FrontProxy its Tenant shares; use that FrontProxy's reference Secret", r.Namespace, r.Name)
 	}
 	return v1alpha1.KubeconfigTarget{}, fmt.Errorf("it names %s %s/%s: a kubeconfig reaches a RootShard or a FrontProxy", r.Kind, r.Namespace, r.Name)

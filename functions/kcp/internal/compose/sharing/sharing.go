@@ -67,16 +67,16 @@ func Labels(tenant, ns, name string) map[string]string {
 }
 
 // TenantsRequirement reads every Tenant of namespace ns, the installation's.
-func TenantsRequirement(ns string) result.Requirement { return refs.AllIn(refs.KindTenant, ns) }
+func TenantsRequirement(ns string) result.Requirement { return refs.AllIn(v1alpha1.KindTenant, ns) }
 
 // Tenants returns the required Tenants of namespace ns that share with namespace team (every
 // Tenant of ns for ""), oldest first: the first is the one that grants; a later one is
 // refused.
 func Tenants(st *observed.State, ns, team string) []*v1alpha1.Tenant {
 	var out []*v1alpha1.Tenant
-	for _, n := range st.NamesIn(ns, refs.KindTenant) {
+	for _, n := range st.NamesIn(ns, v1alpha1.KindTenant) {
 		t := &v1alpha1.Tenant{}
-		if refs.GetIn(st, ns, refs.KindTenant, n, t) && (team == "" || Namespace(t) == team) {
+		if refs.GetIn(st, ns, v1alpha1.KindTenant, n, t) && (team == "" || Namespace(t) == team) {
 			out = append(out, t)
 		}
 	}
@@ -105,7 +105,7 @@ func Grant(st *observed.State, ns, team string) (*v1alpha1.Tenant, string) {
 // labels say so. Only the Tenant's composition writes both; a team cannot write in the
 // installation's namespace at all.
 func ComposedFor(l observed.Lookup, team, name string) bool {
-	if !l.Found || l.Object == nil || l.ControllerKind != refs.KindTenant {
+	if !l.Found || l.Object == nil || l.ControllerKind != v1alpha1.KindTenant {
 		return false
 	}
 	meta, _ := l.Object["metadata"].(map[string]any)

@@ -1,15 +1,15 @@
 package observed
 
-import "github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+import (
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+)
 
 // A RootShard or Shard composes its Certificates through CertificateSet XRs (see
 // apis/v1alpha1/certificateset_types.go). It does not observe those Certificates; each set
 // reports its certificates in its status once every one is issued. The questions about a
 // Certificate answer from that report when the Certificate is not composed by the XR itself,
 // so a composer asks the same questions whichever way a certificate is composed.
-
-// setKind is the kind of the XR that composes certificates for another.
-const setKind = "CertificateSet"
 
 // issuedInSet is what a CertificateSet reports of one issued certificate.
 type issuedInSet struct {
@@ -25,7 +25,7 @@ func (s *State) inSets() map[resource.Name]issuedInSet {
 	s.setCertificates = map[resource.Name]issuedInSet{}
 	for _, o := range s.composed {
 		f := o.GetFields()
-		if f["kind"].GetStringValue() != setKind {
+		if f["kind"].GetStringValue() != v1alpha1.KindCertificateSet {
 			continue
 		}
 		for _, c := range f["status"].GetStructValue().GetFields()["certificates"].GetListValue().GetValues() {

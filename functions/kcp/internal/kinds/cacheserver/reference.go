@@ -1,6 +1,7 @@
 package cacheserver
 
 import (
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/reference"
@@ -16,6 +17,6 @@ func (c *composer) composeReference() {
 	if c.clientCA() {
 		cas.ClientCA = []string{c.name.CA()}
 	}
-	r := reference.Reference{Kind: reference.KindCacheServer, Name: c.cs.Name, Namespace: c.Namespace, URL: c.url}
+	r := reference.Reference{Kind: v1alpha1.KindCacheServer, Name: c.cs.Name, Namespace: c.Namespace, URL: c.url}
 	c.Reference(r, map[string]string{names.LabelOwnerCacheServer: string(c.name)}, cas)
 }

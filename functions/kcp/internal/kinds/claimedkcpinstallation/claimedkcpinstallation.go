@@ -77,7 +77,7 @@ func Compose(xr *XR, st *observed.State) (result.Result[v1alpha1.KcpInstallation
 	var r result.Result[v1alpha1.KcpInstallationStatus]
 	c, _ := xr.Claim()
 	b := builder.New(xr.GetName(), c.Namespace, st)
-	ready, err := b.XR(KeyInstallation, "KcpInstallation", c.Name,
+	ready, err := b.XR(KeyInstallation, v1alpha1.KindKcpInstallation, c.Name,
 		map[string]string{LabelClaimName: c.Name, LabelClaimNamespace: c.Namespace}, xr.Spec.KcpInstallationSpec)
 	if err != nil {
 		return r, field.ErrorList{field.InternalError(field.NewPath("spec"), err)}

@@ -15,8 +15,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
-
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
@@ -24,6 +22,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -54,7 +53,7 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
 	}
 	c.placement = placement.Of(fp.Spec.Placement, fp.GetNamespace())
-	if err := placement.Check(st, deployment, c.placement, placedField, "FrontProxy"); err != nil {
+	if err := placement.Check(st, deployment, c.placement, placedField, v1alpha1.KindFrontProxy); err != nil {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
 	}
 	c.Inputs.Require(refs.RootShardRequirement(fp.Spec.RootShard))
@@ -81,7 +80,7 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	// waits for every shard.
 	upgraded := *fp // shallow: only the image pointer is replaced
 	c.fp = &upgraded
-	c.fp.Spec.Image = c.ImageFor(deployment, fp.Spec.Image, builder.Leader{Kind: "RootShard", Name: rootName, Image: rs.Status.Image})
+	c.fp.Spec.Image = c.ImageFor(deployment, fp.Spec.Image, builder.Leader{Kind: v1alpha1.KindRootShard, Name: rootName, Image: rs.Status.Image})
 
 	p := c.proxy()
 	c.registerExternalInputs(p)

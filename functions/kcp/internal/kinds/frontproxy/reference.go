@@ -1,6 +1,7 @@
 package frontproxy
 
 import (
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/reference"
@@ -16,7 +17,7 @@ func (c *composer) composeReference() {
 	if ref := c.fp.Spec.CABundleSecretRef; ref != nil {
 		ca = append(ca, ref.Name)
 	}
-	r := reference.Reference{Kind: reference.KindFrontProxy, Name: c.fp.Name, Namespace: c.Namespace, URL: names.FrontProxyURL(c.fp, c.rs)}
+	r := reference.Reference{Kind: v1alpha1.KindFrontProxy, Name: c.fp.Name, Namespace: c.Namespace, URL: names.FrontProxyURL(c.fp, c.rs)}
 	c.Reference(r, map[string]string{names.LabelOwnerFrontProxy: string(c.name)},
 		builder.ReferenceCAs{CA: ca, ClientCA: []string{c.root.CA(names.CAClient)}})
 }

@@ -33,7 +33,7 @@ func (c *composer) serviceAccountCerts() []workload.ServiceAccountCert {
 	if c.read.SameNamespace(c.Namespace) {
 		// The Shards of a RootShard of another namespace are there, not here: the
 		// front-proxy accepts tokens of the RootShard's key only.
-		c.Inputs.Require(refs.All(refs.KindShard))
+		c.Inputs.Require(refs.All(v1alpha1.KindShard))
 		for _, sh := range refs.ShardsOf(c.St, c.rs.Name) {
 			shards = append(shards, sh.Name)
 		}

@@ -12,9 +12,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
-// kindKcpInstallation is read to find the neighbours an installation's names could meet.
-const kindKcpInstallation = "KcpInstallation"
-
 // A part is one child XR of an installation, or its managed etcd, with every name it may
 // give an object (names.*.Composed). Names derive from names: installation a with shard
 // b-server composes Certificate a-b-server-server, and installation a-b composes
@@ -109,9 +106,9 @@ func checkNeighbours(inst *v1alpha1.KcpInstallation, own []part, st *observed.St
 			"the %s this makes would compose %s, which %s composes; nothing of it is changed; rename this KcpInstallation or the part",
 			p.what, name, holder)))
 	}
-	for _, other := range st.Names(kindKcpInstallation) {
+	for _, other := range st.Names(v1alpha1.KindKcpInstallation) {
 		var n v1alpha1.KcpInstallation
-		if other == inst.GetName() || !refs.Get(st, kindKcpInstallation, other, &n) || !createdBefore(&n, inst) {
+		if other == inst.GetName() || !refs.Get(st, v1alpha1.KindKcpInstallation, other, &n) || !createdBefore(&n, inst) {
 			continue
 		}
 		theirs := map[string]string{}
@@ -133,7 +130,7 @@ func checkNeighbours(inst *v1alpha1.KcpInstallation, own []part, st *observed.St
 	for _, kind := range xrKinds {
 		for _, name := range st.Names(kind) {
 			l := st.Object(kind, name)
-			if (uid != "" && l.Controller == uid) || l.ControllerKind == kindKcpInstallation {
+			if (uid != "" && l.Controller == uid) || l.ControllerKind == v1alpha1.KindKcpInstallation {
 				continue // ours, or another installation's: compared through its installation above
 			}
 			theirs := map[string]string{}
@@ -154,17 +151,17 @@ func checkNeighbours(inst *v1alpha1.KcpInstallation, own []part, st *observed.St
 func composedBy(kind, name string, xr map[string]any) []string {
 	spec, _ := xr["spec"].(map[string]any)
 	switch kind {
-	case refs.KindRootShard:
+	case v1alpha1.KindRootShard:
 		return names.RootShard(name).Composed()
-	case refs.KindShard:
+	case v1alpha1.KindShard:
 		return names.Shard(name).Composed()
-	case refs.KindCacheServer:
+	case v1alpha1.KindCacheServer:
 		return names.CacheServer(name).Composed()
-	case refs.KindVirtualWorkspace:
+	case v1alpha1.KindVirtualWorkspace:
 		return names.VirtualWorkspace(name).Composed()
-	case refs.KindFrontProxy:
+	case v1alpha1.KindFrontProxy:
 		return names.FrontProxy(name).Composed(names.RootShard(nestedString(spec, "rootShard", "ref", "name")))
-	case refs.KindKubeconfig:
+	case v1alpha1.KindKubeconfig:
 		return names.Kubeconfig(name).Composed(nestedString(spec, "secretRef", "name"))
 	}
 	return nil

@@ -62,7 +62,7 @@ func servedHostnames(inst *v1alpha1.KcpInstallation, children []child) []served 
 func hostnameRequirements(hosts []served) []result.Requirement {
 	var reqs []result.Requirement
 	for _, h := range hosts {
-		reqs = append(reqs, result.Requirement{APIVersion: refs.APIVersion, Kind: refs.KindFrontProxy, Label: LabelHostname, LabelValue: hostnameLabel(h.host), ClusterScoped: true})
+		reqs = append(reqs, result.Requirement{APIVersion: refs.APIVersion, Kind: v1alpha1.KindFrontProxy, Label: LabelHostname, LabelValue: hostnameLabel(h.host), ClusterScoped: true})
 	}
 	return reqs
 }
@@ -75,17 +75,17 @@ func hostnameRequirements(hosts []served) []result.Requirement {
 func checkHostnames(inst *v1alpha1.KcpInstallation, hosts []served, st *observed.State) field.ErrorList {
 	uid := string(inst.GetUID())
 	var candidates []observed.Lookup
-	for _, name := range st.Names(refs.KindFrontProxy) {
-		candidates = append(candidates, st.Object(refs.KindFrontProxy, name))
+	for _, name := range st.Names(v1alpha1.KindFrontProxy) {
+		candidates = append(candidates, st.Object(v1alpha1.KindFrontProxy, name))
 	}
-	candidates = append(candidates, st.Elsewhere(refs.KindFrontProxy)...)
+	candidates = append(candidates, st.Elsewhere(v1alpha1.KindFrontProxy)...)
 	var errs field.ErrorList
 	for _, h := range hosts {
 		for _, l := range candidates {
 			if l.Object == nil || (uid != "" && l.Controller == uid) || frontProxyHostname(l.Object) != h.host {
 				continue
 			}
-			if l.ControllerKind == kindKcpInstallation && !servedBefore(l.Object, h, st) {
+			if l.ControllerKind == v1alpha1.KindKcpInstallation && !servedBefore(l.Object, h, st) {
 				continue // a neighbour that took it later: it is refused, not this one
 			}
 			errs = append(errs, field.Forbidden(h.field, fmt.Sprintf(

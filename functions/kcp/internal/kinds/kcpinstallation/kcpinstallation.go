@@ -213,7 +213,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
 		}
 		cs.Certificates = s.Certificates
-		children = append(children, child{key: "cacheserver", kind: "CacheServer", name: csName, field: spec.Child("cacheServer"), spec: cs, component: spec.Child("cacheServer"), extra: s.CacheServer.Extra})
+		children = append(children, child{key: "cacheserver", kind: v1alpha1.KindCacheServer, name: csName, field: spec.Child("cacheServer"), spec: cs, component: spec.Child("cacheServer"), extra: s.CacheServer.Extra})
 		cache.Ref = &corev1.LocalObjectReference{Name: csName}
 	}
 
@@ -254,7 +254,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 		rs.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
 		children = append(children, vw)
 	}
-	rootShard := child{key: "rootshard", kind: "RootShard", name: name.RootShard(), field: spec, spec: rs, component: spec.Child("rootShard")}
+	rootShard := child{key: "rootshard", kind: v1alpha1.KindRootShard, name: name.RootShard(), field: spec, spec: rs, component: spec.Child("rootShard")}
 	if s.RootShard != nil {
 		rootShard.extra = s.RootShard.Extra
 	}
@@ -282,7 +282,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			children = append(children, vw)
 		}
 		shardField := field.NewPath("spec", "shards").Index(i)
-		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: "Shard", name: name.Shard(sh.Name), field: shardField, spec: spec, component: shardField, extra: sh.Extra})
+		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, name: name.Shard(sh.Name), field: shardField, spec: spec, component: shardField, extra: sh.Extra})
 	}
 
 	for i, fp := range fps {
@@ -326,7 +326,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: sc.IssuerRef, DNSNames: sc.DNSNames}
 			spec.CABundleSecretRef = sc.CABundleSecretRef
 		}
-		c := child{key: resource.Name("frontproxy-" + fp.Name), kind: "FrontProxy", name: name.FrontProxy(fp.Name), field: p, spec: spec, exposure: fp.Exposure, component: p, extra: fp.Extra}
+		c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, name: name.FrontProxy(fp.Name), field: p, spec: spec, exposure: fp.Exposure, component: p, extra: fp.Extra}
 		// The FrontProxy's Service listens on its external port (kcp-operator's
 		// frontproxy.ServicePort), 6443 when unset.
 		port := int32(names.Port)
@@ -358,7 +358,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			kc.Validity = *a.Validity
 		}
 	}
-	children = append(children, child{key: "kubeconfig-admin", kind: "Kubeconfig", name: name.AdminKubeconfig(), field: spec.Child("admin"), spec: kc})
+	children = append(children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, name: name.AdminKubeconfig(), field: spec.Child("admin"), spec: kc})
 
 	for _, c := range children {
 		errs = append(errs, validateChild(inst, c, validate)...)
@@ -391,7 +391,7 @@ func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationV
 	if shard != "" {
 		key += "-" + shard
 	}
-	return child{key: resource.Name(key), kind: "VirtualWorkspace", name: n.VirtualWorkspace(shard), field: p, spec: spec, component: p, extra: vw.Extra}, errs
+	return child{key: resource.Name(key), kind: v1alpha1.KindVirtualWorkspace, name: n.VirtualWorkspace(shard), field: p, spec: spec, component: p, extra: vw.Extra}, errs
 }
 
 // shardCluster is the etcd cluster a shard with managedEtcd has to itself.
@@ -537,7 +537,7 @@ func externalConfig(e v1alpha1.InstallationExternal) v1alpha1.ExternalConfig {
 
 func firstFrontProxy(children []child) int {
 	for i, c := range children {
-		if c.kind == "FrontProxy" {
+		if c.kind == v1alpha1.KindFrontProxy {
 			return i
 		}
 	}

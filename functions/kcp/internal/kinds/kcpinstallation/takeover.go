@@ -18,7 +18,7 @@ import (
 // the names of what it composes from its own name the same way (a Shard a-b and a RootShard
 // a-b would both compose Certificate a-b-server), so a child's name is taken when an XR of
 // any of these kinds has it.
-var xrKinds = []string{refs.KindRootShard, refs.KindShard, refs.KindCacheServer, refs.KindFrontProxy, refs.KindVirtualWorkspace, refs.KindKubeconfig}
+var xrKinds = []string{v1alpha1.KindRootShard, v1alpha1.KindShard, v1alpha1.KindCacheServer, v1alpha1.KindFrontProxy, v1alpha1.KindVirtualWorkspace, v1alpha1.KindKubeconfig}
 
 // reservedNames cannot name a shard or front-proxy: the XR <installation>-<name> would compose
 // objects of the same names as the installation's other parts. The list gives the common
@@ -40,7 +40,7 @@ func takeoverRequirements(etcds []*managedetcd.Cluster, children []child) []resu
 	for _, k := range xrKinds {
 		reqs = append(reqs, refs.All(k))
 	}
-	reqs = append(reqs, refs.All(kindKcpInstallation))
+	reqs = append(reqs, refs.All(v1alpha1.KindKcpInstallation))
 	for _, etcd := range etcds {
 		reqs = append(reqs, result.Requirement{APIVersion: "apps/v1", Kind: "StatefulSet", Name: etcd.Name()})
 	}
@@ -115,9 +115,9 @@ func taken(inst *v1alpha1.KcpInstallation, kind, name, holderKind string, l obse
 // rename says which field changes a child's name.
 func rename(inst *v1alpha1.KcpInstallation, c child) string {
 	switch {
-	case c.kind == refs.KindFrontProxy && len(inst.Spec.FrontProxies) == 0:
+	case c.kind == v1alpha1.KindFrontProxy && len(inst.Spec.FrontProxies) == 0:
 		return "name the front-proxy yourself in spec.frontProxies (the default is " + DefaultFrontProxyName + ") or rename this KcpInstallation"
-	case c.kind == refs.KindShard, c.kind == refs.KindFrontProxy:
+	case c.kind == v1alpha1.KindShard, c.kind == v1alpha1.KindFrontProxy:
 		return "choose another " + c.field.Child("name").String() + " or rename this KcpInstallation"
 	default:
 		return "rename this KcpInstallation"

@@ -18,9 +18,9 @@ import (
 // start a newer kcp than it runs (kcp#4032); then the front-proxies, which route to all of
 // them. A kind not listed (the admin Kubeconfig) runs no kcp.
 var upgradeSteps = []upgradeStep{
-	{v1alpha1.UpgradeStepRootShard, []string{"RootShard"}},
-	{v1alpha1.UpgradeStepShards, []string{"Shard", "CacheServer", "VirtualWorkspace"}},
-	{v1alpha1.UpgradeStepFrontProxies, []string{"FrontProxy"}},
+	{v1alpha1.UpgradeStepRootShard, []string{v1alpha1.KindRootShard}},
+	{v1alpha1.UpgradeStepShards, []string{v1alpha1.KindShard, v1alpha1.KindCacheServer, v1alpha1.KindVirtualWorkspace}},
+	{v1alpha1.UpgradeStepFrontProxies, []string{v1alpha1.KindFrontProxy}},
 }
 
 type upgradeStep struct {

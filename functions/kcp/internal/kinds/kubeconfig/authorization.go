@@ -7,7 +7,6 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -57,7 +56,7 @@ func (c *composer) composeBindings() {
 		c.b.roles = slices.Compact(c.b.roles)
 		uid := string(c.kc.UID)
 		for _, role := range c.b.roles {
-			name := names.Binding(refs.KindKubeconfig, c.kc.Name, c.b.workspace, role)
+			name := names.Binding(v1alpha1.KindKubeconfig, c.kc.Name, c.b.workspace, role)
 			key := c.Key("object", name)
 			c.b.keys = append(c.b.keys, key)
 			c.Set.Add(key, inkcp.Object{

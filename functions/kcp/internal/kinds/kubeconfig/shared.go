@@ -43,7 +43,7 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 	secretKey := resource.Name("secret-" + out)
 	reqs := []result.Requirement{
 		sharing.TenantsRequirement(ns),
-		refs.NamedIn(refs.KindKubeconfig, ns, issuer),
+		refs.NamedIn(v1alpha1.KindKubeconfig, ns, issuer),
 		{Kind: "Secret", Name: from, Namespace: ns},
 		{Kind: "Secret", Name: out},
 	}
@@ -76,20 +76,20 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 	if t.Spec.FrontProxy.Ref.Name != ref.Name {
 		return wait(ReasonRefused, fmt.Sprintf("Tenant %s/%s shares FrontProxy %s with namespace %s, not %s (spec.target.frontProxyRef.name)", ns, t.GetName(), t.Spec.FrontProxy.Ref.Name, team, ref.Name))
 	}
-	if errs := append(sharing.CheckIdentities(sharing.IdentityPrefix(t), kc), sharing.CheckStoredSize(refs.KindKubeconfig, kc)...); len(errs) > 0 {
+	if errs := append(sharing.CheckIdentities(sharing.IdentityPrefix(t), kc), sharing.CheckStoredSize(v1alpha1.KindKubeconfig, kc)...); len(errs) > 0 {
 		return result.Result[v1alpha1.KubeconfigStatus]{}, errs
 	}
 	if i := slices.IndexFunc(t.Status.Members, func(m v1alpha1.TenantMember) bool {
-		return m.Kind == refs.KindKubeconfig && m.Name == kc.GetName()
+		return m.Kind == v1alpha1.KindKubeconfig && m.Name == kc.GetName()
 	}); i >= 0 && !t.Status.Members[i].Granted {
 		return wait(ReasonRefused, t.Status.Members[i].Message)
 	}
-	l := st.ObjectIn(ns, refs.KindKubeconfig, issuer)
+	l := st.ObjectIn(ns, v1alpha1.KindKubeconfig, issuer)
 	if !sharing.ComposedFor(l, team, kc.GetName()) {
 		return wait(condition.ReasonMissing, fmt.Sprintf("Tenant %s/%s has not composed Kubeconfig %s/%s for this one yet", ns, t.GetName(), ns, issuer))
 	}
 	issued := &v1alpha1.Kubeconfig{}
-	refs.GetIn(st, ns, refs.KindKubeconfig, issuer, issued)
+	refs.GetIn(st, ns, v1alpha1.KindKubeconfig, issuer, issued)
 	src := st.ObjectIn(ns, "Secret", from)
 	data := src.Data[SecretKey]
 	if !src.Found || src.Controller != string(issued.GetUID()) || len(data) == 0 {

@@ -14,9 +14,9 @@ import (
 
 // Kinds of target.
 const (
-	KindRootShard  = refs.KindRootShard
-	KindShard      = refs.KindShard
-	KindFrontProxy = refs.KindFrontProxy
+	KindRootShard  = v1alpha1.KindRootShard
+	KindShard      = v1alpha1.KindShard
+	KindFrontProxy = v1alpha1.KindFrontProxy
 )
 
 // DefaultWorkspace is the workspace the default context opens without spec.targetWorkspace.

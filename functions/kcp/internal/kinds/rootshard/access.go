@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
@@ -142,7 +143,7 @@ func (c *composer) composeRegistrations() {
 		shard := strings.TrimPrefix(string(key), registrationPrefix)
 		switch {
 		case shards[shard]:
-		case !c.St.Answered(refs.All(refs.KindShard).Key()):
+		case !c.St.Answered(refs.All(v1alpha1.KindShard).Key()):
 			// Not listed yet: keep it as it is.
 			if u, ok := c.St.Get(key); ok {
 				c.Set.Keep(key, u, resource.ReadyTrue)

@@ -11,13 +11,12 @@ package rootshard
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
-
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 )
@@ -43,7 +42,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	}
 	// Every Shard in the namespace is read to list this RootShard's shards in status and to
 	// trust their service account keys.
-	c.Inputs.Require(refs.All(refs.KindShard))
+	c.Inputs.Require(refs.All(v1alpha1.KindShard))
 	c.registerExternalInputs()
 	c.composePKI()
 	c.composeKubeconfigs()

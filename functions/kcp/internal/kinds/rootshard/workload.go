@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
@@ -30,7 +31,7 @@ func (c *composer) server() kcpserver.Server {
 		srv.CacheServer = ref.Name
 	}
 	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
+		c.Inputs.Require(refs.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
 		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
 			srv.VirtualWorkspaceURL = names.ExternalURL(vw.Spec.External)
 		}

@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
-
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
@@ -23,6 +20,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
@@ -63,7 +61,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
 	c.placement = placement.Of(sh.Spec.Placement, sh.GetNamespace())
-	if err := placement.Check(st, deployment, c.placement, placedField, "Shard"); err != nil {
+	if err := placement.Check(st, deployment, c.placement, placedField, v1alpha1.KindShard); err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
 	c.Inputs.Require(refs.RootShardRequirement(sh.Spec.RootShard))
@@ -93,7 +91,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	// A shard runs a new kcp only once its root shard does (kcp#4032).
 	upgraded := *sh // shallow: only the image pointer is replaced
 	c.sh = &upgraded
-	c.sh.Spec.Image = c.ImageFor(deployment, sh.Spec.Image, builder.Leader{Kind: "RootShard", Name: rootName, Image: rs.Status.Image})
+	c.sh.Spec.Image = c.ImageFor(deployment, sh.Spec.Image, builder.Leader{Kind: v1alpha1.KindRootShard, Name: rootName, Image: rs.Status.Image})
 
 	srv := c.server()
 	c.registerExternalInputs(srv)
@@ -142,10 +140,10 @@ func (c *composer) requireAhead(root names.RootShard) {
 		c.Inputs.Read(inputs.KindSecret, root.CA(ca))
 	}
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
-		c.Inputs.Require(refs.All(refs.KindShard))
+		c.Inputs.Require(refs.All(v1alpha1.KindShard))
 	}
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
+		c.Inputs.Require(refs.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
 	}
 }
 
@@ -166,7 +164,7 @@ func (c *composer) server() kcpserver.Server {
 		InheritedClientCABundle: c.rs.Spec.ClientCABundleRef != nil,
 	}
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
-		c.Inputs.Require(refs.All(refs.KindShard))
+		c.Inputs.Require(refs.All(v1alpha1.KindShard))
 		var shards []string
 		if c.read.SameNamespace(c.Namespace) {
 			// The Shards of a RootShard of another namespace are there, not here.
@@ -182,7 +180,7 @@ func (c *composer) server() kcpserver.Server {
 		srv.ServiceAccountCerts = kcpserver.ServiceAccountCerts(c.rs.Name, shards)
 	}
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(refs.Named(refs.KindVirtualWorkspace, ref.Name))
+		c.Inputs.Require(refs.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
 		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
 			srv.VirtualWorkspaceURL = names.ExternalURL(vw.Spec.External)
 		}

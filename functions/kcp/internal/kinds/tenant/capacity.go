@@ -47,9 +47,9 @@ func Worst(t *v1alpha1.Tenant) int {
 // among the namespace's XRs.
 func (c *composer) checkCapacity() field.ErrorList {
 	var ts []*v1alpha1.Tenant
-	for _, n := range c.St.NamesIn(c.Namespace, refs.KindTenant) {
+	for _, n := range c.St.NamesIn(c.Namespace, v1alpha1.KindTenant) {
 		t := &v1alpha1.Tenant{}
-		if refs.GetIn(c.St, c.Namespace, refs.KindTenant, n, t) {
+		if refs.GetIn(c.St, c.Namespace, v1alpha1.KindTenant, n, t) {
 			ts = append(ts, t)
 		}
 	}

@@ -21,9 +21,9 @@ const defaultMaxValidity = 90 * 24 * 60 * 60 * 1e9
 // FrontProxy, oldest first, up to spec.limits.kubeconfigs, as candidates for the budgets.
 func (c *composer) composeKubeconfigs() {
 	var mine []*v1alpha1.Kubeconfig
-	for _, n := range c.St.NamesIn(c.team, refs.KindKubeconfig) {
+	for _, n := range c.St.NamesIn(c.team, v1alpha1.KindKubeconfig) {
 		kc := &v1alpha1.Kubeconfig{}
-		if !refs.GetIn(c.St, c.team, refs.KindKubeconfig, n, kc) || kc.GetDeletionTimestamp() != nil {
+		if !refs.GetIn(c.St, c.team, v1alpha1.KindKubeconfig, n, kc) || kc.GetDeletionTimestamp() != nil {
 			continue
 		}
 		if c.names(kc) {
@@ -35,9 +35,9 @@ func (c *composer) composeKubeconfigs() {
 		spec := c.kubeconfigSpec(kc)
 		errs := c.checkKubeconfig(kc)
 		if len(errs) == 0 {
-			errs = c.validateAs(refs.KindKubeconfig, kc.GetName(), &v1alpha1.Kubeconfig{Spec: spec})
+			errs = c.validateAs(v1alpha1.KindKubeconfig, kc.GetName(), &v1alpha1.Kubeconfig{Spec: spec})
 		}
-		c.cands = append(c.cands, &candidate{kind: refs.KindKubeconfig, name: kc.GetName(), created: kc.GetCreationTimestamp(), limit: limit(c.t.Spec.Limits.Kubeconfigs), index: i, errs: errs, spec: spec, cost: kubeconfigCost(spec)})
+		c.cands = append(c.cands, &candidate{kind: v1alpha1.KindKubeconfig, name: kc.GetName(), created: kc.GetCreationTimestamp(), limit: limit(c.t.Spec.Limits.Kubeconfigs), index: i, errs: errs, spec: spec, cost: kubeconfigCost(spec)})
 	}
 }
 
@@ -51,7 +51,7 @@ func (c *composer) names(kc *v1alpha1.Kubeconfig) bool {
 		req := result.Requirement{Kind: "Secret", Name: ref.Name, Namespace: c.team}
 		c.reqs = append(c.reqs, req)
 		if !c.St.Answered(req.Key()) {
-			c.keep(refs.KindKubeconfig, kc.GetName())
+			c.keep(v1alpha1.KindKubeconfig, kc.GetName())
 			return false
 		}
 		l := c.St.ObjectIn(c.team, "Secret", ref.Name)
@@ -90,7 +90,7 @@ func (c *composer) kubeconfigSpec(kc *v1alpha1.Kubeconfig) v1alpha1.KubeconfigSp
 func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckKubeconfig(c.team, kc)
-	errs = append(errs, sharing.CheckStoredSize(refs.KindKubeconfig, kc)...)
+	errs = append(errs, sharing.CheckStoredSize(v1alpha1.KindKubeconfig, kc)...)
 	errs = append(errs, sharing.CheckIdentities(c.prefix, kc)...)
 	if ws := kc.Spec.TargetWorkspace; ws != "" && !sharing.Within(ws, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), ws, fmt.Sprintf("the team's workspace is %s: open it or a workspace below it", c.workspace)))
@@ -112,9 +112,9 @@ func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 // up to spec.limits.workspaces, as candidates for the budgets.
 func (c *composer) composeWorkspaces() {
 	var mine []*v1alpha1.Workspace
-	for _, n := range c.St.NamesIn(c.team, refs.KindWorkspace) {
+	for _, n := range c.St.NamesIn(c.team, v1alpha1.KindWorkspace) {
 		ws := &v1alpha1.Workspace{}
-		if !refs.GetIn(c.St, c.team, refs.KindWorkspace, n, ws) || ws.GetDeletionTimestamp() != nil {
+		if !refs.GetIn(c.St, c.team, v1alpha1.KindWorkspace, n, ws) || ws.GetDeletionTimestamp() != nil {
 			continue
 		}
 		if r := ws.Spec.RootShard.Ref; r != nil && r.Namespace == c.Namespace && r.Name == c.rootShard {
@@ -127,7 +127,7 @@ func (c *composer) composeWorkspaces() {
 		spec := c.workspaceSpec(ws)
 		errs := c.checkWorkspace(ws)
 		if len(errs) == 0 {
-			errs = c.validateAs(refs.KindWorkspace, ws.GetName(), &v1alpha1.Workspace{Spec: spec})
+			errs = c.validateAs(v1alpha1.KindWorkspace, ws.GetName(), &v1alpha1.Workspace{Spec: spec})
 		}
 		path := workspacePath(spec, "")
 		if len(errs) == 0 {
@@ -136,7 +136,7 @@ func (c *composer) composeWorkspaces() {
 		if len(errs) == 0 {
 			granted[path] = ws.GetName()
 		}
-		c.cands = append(c.cands, &candidate{kind: refs.KindWorkspace, name: ws.GetName(), created: ws.GetCreationTimestamp(), limit: limit(c.t.Spec.Limits.Workspaces), index: i, errs: errs, spec: spec, cost: workspaceCost(spec)})
+		c.cands = append(c.cands, &candidate{kind: v1alpha1.KindWorkspace, name: ws.GetName(), created: ws.GetCreationTimestamp(), limit: limit(c.t.Spec.Limits.Workspaces), index: i, errs: errs, spec: spec, cost: workspaceCost(spec)})
 	}
 }
 
@@ -168,7 +168,7 @@ func (c *composer) workspaceSpec(ws *v1alpha1.Workspace) v1alpha1.WorkspaceSpec 
 func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckName(c.team, ws.GetName())
-	errs = append(errs, sharing.CheckStoredSize(refs.KindWorkspace, ws)...)
+	errs = append(errs, sharing.CheckStoredSize(v1alpha1.KindWorkspace, ws)...)
 	if p := ws.Spec.Parent; p != "" && !sharing.Within(p, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("parent"), p, fmt.Sprintf("the team's workspace is %s: create workspaces in it or below it", c.workspace)))
 	}

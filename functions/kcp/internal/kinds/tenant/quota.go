@@ -29,8 +29,8 @@ const ReasonQuotaMissing = "QuotaMissing"
 
 // quotaResources are the object counts a team's quota must bound, per kind.
 var quotaResources = map[string]string{
-	refs.KindKubeconfig: "count/kubeconfigs." + v1alpha1.Group,
-	refs.KindWorkspace:  "count/workspaces." + v1alpha1.Group,
+	v1alpha1.KindKubeconfig: "count/kubeconfigs." + v1alpha1.Group,
+	v1alpha1.KindWorkspace:  "count/workspaces." + v1alpha1.Group,
 }
 
 // quotaRequirement reads the ResourceQuotas of the team's namespace.
@@ -63,7 +63,7 @@ func (c *composer) quotaBounds() (bool, string) {
 		}
 	}
 	var missing []string
-	for _, kind := range []string{refs.KindKubeconfig, refs.KindWorkspace} {
+	for _, kind := range []string{v1alpha1.KindKubeconfig, v1alpha1.KindWorkspace} {
 		res := quotaResources[kind]
 		v, ok := lowest[res]
 		switch {
@@ -78,7 +78,7 @@ func (c *composer) quotaBounds() (bool, string) {
 	}
 	return false, fmt.Sprintf("The Tenant reads the team's Kubeconfigs and Workspaces only when a ResourceQuota of namespace %s bounds them, and it does not (%s): nothing new is granted, and everything granted before is kept. Apply ResourceQuota %s in namespace %s with spec.hard %s: %d and %s: %d (or lower, at least spec.limits), see docs/shared-kcp.md.",
 		c.team, strings.Join(missing, "; "), QuotaName, c.team,
-		quotaResources[refs.KindKubeconfig], sharing.MaxTeamXRs, quotaResources[refs.KindWorkspace], sharing.MaxTeamXRs)
+		quotaResources[v1alpha1.KindKubeconfig], sharing.MaxTeamXRs, quotaResources[v1alpha1.KindWorkspace], sharing.MaxTeamXRs)
 }
 
 // keepMembers carries forward everything composed for the team's XRs, unchanged: used while
@@ -86,7 +86,7 @@ func (c *composer) quotaBounds() (bool, string) {
 func (c *composer) keepMembers() {
 	for _, key := range c.St.ComposedNames() {
 		k := string(key)
-		if strings.HasPrefix(k, strings.ToLower(refs.KindKubeconfig)+"-") || strings.HasPrefix(k, strings.ToLower(refs.KindWorkspace)+"-") {
+		if strings.HasPrefix(k, strings.ToLower(v1alpha1.KindKubeconfig)+"-") || strings.HasPrefix(k, strings.ToLower(v1alpha1.KindWorkspace)+"-") {
 			if u, ok := c.St.Get(key); ok {
 				c.Set.Keep(key, u, builder.Readiness(c.St.ConditionTrue(key, "Ready")))
 			}
@@ -101,7 +101,7 @@ func (c *composer) readTeam() (condition.Condition, bool) {
 	if !bounded {
 		return condition.Condition{Type: TypeMembersReady, Reason: ReasonQuotaMissing, Message: why}, false
 	}
-	team := []result.Requirement{refs.AllIn(refs.KindKubeconfig, c.team), refs.AllIn(refs.KindWorkspace, c.team)}
+	team := []result.Requirement{refs.AllIn(v1alpha1.KindKubeconfig, c.team), refs.AllIn(v1alpha1.KindWorkspace, c.team)}
 	c.reqs = append(c.reqs, team...)
 	for _, r := range team {
 		if !c.St.Answered(r.Key()) {

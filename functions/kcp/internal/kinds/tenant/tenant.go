@@ -81,13 +81,13 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	}
 	status := v1alpha1.TenantStatus{Namespace: c.team, Workspace: c.workspace, IdentityPrefix: c.prefix, Phase: PhaseNotReady}
 	c.reqs = []result.Requirement{
-		refs.Named(refs.KindFrontProxy, c.frontProxy),
+		refs.Named(v1alpha1.KindFrontProxy, c.frontProxy),
 		sharing.TenantsRequirement(t.GetNamespace()),
 		// The team's XRs are read only once a quota bounds them (quota.go).
 		quotaRequirement(c.team),
 		// The XRs of the Tenant's own namespace whose names a composed XR could take.
-		refs.All(refs.KindKubeconfig),
-		refs.All(refs.KindWorkspace),
+		refs.All(v1alpha1.KindKubeconfig),
+		refs.All(v1alpha1.KindWorkspace),
 	}
 	for _, r := range c.reqs {
 		if !st.Answered(r.Key()) {
@@ -101,21 +101,21 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		return result.Result[v1alpha1.TenantStatus]{}, errs
 	}
 	fp := &v1alpha1.FrontProxy{}
-	if !refs.Get(st, refs.KindFrontProxy, c.frontProxy, fp) || fp.Spec.RootShard.Ref == nil {
+	if !refs.Get(st, v1alpha1.KindFrontProxy, c.frontProxy, fp) || fp.Spec.RootShard.Ref == nil {
 		missing := c.Unreadable(fmt.Sprintf("FrontProxy %s (spec.frontProxy.ref.name) does not exist in namespace %s, or names no RootShard; create it or fix the reference", c.frontProxy, t.GetNamespace()))
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}
 	c.rootShard = fp.Spec.RootShard.Ref.Name
 	status.RootShard = c.rootShard
 	// The RootShard's authentication decides which identities kcp takes from elsewhere.
-	rsReq := refs.Named(refs.KindRootShard, c.rootShard)
+	rsReq := refs.Named(v1alpha1.KindRootShard, c.rootShard)
 	c.reqs = append(c.reqs, rsReq)
 	rs := &v1alpha1.RootShard{}
 	if !st.Answered(rsReq.Key()) {
 		c.KeepAll()
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 	}
-	if !refs.Get(st, refs.KindRootShard, c.rootShard, rs) {
+	if !refs.Get(st, v1alpha1.KindRootShard, c.rootShard, rs) {
 		missing := c.Unreadable(fmt.Sprintf("RootShard %s, which FrontProxy %s names, does not exist in namespace %s; create it or fix the FrontProxy", c.rootShard, c.frontProxy, t.GetNamespace()))
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}
@@ -168,13 +168,13 @@ func (c *composer) composeWorkspace() (bool, field.ErrorList) {
 	}}
 	ws.SetName(c.t.GetName())
 	ws.SetNamespace(c.Namespace)
-	if errs := c.validate(refs.KindWorkspace, ws); len(errs) > 0 {
+	if errs := c.validate(v1alpha1.KindWorkspace, ws); len(errs) > 0 {
 		return false, errs
 	}
-	if why := c.taken(refs.KindWorkspace, ws.GetName()); why != "" {
+	if why := c.taken(v1alpha1.KindWorkspace, ws.GetName()); why != "" {
 		return false, field.ErrorList{field.Forbidden(field.NewPath("metadata", "name"), why+"; rename this Tenant")}
 	}
-	ready, err := c.XR(keyWorkspace, refs.KindWorkspace, ws.GetName(), sharing.Labels(c.t.GetName(), c.team, ""), ws.Spec)
+	ready, err := c.XR(keyWorkspace, v1alpha1.KindWorkspace, ws.GetName(), sharing.Labels(c.t.GetName(), c.team, ""), ws.Spec)
 	if err != nil {
 		return false, field.ErrorList{field.InternalError(field.NewPath("spec"), err)}
 	}

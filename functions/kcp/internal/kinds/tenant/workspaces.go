@@ -56,12 +56,12 @@ func workspacePath(s v1alpha1.WorkspaceSpec, xrName string) string {
 // report it, and deleting either with deletionPolicy Delete would delete it under the other.
 // "" when none does. Among its own team's XRs the Tenant grants a path to the oldest.
 func (c *composer) pathHolder(path string) string {
-	for _, n := range c.St.Names(refs.KindWorkspace) {
-		if l := c.St.Object(refs.KindWorkspace, n); c.t.GetUID() != "" && l.Controller == string(c.t.GetUID()) {
+	for _, n := range c.St.Names(v1alpha1.KindWorkspace) {
+		if l := c.St.Object(v1alpha1.KindWorkspace, n); c.t.GetUID() != "" && l.Controller == string(c.t.GetUID()) {
 			continue
 		}
 		ws := &v1alpha1.Workspace{}
-		if refs.Get(c.St, refs.KindWorkspace, n, ws) && workspacePath(ws.Spec, n) == path {
+		if refs.Get(c.St, v1alpha1.KindWorkspace, n, ws) && workspacePath(ws.Spec, n) == path {
 			return n
 		}
 	}

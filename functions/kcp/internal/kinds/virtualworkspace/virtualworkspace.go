@@ -9,14 +9,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
-
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -74,9 +73,9 @@ func (c *composer) resolveTarget() (string, bool) {
 	t := c.vw.Spec.Target
 	var rootName string
 	if r := t.ShardRef; r != nil {
-		c.Inputs.Require(refs.Named(refs.KindShard, r.Name))
+		c.Inputs.Require(refs.Named(v1alpha1.KindShard, r.Name))
 		sh := &v1alpha1.Shard{}
-		if !refs.Get(c.St, refs.KindShard, r.Name, sh) {
+		if !refs.Get(c.St, v1alpha1.KindShard, r.Name, sh) {
 			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", r.Name, c.Namespace), false
 		}
 		ref := sh.Spec.RootShard.Ref
@@ -87,7 +86,7 @@ func (c *composer) resolveTarget() (string, bool) {
 	} else {
 		rootName = t.RootShardRef.Name
 	}
-	c.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
+	c.Inputs.Require(refs.Named(v1alpha1.KindRootShard, rootName))
 	rs, ok := refs.RootShard(c.St, rootName)
 	if !ok {
 		if c.sh != nil {
@@ -102,9 +101,9 @@ func (c *composer) resolveTarget() (string, bool) {
 // leader is the target whose kcp this server's follows.
 func (c *composer) leader() builder.Leader {
 	if c.sh != nil {
-		return builder.Leader{Kind: "Shard", Name: c.sh.Name, Image: c.sh.Status.Image}
+		return builder.Leader{Kind: v1alpha1.KindShard, Name: c.sh.Name, Image: c.sh.Status.Image}
 	}
-	return builder.Leader{Kind: "RootShard", Name: c.rs.Name, Image: c.rs.Status.Image}
+	return builder.Leader{Kind: v1alpha1.KindRootShard, Name: c.rs.Name, Image: c.rs.Status.Image}
 }
 
 // waitForTarget keeps everything the VirtualWorkspace composed as it is while its target

@@ -29,7 +29,7 @@ func Shared(ws *v1alpha1.Workspace) bool {
 func composeShared(ws *v1alpha1.Workspace, st *observed.State) result.Result[v1alpha1.WorkspaceStatus] {
 	team, ns := ws.GetNamespace(), ws.Spec.RootShard.Ref.Namespace
 	name := sharing.Name(team, ws.GetName())
-	reqs := []result.Requirement{sharing.TenantsRequirement(ns), refs.NamedIn(refs.KindWorkspace, ns, name)}
+	reqs := []result.Requirement{sharing.TenantsRequirement(ns), refs.NamedIn(v1alpha1.KindWorkspace, ns, name)}
 	r := result.Result[v1alpha1.WorkspaceStatus]{Desired: builder.New(ws.GetName(), team, st).Set, Requirements: reqs, NotReady: true}
 	wait := func(reason, why string) result.Result[v1alpha1.WorkspaceStatus] {
 		r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Reason: reason, Message: why + "."}}
@@ -48,20 +48,20 @@ func composeShared(ws *v1alpha1.Workspace, st *observed.State) result.Result[v1a
 		// The Tenant grants only Workspaces naming its RootShard: say so rather than wait.
 		return wait(ReasonRefused, fmt.Sprintf("Tenant %s/%s shares RootShard %s with namespace %s, not %s (spec.rootShard.ref.name)", ns, t.GetName(), rs, team, ws.Spec.RootShard.Ref.Name))
 	}
-	if errs := sharing.CheckStoredSize(Kind, ws); len(errs) > 0 {
+	if errs := sharing.CheckStoredSize(v1alpha1.KindWorkspace, ws); len(errs) > 0 {
 		return wait(ReasonRefused, errs.ToAggregate().Error())
 	}
 	if i := slices.IndexFunc(t.Status.Members, func(m v1alpha1.TenantMember) bool {
-		return m.Kind == Kind && m.Name == ws.GetName()
+		return m.Kind == v1alpha1.KindWorkspace && m.Name == ws.GetName()
 	}); i >= 0 && !t.Status.Members[i].Granted {
 		return wait(ReasonRefused, t.Status.Members[i].Message)
 	}
-	l := st.ObjectIn(ns, Kind, name)
+	l := st.ObjectIn(ns, v1alpha1.KindWorkspace, name)
 	if !sharing.ComposedFor(l, team, ws.GetName()) {
 		return wait(condition.ReasonMissing, fmt.Sprintf("Tenant %s/%s has not composed Workspace %s/%s for this one yet", ns, t.GetName(), ns, name))
 	}
 	acting := &v1alpha1.Workspace{}
-	refs.GetIn(st, ns, Kind, name, acting)
+	refs.GetIn(st, ns, v1alpha1.KindWorkspace, name, acting)
 	r.Status = acting.Status
 	ok, reason, msg, found := observed.ConditionOf(l.Object, "Ready")
 	r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Status: true, Reason: condition.ReasonAllPresent,

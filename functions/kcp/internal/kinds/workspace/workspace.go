@@ -37,9 +37,6 @@ const (
 	ReasonBinding = "Binding"
 )
 
-// Kind of the XR.
-const Kind = "Workspace"
-
 // phaseReady is kcp's phase of a workspace that serves.
 const phaseReady = "Ready"
 
@@ -72,7 +69,7 @@ func Compose(ws *v1alpha1.Workspace, st *observed.State) (result.Result[v1alpha1
 	}
 	b := builder.New(ws.GetName(), ws.GetNamespace(), st)
 	rootName := ws.Spec.RootShard.Ref.Name
-	b.Inputs.Require(refs.Named(refs.KindRootShard, rootName))
+	b.Inputs.Require(refs.Named(v1alpha1.KindRootShard, rootName))
 	status := v1alpha1.WorkspaceStatus{Path: Path(ws)}
 	rs, ok := refs.RootShard(st, rootName)
 	if !ok {
@@ -143,7 +140,7 @@ func composeBindings(b *builder.Builder, ws *v1alpha1.Workspace, root names.Root
 		if uid := string(ws.GetUID()); uid != "" {
 			labels = map[string]string{names.LabelWorkspaceXRUID: uid}
 		}
-		name := names.Binding(Kind, ws.GetName(), path, crb.ClusterRole)
+		name := names.Binding(v1alpha1.KindWorkspace, ws.GetName(), path, crb.ClusterRole)
 		key := b.Key("object", name)
 		ok := b.St.ConditionTrue(key, "Ready")
 		b.Set.Add(key, inkcp.Object{

@@ -5,15 +5,10 @@
 // the publishing kinds write it; parse.go reads it back, refusing what is not a reference.
 package reference
 
-// The kinds that publish a reference.
-const (
-	KindRootShard   = "RootShard"
-	KindFrontProxy  = "FrontProxy"
-	KindCacheServer = "CacheServer"
-)
+import "github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 
 // Kinds lists the kinds that publish a reference.
-var Kinds = []string{KindRootShard, KindFrontProxy, KindCacheServer}
+var Kinds = []string{v1alpha1.KindRootShard, v1alpha1.KindFrontProxy, v1alpha1.KindCacheServer}
 
 // The keys of a reference Secret.
 const (

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
 // testPKI is a CA certificate, a second one and a private key, all PEM, made for the test.
@@ -53,7 +55,7 @@ func TestData(t *testing.T) {
 	}{
 		"Everything": {
 			reason: "Every field is published under its key.",
-			r: Reference{Kind: KindRootShard, Name: "root", Namespace: "kcp", URL: "https://root-kcp.kcp.svc.cluster.local:6443",
+			r: Reference{Kind: v1alpha1.KindRootShard, Name: "root", Namespace: "kcp", URL: "https://root-kcp.kcp.svc.cluster.local:6443",
 				CA: "CA", ClientCA: "CLIENT", ExternalURL: "https://api.example.com:6443", Image: "ghcr.io/kcp-dev/kcp:v0.30.0"},
 			want: map[string][]byte{
 				"kind": []byte("RootShard"), "name": []byte("root"), "namespace": []byte("kcp"),
@@ -64,7 +66,7 @@ func TestData(t *testing.T) {
 		},
 		"OptionalEmptyOmitted": {
 			reason: "An empty client-ca.crt, external-url or image is left out, so a reader tells none from empty.",
-			r:      Reference{Kind: KindCacheServer, Name: "cache", Namespace: "kcp", URL: "https://cache-cache-server.kcp.svc.cluster.local:6443", CA: "CA"},
+			r:      Reference{Kind: v1alpha1.KindCacheServer, Name: "cache", Namespace: "kcp", URL: "https://cache-cache-server.kcp.svc.cluster.local:6443", CA: "CA"},
 			want: map[string][]byte{
 				"kind": []byte("CacheServer"), "name": []byte("cache"), "namespace": []byte("kcp"),
 				"url": []byte("https://cache-cache-server.kcp.svc.cluster.local:6443"), "ca.crt": []byte("CA"),
@@ -82,7 +84,7 @@ func TestData(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	pki := newTestPKI(t)
-	valid := Reference{Kind: KindFrontProxy, Name: "edge", Namespace: "kcp", URL: "https://api.example.com:6443",
+	valid := Reference{Kind: v1alpha1.KindFrontProxy, Name: "edge", Namespace: "kcp", URL: "https://api.example.com:6443",
 		CA: pki.ca, ClientCA: pki.otherCA}
 	// with is valid's data changed by set: a key set to nil is removed.
 	with := func(set map[string]string) map[string][]byte {
@@ -117,9 +119,9 @@ func TestParse(t *testing.T) {
 		},
 		"ValidEverything": {
 			reason: "A RootShard's reference, with a CA bundle of two certificates, an external URL and an image.",
-			data: Reference{Kind: KindRootShard, Name: "root", Namespace: "kcp", URL: "https://root-kcp.kcp.svc.cluster.local:6443",
+			data: Reference{Kind: v1alpha1.KindRootShard, Name: "root", Namespace: "kcp", URL: "https://root-kcp.kcp.svc.cluster.local:6443",
 				CA: pki.ca + pki.otherCA, ClientCA: pki.otherCA, ExternalURL: "https://api.example.com:6443", Image: "ghcr.io/kcp-dev/kcp:v0.30.0"}.Data(),
-			want: want{r: Reference{Kind: KindRootShard, Name: "root", Namespace: "kcp", URL: "https://root-kcp.kcp.svc.cluster.local:6443",
+			want: want{r: Reference{Kind: v1alpha1.KindRootShard, Name: "root", Namespace: "kcp", URL: "https://root-kcp.kcp.svc.cluster.local:6443",
 				CA: pki.ca + pki.otherCA, ClientCA: pki.otherCA, ExternalURL: "https://api.example.com:6443", Image: "ghcr.io/kcp-dev/kcp:v0.30.0"}},
 		},
 		"UnknownKeysIgnored": {

@@ -18,7 +18,7 @@ import (
 func OfRootShard(rs *v1alpha1.RootShard, namespace, image string) Reference {
 	s := rs.Spec
 	r := Reference{
-		Kind: KindRootShard, Name: rs.GetName(), Namespace: namespace, URL: names.RootShardURL(rs), Image: image,
+		Kind: v1alpha1.KindRootShard, Name: rs.GetName(), Namespace: namespace, URL: names.RootShardURL(rs), Image: image,
 		RootCASecret: names.RootCASecret(rs), ClusterDomain: s.ClusterDomain, CacheServer: names.CacheServerOf(nil, rs),
 	}
 	if s.External.Hostname != "" {

@@ -97,7 +97,7 @@ func TestRootShardRoundTrip(t *testing.T) {
 
 func TestRootShardOfOlderReference(t *testing.T) {
 	// A reference published before the RootShard's own keys existed, or copied from one.
-	r := Reference{Kind: KindRootShard, Name: "root", Namespace: "kcp", URL: "https://root.example.com:6443",
+	r := Reference{Kind: v1alpha1.KindRootShard, Name: "root", Namespace: "kcp", URL: "https://root.example.com:6443",
 		ExternalURL: "https://api.example.com", Image: "ghcr.io/kcp-dev/kcp:v0.30.0"}
 	want := rootShard(func(rs *v1alpha1.RootShard) {
 		rs.Spec.ShardBaseURL = "https://root.example.com:6443"
