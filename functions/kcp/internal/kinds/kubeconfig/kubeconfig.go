@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
@@ -295,7 +296,7 @@ func (c *composer) caData(sources []caSource) ([]byte, bool) {
 			}
 			ok = false
 		default:
-			if err := ValidatePEMCertificates(crt); err != nil {
+			if err := check.PEMCertificates(crt); err != nil {
 				c.invalid = append(c.invalid, fmt.Sprintf("tls.crt of Secret %s (%s): it %v", s.secret, s.what, err))
 				ok = false
 				continue

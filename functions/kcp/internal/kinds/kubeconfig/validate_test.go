@@ -327,31 +327,3 @@ func TestWarnings(t *testing.T) {
 		})
 	}
 }
-
-func TestValidatePEMCertificates(t *testing.T) {
-	fixtures(t)
-	cases := map[string]struct {
-		data []byte
-		want string
-	}{
-		"One":                {data: fixtureServerCA.chain},
-		"Bundle":             {data: append(append([]byte{}, fixtureServerCA.chain...), fixtureRoot.chain...)},
-		"TrailingWhitespace": {data: append(append([]byte{}, fixtureServerCA.chain...), "\n\n  \n"...)},
-		"Empty":              {data: nil, want: "holds no PEM certificate"},
-		"Garbage":            {data: []byte("hello"), want: "holds no PEM certificate"},
-		"TrailingGarbage":    {data: append(append([]byte{}, fixtureServerCA.chain...), "oops"...), want: "holds data that is not PEM after its certificates"},
-		"Key":                {data: fixtureServerCA.keyPEM(t), want: `holds a PEM block of type "PRIVATE KEY" (block 1); only CERTIFICATE blocks are allowed`},
-		"BadDER":             {data: []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"), want: "holds a certificate that does not parse (block 1): x509: malformed certificate"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := ""
-			if err := ValidatePEMCertificates(tc.data); err != nil {
-				got = err.Error()
-			}
-			if got != tc.want {
-				t.Errorf("ValidatePEMCertificates: got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}

@@ -2,7 +2,6 @@ package reference
 
 import (
 	"bytes"
-	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 )
 
 // Parse reads a reference Secret's data, as a consumer that names it instead of an XR does.
@@ -66,7 +67,7 @@ func Parse(data map[string][]byte) (Reference, error) {
 	}
 	for k, v := range map[string]string{KeyCA: r.CA, KeyClientCA: r.ClientCA} {
 		if v != "" {
-			if err := certificates([]byte(v)); err != nil {
+			if err := check.PEMCertificates([]byte(v)); err != nil {
 				problems = append(problems, fmt.Sprintf("key %q %v", k, err))
 			}
 		}
@@ -135,26 +136,4 @@ func validPort(raw string) bool {
 	}
 	n, err := strconv.ParseUint(u.Port(), 10, 16)
 	return err == nil && n > 0
-}
-
-// certificates checks that data is one or more PEM CERTIFICATE blocks, each an x509
-// certificate, and nothing else; the error completes `key "ca.crt" ...`.
-func certificates(data []byte) error {
-	block, rest := pem.Decode(data)
-	if block == nil {
-		return errors.New("holds no PEM certificate")
-	}
-	for n := 1; block != nil; n++ {
-		if block.Type != "CERTIFICATE" {
-			return fmt.Errorf("holds a PEM block of type %q (block %d); only CERTIFICATE blocks are allowed", block.Type, n)
-		}
-		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			return fmt.Errorf("holds a certificate that does not parse (block %d): %v", n, err)
-		}
-		block, rest = pem.Decode(rest)
-	}
-	if len(bytes.TrimSpace(rest)) > 0 {
-		return errors.New("holds data that is not PEM after its certificates")
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package kubeconfig
+package check
 
 import (
 	"bytes"
@@ -8,11 +8,12 @@ import (
 	"fmt"
 )
 
-// ValidatePEMCertificates checks that data holds only PEM CERTIFICATE blocks that parse as
-// X.509 certificates, as kcp-operator does before trusting a CA bundle; unlike kcp-operator,
-// trailing whitespace is accepted. The error describes the first problem and never quotes
-// the data.
-func ValidatePEMCertificates(data []byte) error {
+// PEMCertificates checks that data holds only PEM CERTIFICATE blocks that parse as X.509
+// certificates, as kcp-operator does before trusting a CA bundle; unlike kcp-operator,
+// trailing whitespace is accepted. The error describes the first problem, completes a
+// sentence about the key that holds data (`key "ca.crt" holds ...`), and never quotes the
+// data.
+func PEMCertificates(data []byte) error {
 	block, rest := pem.Decode(data)
 	if block == nil {
 		return errors.New("holds no PEM certificate")

@@ -1,0 +1,75 @@
+package check
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"testing"
+	"time"
+)
+
+// selfSigned returns a self-signed CA certificate and its key, PEM-encoded.
+func selfSigned(t *testing.T, cn string) (cert, key []byte) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn}, IsCA: true, BasicConstraintsValid: true,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, k.Public(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})
+}
+
+func TestPEMCertificates(t *testing.T) {
+	ca, key := selfSigned(t, "ca")
+	other, _ := selfSigned(t, "other")
+	join := func(parts ...[]byte) []byte {
+		var out []byte
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	cases := map[string]struct {
+		reason string
+		data   []byte
+		want   string
+	}{
+		"One":                {reason: "A single certificate is a bundle.", data: ca},
+		"Bundle":             {reason: "Several certificates, one after another, are a bundle.", data: join(ca, other)},
+		"TrailingWhitespace": {reason: "Whitespace after the last block is accepted, unlike kcp-operator.", data: join(ca, []byte("\n\n  \n"))},
+		"Empty":              {reason: "Nothing is no certificate.", data: nil, want: "holds no PEM certificate"},
+		"Garbage":            {reason: "Data without a PEM block is no certificate.", data: []byte("hello"), want: "holds no PEM certificate"},
+		"TrailingGarbage":    {reason: "Data after the certificates is refused, and not quoted.", data: join(ca, []byte("oops")), want: "holds data that is not PEM after its certificates"},
+		"Key":                {reason: "A private key is never trusted as a certificate.", data: key, want: `holds a PEM block of type "PRIVATE KEY" (block 1); only CERTIFICATE blocks are allowed`},
+		"KeyAfterCertificate": {reason: "The refusal names the block that is not a certificate.", data: join(ca, key),
+			want: `holds a PEM block of type "PRIVATE KEY" (block 2); only CERTIFICATE blocks are allowed`},
+		"BadDER": {reason: "A CERTIFICATE block must parse as X.509.", data: []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"),
+			want: "holds a certificate that does not parse (block 1): x509: malformed certificate"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if err := PEMCertificates(tc.data); err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("%s\nPEMCertificates: got %q, want %q", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
