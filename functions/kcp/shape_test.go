@@ -29,7 +29,7 @@ var layers = []struct {
 }{
 	{"core", 0},
 	{"names", 1},
-	{"semver", 1},
+	{"kcpversion", 1},
 	{"check", 1},
 	{"testworld", 1},
 	{"parts", 2},

@@ -8,8 +8,8 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/semver"
 )
 
 // RunningImage is a component's status.image: the image its Deployment (key) runs once the
@@ -77,8 +77,8 @@ func (b *Builder) CheckDowngrade(key resource.Name, want *v1alpha1.ImageSpec, po
 // Downgrade is the error for a change from tag from to tag to that goes back in kcp's
 // versions, or nil.
 func Downgrade(from, to string, fld, policyField *field.Path) *field.Error {
-	old, ok1 := semver.Parse(from)
-	next, ok2 := semver.Parse(to)
+	old, ok1 := kcpversion.Parse(from)
+	next, ok2 := kcpversion.Parse(to)
 	if !ok1 || !ok2 || !next.Less(old) {
 		return nil
 	}

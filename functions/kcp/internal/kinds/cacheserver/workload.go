@@ -9,9 +9,9 @@ import (
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/semver"
 )
 
 // Paths inside the cache-server container.
@@ -32,7 +32,7 @@ const (
 
 // clientCA reports whether the cache server authenticates its clients with its own CA:
 // kcp ~0.29.2 || ~0.30.2 || >=0.31.0, or any tag that is not a version.
-func (c *composer) clientCA() bool { return semver.SupportsCacheServerClientCA(c.image.Tag) }
+func (c *composer) clientCA() bool { return kcpversion.SupportsCacheServerClientCA(c.image.Tag) }
 
 // args returns the cache server's flags in kcp-operator's order; extraArgs come last.
 func (c *composer) args() []string {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/semver"
 )
 
 // Paths inside the kcp container that kubeconfigs and flags refer to.
@@ -80,7 +80,7 @@ func (s Server) Image() workload.Image { return workload.ResolveImage(s.Spec.Ima
 // mountsProxy reports whether the shard gets the mounts-proxy client certificate: regular
 // shards on kcp versions that support it.
 func (s Server) mountsProxy() bool {
-	return !s.IsRoot && semver.SupportsMountsProxyAndRequestHeader(s.Image().Tag)
+	return !s.IsRoot && kcpversion.SupportsMountsProxyAndRequestHeader(s.Image().Tag)
 }
 
 // baseArgs are the flags up to and including the add-ons, in kcp-operator's order.

@@ -12,9 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/semver"
 )
 
 // Mode selects between the two kinds of proxy.
@@ -106,7 +106,7 @@ type PathMapping struct {
 }
 
 func (p Proxy) requestHeaderSupported() bool {
-	return semver.SupportsMountsProxyAndRequestHeader(p.Image.Tag)
+	return kcpversion.SupportsMountsProxyAndRequestHeader(p.Image.Tag)
 }
 
 // PathMappingYAML is the content of the mapping file.

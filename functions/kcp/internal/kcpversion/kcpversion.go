@@ -1,9 +1,10 @@
-// Package semver decides kcp's version-gated flags from an image tag.
+// Package kcpversion decides which of kcp's version-gated features to use, from the image
+// tag: the flags and behaviour a kcp release introduced or changed.
 //
 // kcp-operator enables a few flags only for kcp versions that understand them. A tag that is
 // not a semantic version (a digest, "main", "latest") is treated as the newest kcp, as
 // kcp-operator does. Pre-release suffixes are ignored: v0.33.0-rc.1 counts as 0.33.0.
-package semver
+package kcpversion
 
 import (
 	"strconv"
