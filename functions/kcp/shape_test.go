@@ -30,6 +30,7 @@ var layers = []struct {
 	{"core", 0},
 	{"names", 1},
 	{"kcpversion", 1},
+	{"kcpimage", 1},
 	{"check", 1},
 	{"testworld", 1},
 	{"parts", 2},

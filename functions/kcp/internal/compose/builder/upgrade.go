@@ -8,8 +8,8 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // RunningImage is a component's status.image: the image its Deployment (key) runs once the
@@ -44,9 +44,9 @@ type Leader struct {
 // is not ready. A new Deployment starts on want: nothing runs that could break. Either way
 // the Upgraded condition, reported after Available, says which.
 func (b *Builder) ImageFor(key resource.Name, want *v1alpha1.ImageSpec, leader Leader) *v1alpha1.ImageSpec {
-	target := workload.ResolveImage(want)
+	target := kcpimage.Resolve(want)
 	runs := b.St.DeploymentImage(key)
-	held, parsed := workload.ParseImage(runs)
+	held, parsed := kcpimage.Parse(runs)
 	if runs == "" || runs == target.String() || leader.Image == target.String() || !parsed {
 		b.upgraded = &condition.Condition{Type: condition.TypeUpgraded, Status: true, Reason: condition.ReasonImageComposed,
 			Message: fmt.Sprintf("The Deployment is composed with the image spec.image names (%s).", target)}
@@ -67,11 +67,11 @@ func (b *Builder) ImageFor(key resource.Name, want *v1alpha1.ImageSpec, leader L
 // Deployment (key) runs, unless the policy allows it: kcp migrates stored data forward only.
 // Tags that are not semantic versions cannot be ordered and pass.
 func (b *Builder) CheckDowngrade(key resource.Name, want *v1alpha1.ImageSpec, policy *v1alpha1.UpgradePolicy, fld, policyField *field.Path) *field.Error {
-	runs, ok := workload.ParseImage(b.St.DeploymentImage(key))
+	runs, ok := kcpimage.Parse(b.St.DeploymentImage(key))
 	if !ok || policy.AllowsDowngrade() {
 		return nil
 	}
-	return Downgrade(runs.Tag, workload.ResolveImage(want).Tag, fld, policyField)
+	return Downgrade(runs.Tag, kcpimage.Resolve(want).Tag, fld, policyField)
 }
 
 // Downgrade is the error for a change from tag from to tag to that goes back in kcp's

@@ -16,8 +16,8 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // composer holds what every step of one composition needs.
@@ -26,7 +26,7 @@ type composer struct {
 	cs    *v1alpha1.CacheServer
 	name  names.CacheServer
 	url   string
-	image workload.Image
+	image kcpimage.Image
 }
 
 // Compose composes a CacheServer. The XR must have passed Validate.
@@ -36,7 +36,7 @@ func Compose(cs *v1alpha1.CacheServer, st *observed.State) (result.Result[v1alph
 		cs:      cs,
 		name:    names.CacheServer(cs.GetName()),
 		url:     names.CacheServerURL(cs),
-		image:   workload.ResolveImage(cs.Spec.Image),
+		image:   kcpimage.Resolve(cs.Spec.Image),
 	}
 	if err := c.CheckDowngrade(c.Key("deployment", c.name.Deployment()), cs.Spec.Image, cs.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
 		return result.Result[v1alpha1.CacheServerStatus]{}, field.ErrorList{err}

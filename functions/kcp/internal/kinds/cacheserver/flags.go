@@ -5,6 +5,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
@@ -24,7 +25,7 @@ func GeneratedFlags(cs *v1alpha1.CacheServer) []string {
 		v := *cs
 		v.Spec.ExtraArgs = nil
 		change(&v.Spec)
-		c := &composer{cs: &v, name: "x", image: workload.ResolveImage(&v1alpha1.ImageSpec{Tag: "main"})}
+		c := &composer{cs: &v, name: "x", image: kcpimage.Resolve(&v1alpha1.ImageSpec{Tag: "main"})}
 		args = append(args, c.args()...)
 	}
 	return check.FlagNames(args)

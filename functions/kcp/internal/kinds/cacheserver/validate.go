@@ -5,8 +5,8 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // MaxNameLength keeps the <name>-cache-server Service name within the 63 characters of a
@@ -66,7 +66,7 @@ func validateCertificates(p *field.Path, c v1alpha1.Certificates) field.ErrorLis
 // validateExtraVolumes rejects extra volumes whose names clash with generated ones and extra
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, cs *v1alpha1.CacheServer) field.ErrorList {
-	c := &composer{cs: cs, name: names.CacheServer(cs.GetName()), image: workload.ResolveImage(cs.Spec.Image)}
+	c := &composer{cs: cs, name: names.CacheServer(cs.GetName()), image: kcpimage.Resolve(cs.Spec.Image)}
 	return check.ExtraVolumes(spec, c.generatedVolumeNames, cs.Spec.ExtraVolumes, cs.Spec.ExtraVolumeMounts)
 }
 

@@ -5,15 +5,15 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/proxy"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // GeneratedFlags are the names of the flags the front-proxy's container gets from its spec,
 // with every option on too, without its extra arguments.
 func GeneratedFlags(fp *v1alpha1.FrontProxy) []string {
 	s := fp.Spec
-	p := proxy.Proxy{Mode: proxy.FrontProxy, Image: workload.ResolveImage(s.Image), Logging: s.Logging, Auth: s.Auth}
+	p := proxy.Proxy{Mode: proxy.FrontProxy, Image: kcpimage.Resolve(s.Image), Logging: s.Logging, Auth: s.Auth}
 	if s.PublicServerCertificate != nil {
 		p.PublicServingCert, p.PublicDNSNames = "x", []string{"x"}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/proxy"
@@ -49,7 +50,7 @@ func (c *composer) proxy() proxy.Proxy {
 		Name:               c.name.Deployment(),
 		Namespace:          c.Namespace,
 		Labels:             names.Labels(string(c.name), names.ComponentFrontProxy),
-		Image:              workload.ResolveImage(s.Image),
+		Image:              kcpimage.Resolve(s.Image),
 		Resources:          s.Resources,
 		Logging:            s.Logging,
 		ExtraArgs:          s.ExtraArgs,
@@ -182,7 +183,7 @@ func othersCertificates(p proxy.Proxy) map[string]bool {
 func generatedVolumeNames(fp *v1alpha1.FrontProxy, root names.RootShard) []string {
 	p := proxy.Proxy{
 		Mode:    proxy.FrontProxy,
-		Image:   workload.ResolveImage(nil),
+		Image:   kcpimage.Resolve(nil),
 		Secrets: secrets(names.FrontProxy(fp.Name), root, root.RootCA(), true),
 		Auth: &v1alpha1.AuthSpec{
 			OIDC:                        &v1alpha1.OIDCConfiguration{CAFileRef: &v1alpha1.SecretKeyRef{Name: "x"}},

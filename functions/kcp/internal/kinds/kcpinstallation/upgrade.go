@@ -10,7 +10,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 )
 
 // upgradeSteps orders an upgrade by kind: the root shard first; then the shards, the cache
@@ -49,7 +49,7 @@ type member struct {
 // says what it waits for. It returns the upgrade's status (nil when none is under way) and
 // the image every child runs ("" while they differ), or the error of a refused downgrade.
 func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.State) (*v1alpha1.InstallationUpgrade, string, *field.Error) {
-	target := workload.ResolveImage(inst.Spec.Image).String()
+	target := kcpimage.Resolve(inst.Spec.Image).String()
 	members := upgradeMembers(children, st)
 	upgrading := false
 	from := ""
@@ -102,13 +102,13 @@ func checkDowngrade(inst *v1alpha1.KcpInstallation, members []member) *field.Err
 	if inst.Spec.Upgrade.AllowsDowngrade() {
 		return nil
 	}
-	to := workload.ResolveImage(inst.Spec.Image).Tag
+	to := kcpimage.Resolve(inst.Spec.Image).Tag
 	for _, m := range members {
 		if !m.exists {
 			continue
 		}
-		for _, img := range []string{m.running, workload.ResolveImage(m.spec).String()} {
-			from, ok := workload.ParseImage(img)
+		for _, img := range []string{m.running, kcpimage.Resolve(m.spec).String()} {
+			from, ok := kcpimage.Parse(img)
 			if !ok {
 				continue
 			}
@@ -142,7 +142,7 @@ func upgradeMembers(children []child, st *observed.State) []member {
 			}
 			m.current = m.running
 			if m.current == "" {
-				m.current = workload.ResolveImage(m.spec).String()
+				m.current = kcpimage.Resolve(m.spec).String()
 			}
 		}
 		out = append(out, m)
@@ -154,7 +154,7 @@ func upgradeMembers(children []child, st *observed.State) []member {
 // spelled out (its spec may name none, and the package's default may have moved on), with
 // the pull secrets its spec names.
 func holdImage(m member) *v1alpha1.ImageSpec {
-	img, ok := workload.ParseImage(m.current)
+	img, ok := kcpimage.Parse(m.current)
 	if !ok {
 		return m.spec
 	}

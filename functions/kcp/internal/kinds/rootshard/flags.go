@@ -5,10 +5,10 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/proxy"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // GeneratedFlags are the names of the flags the root shard's kcp container gets from its
@@ -19,7 +19,7 @@ func GeneratedFlags(rs *v1alpha1.RootShard) []string {
 
 // proxyFlags are the names of the flags of the internal proxy's container.
 func proxyFlags(p *v1alpha1.RootShardProxySpec) []string {
-	return proxy.Proxy{Mode: proxy.RootProxy, Image: workload.ResolveImage(p.Image), Logging: p.Logging}.GeneratedFlags()
+	return proxy.Proxy{Mode: proxy.RootProxy, Image: kcpimage.Resolve(p.Image), Logging: p.Logging}.GeneratedFlags()
 }
 
 // extraWarnings say which extra arguments replace generated flags and which extra volumes a

@@ -5,9 +5,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/proxy"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
 // rootProxy describes the RootShard's internal proxy <rs>-proxy, through which admin
@@ -19,7 +19,7 @@ func (c *composer) rootProxy() proxy.Proxy {
 		Name:             c.name.Proxy(),
 		Namespace:        c.Namespace,
 		Labels:           names.Labels(string(c.name), names.ComponentRootShardProxy),
-		Image:            workload.ResolveImage(nil),
+		Image:            kcpimage.Resolve(nil),
 		ServicePort:      6443,
 		RootShardBaseURL: c.baseURL,
 		Secrets: proxy.Secrets{
@@ -38,7 +38,7 @@ func (c *composer) rootProxy() proxy.Proxy {
 	}
 	var replicas *int32
 	if spec != nil {
-		p.Image = workload.ResolveImage(spec.Image)
+		p.Image = kcpimage.Resolve(spec.Image)
 		p.Resources = spec.Resources
 		p.Logging = spec.Logging
 		p.ExtraArgs = spec.ExtraArgs

@@ -10,6 +10,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
@@ -172,7 +173,7 @@ func (s Server) Pod() Pod {
 		return append(mounts, extra...)
 	}
 
-	img := workload.ResolveImage(spec.Image)
+	img := kcpimage.Resolve(spec.Image)
 	command := []string{DefaultCommand}
 	if len(spec.Command) > 0 {
 		command = slices.Clone(spec.Command)
@@ -195,7 +196,7 @@ func (s Server) Pod() Pod {
 	for _, ic := range spec.InitContainers {
 		image := img.String()
 		if ic.Image != nil {
-			own := workload.ResolveImage(ic.Image)
+			own := kcpimage.Resolve(ic.Image)
 			image = own.String()
 			pullSecrets = append(pullSecrets, own.PullSecrets...)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
@@ -75,7 +76,7 @@ func (s Server) Component() string {
 func (s Server) Cert(kind string) string { return s.Name + "-" + kind }
 
 // Image is the resolved container image.
-func (s Server) Image() workload.Image { return workload.ResolveImage(s.Spec.Image) }
+func (s Server) Image() kcpimage.Image { return kcpimage.Resolve(s.Spec.Image) }
 
 // mountsProxy reports whether the shard gets the mounts-proxy client certificate: regular
 // shards on kcp versions that support it.

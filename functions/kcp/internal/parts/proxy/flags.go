@@ -3,6 +3,7 @@ package proxy
 import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
@@ -11,7 +12,7 @@ import (
 func (p Proxy) GeneratedFlags() []string {
 	p.ExtraArgs = nil
 	every := p
-	every.Image = workload.ResolveImage(&v1alpha1.ImageSpec{Tag: "main"}) // not a version: every versioned flag on
+	every.Image = kcpimage.Resolve(&v1alpha1.ImageSpec{Tag: "main"}) // not a version: every versioned flag on
 	every.PublicServingCert, every.PublicDNSNames = "x", []string{"x"}
 	every.Logging = workload.Everything[v1alpha1.LoggingSpec]()
 	every.Auth = workload.Everything[v1alpha1.AuthSpec]()

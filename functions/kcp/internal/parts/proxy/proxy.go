@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
@@ -70,7 +71,7 @@ type Proxy struct {
 	Name      string
 	Namespace string
 	Labels    map[string]string
-	Image     workload.Image
+	Image     kcpimage.Image
 	Replicas  int32
 	// Resources are unset unless the user sets them, like kcp-operator.
 	Resources          *corev1.ResourceRequirements

@@ -13,6 +13,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
@@ -32,7 +33,7 @@ func rootProxy(mods ...func(*Proxy)) Proxy {
 		Name:             "root-proxy",
 		Namespace:        "kcp",
 		Labels:           rootLabels,
-		Image:            workload.Image{Repository: "ghcr.io/kcp-dev/kcp", Tag: "v0.32.3"},
+		Image:            kcpimage.Image{Repository: "ghcr.io/kcp-dev/kcp", Tag: "v0.32.3"},
 		Replicas:         2,
 		ServicePort:      6443,
 		RootShardBaseURL: baseURL,
@@ -660,7 +661,7 @@ func TestDeployment(t *testing.T) {
 	p := rootProxy(func(p *Proxy) {
 		p.Replicas = 3
 		p.Resources = resources
-		p.Image = workload.Image{Repository: "registry.example.com/kcp", Tag: "v0.32.3", PullSecrets: []corev1.LocalObjectReference{{Name: "pull"}}}
+		p.Image = kcpimage.Image{Repository: "registry.example.com/kcp", Tag: "v0.32.3", PullSecrets: []corev1.LocalObjectReference{{Name: "pull"}}}
 	})
 	_, vols, mounts := p.Mounts()
 	want := &appsv1.Deployment{

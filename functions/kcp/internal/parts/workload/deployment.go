@@ -2,7 +2,6 @@ package workload
 
 import (
 	"maps"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,48 +12,6 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
-
-// Image defaults: the kcp release this package is tested with.
-const (
-	DefaultImageRepository = "ghcr.io/kcp-dev/kcp"
-	DefaultImageTag        = "v0.32.3"
-)
-
-// Image is a resolved container image.
-type Image struct {
-	Repository  string
-	Tag         string
-	PullSecrets []corev1.LocalObjectReference
-}
-
-// String is repository:tag.
-func (i Image) String() string { return i.Repository + ":" + i.Tag }
-
-// ParseImage reads repository:tag, as String writes it. ok is false for a reference by
-// digest or without a tag: an ImageSpec cannot name those.
-func ParseImage(ref string) (img Image, ok bool) {
-	i := strings.LastIndex(ref, ":")
-	if i <= 0 || strings.Contains(ref, "@") || strings.Contains(ref[i+1:], "/") || i == len(ref)-1 {
-		return Image{}, false
-	}
-	return Image{Repository: ref[:i], Tag: ref[i+1:]}, true
-}
-
-// ResolveImage applies the defaults to an image spec.
-func ResolveImage(s *v1alpha1.ImageSpec) Image {
-	img := Image{Repository: DefaultImageRepository, Tag: DefaultImageTag}
-	if s == nil {
-		return img
-	}
-	if s.Repository != "" {
-		img.Repository = s.Repository
-	}
-	if s.Tag != "" {
-		img.Tag = s.Tag
-	}
-	img.PullSecrets = s.ImagePullSecrets
-	return img
-}
 
 // ShardResources are kcp-operator's defaults for shard and virtual workspace containers.
 func ShardResources() corev1.ResourceRequirements {
