@@ -2,7 +2,6 @@ package cacheserver
 
 import (
 	"strconv"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -48,17 +47,7 @@ func (c *composer) args() []string {
 	if e := s.Etcd; e == nil {
 		args = append(args, "--embedded-etcd-directory="+dirEmbeddedEtcd)
 	} else {
-		args = append(args, "--etcd-servers="+strings.Join(e.Endpoints, ","))
-		if e.Prefix != "" {
-			args = append(args, "--etcd-prefix="+e.Prefix)
-		}
-		if e.TLSConfig != nil {
-			args = append(args,
-				"--etcd-cafile="+dirEtcdTLS+"/ca.crt",
-				"--etcd-certfile="+dirEtcdTLS+"/tls.crt",
-				"--etcd-keyfile="+dirEtcdTLS+"/tls.key",
-			)
-		}
+		args = append(args, workload.EtcdFlags(*e, dirEtcdTLS, workload.CACertKey)...)
 	}
 	if s.Logging != nil && s.Logging.Level != 0 {
 		args = append(args, "-v="+strconv.Itoa(s.Logging.Level))

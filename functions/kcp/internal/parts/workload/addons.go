@@ -11,19 +11,42 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
+// EtcdTLSOrder is the order in which kcp-operator writes a component's three etcd TLS flags;
+// it differs between components, and the composed arguments follow it flag for flag.
+type EtcdTLSOrder int
+
+const (
+	// CertKeyCA: --etcd-certfile, --etcd-keyfile, --etcd-cafile (a root shard or shard).
+	CertKeyCA EtcdTLSOrder = iota
+	// CACertKey: --etcd-cafile, --etcd-certfile, --etcd-keyfile (a cache server).
+	CACertKey
+)
+
+// EtcdFlags returns the --etcd-* flags of a server using the external etcd e, whose client
+// certificate Secret is mounted at dir (tls.crt, tls.key, ca.crt).
+func EtcdFlags(e v1alpha1.EtcdConfig, dir string, order EtcdTLSOrder) []string {
+	args := []string{"--etcd-servers=" + strings.Join(e.Endpoints, ",")}
+	if e.Prefix != "" {
+		args = append(args, "--etcd-prefix="+e.Prefix)
+	}
+	if e.TLSConfig == nil {
+		return args
+	}
+	ca, cert, key := "--etcd-cafile="+dir+"/ca.crt", "--etcd-certfile="+dir+"/tls.crt", "--etcd-keyfile="+dir+"/tls.key"
+	if order == CACertKey {
+		return append(args, ca, cert, key)
+	}
+	return append(args, cert, key, ca)
+}
+
+// shardEtcdDir is where a shard mounts its etcd client certificate, as kcp-operator does.
+const shardEtcdDir = "/etc/etcd/tls"
+
 // Etcd returns the --etcd-* flags and the client certificate mount of a shard.
 func Etcd(e v1alpha1.EtcdConfig) Spec {
-	s := Spec{Args: []string{"--etcd-servers=" + strings.Join(e.Endpoints, ",")}}
-	if e.Prefix != "" {
-		s.Args = append(s.Args, "--etcd-prefix="+e.Prefix)
-	}
+	s := Spec{Args: EtcdFlags(e, shardEtcdDir, CertKeyCA)}
 	if e.TLSConfig != nil {
-		s.Args = append(s.Args,
-			"--etcd-certfile=/etc/etcd/tls/tls.crt",
-			"--etcd-keyfile=/etc/etcd/tls/tls.key",
-			"--etcd-cafile=/etc/etcd/tls/ca.crt",
-		)
-		s.Mounts.Secret("etcd-client-cert", e.TLSConfig.SecretRef.Name, "/etc/etcd/tls")
+		s.Mounts.Secret("etcd-client-cert", e.TLSConfig.SecretRef.Name, shardEtcdDir)
 	}
 	return s
 }

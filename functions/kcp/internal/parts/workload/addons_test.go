@@ -72,6 +72,47 @@ func TestEtcd(t *testing.T) {
 	}
 }
 
+func TestEtcdFlags(t *testing.T) {
+	tlsEtcd := v1alpha1.EtcdConfig{
+		Endpoints: []string{"https://etcd-0:2379", "https://etcd-1:2379"},
+		Prefix:    "/cache",
+		TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: corev1.LocalObjectReference{Name: "etcd-client"}},
+	}
+	cases := map[string]struct {
+		reason string
+		etcd   v1alpha1.EtcdConfig
+		dir    string
+		order  EtcdTLSOrder
+		want   []string
+	}{
+		"PlainEtcd": {
+			reason: "Without TLS the order does not matter: servers, then the prefix when set.",
+			etcd:   v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd:2379"}},
+			dir:    "/unused", order: CACertKey,
+			want: []string{"--etcd-servers=http://etcd:2379"},
+		},
+		"ShardOrder": {
+			reason: "A shard's TLS flags come certificate, key, CA, as kcp-operator writes them.",
+			etcd:   tlsEtcd, dir: "/etc/etcd/tls", order: CertKeyCA,
+			want: []string{"--etcd-servers=https://etcd-0:2379,https://etcd-1:2379", "--etcd-prefix=/cache",
+				"--etcd-certfile=/etc/etcd/tls/tls.crt", "--etcd-keyfile=/etc/etcd/tls/tls.key", "--etcd-cafile=/etc/etcd/tls/ca.crt"},
+		},
+		"CacheServerOrder": {
+			reason: "A cache server's TLS flags come CA, certificate, key, from its own mount directory.",
+			etcd:   tlsEtcd, dir: "/etc/cache-server/etcd", order: CACertKey,
+			want: []string{"--etcd-servers=https://etcd-0:2379,https://etcd-1:2379", "--etcd-prefix=/cache",
+				"--etcd-cafile=/etc/cache-server/etcd/ca.crt", "--etcd-certfile=/etc/cache-server/etcd/tls.crt", "--etcd-keyfile=/etc/cache-server/etcd/tls.key"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, EtcdFlags(tc.etcd, tc.dir, tc.order)); diff != "" {
+				t.Errorf("%s\nEtcdFlags(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 func TestAudit(t *testing.T) {
 	cases := map[string]struct {
 		reason string
