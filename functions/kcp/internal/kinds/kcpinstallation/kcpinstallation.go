@@ -181,67 +181,110 @@ func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcds []*manage
 
 // build derives every child XR's spec from the installation and validates it, and returns
 // the managed etcd clusters: the installation's unless it uses an external etcd, and each
-// shard's own (spec.shards[].managedEtcd).
+// shard's own (spec.shards[].managedEtcd). The children come in the order the installation's
+// status lists them: the cache server, the root shard (after its virtual workspace server),
+// each shard (after its own), the front-proxies, the admin kubeconfig.
 func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*managedetcd.Cluster, field.ErrorList) {
-	s := inst.Spec
-	spec := field.NewPath("spec")
-	name := names.Installation(inst.GetName())
-	var errs field.ErrorList
-	if s.External.Hostname == "" {
-		errs = append(errs, field.Required(spec.Child("external", "hostname"), "the public hostname of the installation"))
+	p := newPlan(inst)
+	if inst.Spec.External.Hostname == "" {
+		p.errs = append(p.errs, field.Required(field.NewPath("spec", "external", "hostname"), "the public hostname of the installation"))
 	}
-	external := externalConfig(s.External)
-	store, etcd := etcdStore(inst)
-	var etcds []*managedetcd.Cluster
-	if etcd != nil {
-		etcds = append(etcds, etcd)
-	}
-
-	cache := v1alpha1.CacheConfig{}
-	var children []child
-	if s.CacheServer != nil {
-		csName := name.CacheServer()
-		cs := v1alpha1.CacheServerSpec{Image: s.Image, Upgrade: s.Upgrade, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
-		if cs.Etcd == nil && !s.CacheServer.Embedded {
-			// Durable by default: beside the shards' data, under a prefix of its own.
-			e := store("")
-			e.Prefix = CachePrefix(e.Prefix)
-			cs.Etcd = &e
-		}
-		cs.DeploymentTemplate = s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate()
-		if x := s.CacheServer.Extra; x != nil {
-			cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
-		}
-		cs.Certificates = s.Certificates
-		children = append(children, child{key: "cacheserver", kind: v1alpha1.KindCacheServer, name: csName, field: spec.Child("cacheServer"), spec: cs, component: spec.Child("cacheServer"), extra: s.CacheServer.Extra})
-		cache.Ref = &corev1.LocalObjectReference{Name: csName}
-	}
-
-	// Authentication, audit, authorization and monitoring are the installation's: every
-	// shard the same.
-	common := func(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements, x *v1alpha1.ComponentExtra) v1alpha1.CommonShardSpec {
-		c := v1alpha1.CommonShardSpec{
-			ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res,
-			Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring, Upgrade: s.Upgrade,
-		}
-		if x != nil {
-			c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
-		}
-		return c
-	}
-	fps := s.FrontProxies
+	fps := inst.Spec.FrontProxies
 	if len(fps) == 0 {
 		fps = []v1alpha1.InstallationFrontProxy{{Name: DefaultFrontProxyName}}
 	}
-	rs := v1alpha1.RootShardSpec{External: external, Cache: cache, Certificates: s.Certificates}
-	rs.External.PrivateHostname, rs.External.PrivatePort = privateAddress(inst, fps[0], external)
+	cache := p.cacheServer()
+	p.rootShard(cache, fps[0])
+	for i, sh := range inst.Spec.Shards {
+		p.shard(i, sh)
+	}
+	for i, fp := range fps {
+		p.frontProxy(i, fp)
+	}
+	p.admin(fps[0])
+	for _, c := range p.children {
+		p.errs = append(p.errs, validateChild(inst, c, validate)...)
+	}
+	return p.children, p.etcds, p.errs
+}
+
+// plan is what build derives for every component alike, and the children, etcd clusters and
+// errors gathered so far.
+type plan struct {
+	inst     *v1alpha1.KcpInstallation
+	name     names.Installation
+	external v1alpha1.ExternalConfig
+	// store is where a component's data lives in the installation's etcd ("" for the root
+	// shard and the cache server).
+	store    func(shard string) v1alpha1.EtcdConfig
+	children []child
+	etcds    []*managedetcd.Cluster
+	errs     field.ErrorList
+}
+
+func newPlan(inst *v1alpha1.KcpInstallation) *plan {
+	p := &plan{inst: inst, name: names.Installation(inst.GetName()), external: externalConfig(inst.Spec.External)}
+	var etcd *managedetcd.Cluster
+	p.store, etcd = etcdStore(inst)
+	if etcd != nil {
+		p.etcds = append(p.etcds, etcd)
+	}
+	return p
+}
+
+// cacheServer adds the CacheServer, when the installation has one, and returns what the
+// root shard's cache configuration says of it.
+func (p *plan) cacheServer() v1alpha1.CacheConfig {
+	s := p.inst.Spec
+	if s.CacheServer == nil {
+		return v1alpha1.CacheConfig{}
+	}
+	csName := p.name.CacheServer()
+	cs := v1alpha1.CacheServerSpec{Image: s.Image, Upgrade: s.Upgrade, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
+	if cs.Etcd == nil && !s.CacheServer.Embedded {
+		// Durable by default: beside the shards' data, under a prefix of its own.
+		e := p.store("")
+		e.Prefix = CachePrefix(e.Prefix)
+		cs.Etcd = &e
+	}
+	cs.DeploymentTemplate = s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate()
+	if x := s.CacheServer.Extra; x != nil {
+		cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
+	}
+	cs.Certificates = s.Certificates
+	f := field.NewPath("spec", "cacheServer")
+	p.children = append(p.children, child{key: "cacheserver", kind: v1alpha1.KindCacheServer, name: csName, field: f, spec: cs, component: f, extra: s.CacheServer.Extra})
+	return v1alpha1.CacheConfig{Ref: &corev1.LocalObjectReference{Name: csName}}
+}
+
+// common is what every shard, the root shard included, has alike: authentication, audit,
+// authorization and monitoring are the installation's.
+func (p *plan) common(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements, x *v1alpha1.ComponentExtra) v1alpha1.CommonShardSpec {
+	s := p.inst.Spec
+	c := v1alpha1.CommonShardSpec{
+		ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res,
+		Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring, Upgrade: s.Upgrade,
+	}
+	if x != nil {
+		c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
+	}
+	return c
+}
+
+// rootShard adds the RootShard, after its virtual workspace server when it has one; first is
+// the first front-proxy, whose Service is the installation's private address.
+func (p *plan) rootShard(cache v1alpha1.CacheConfig, first v1alpha1.InstallationFrontProxy) {
+	s := p.inst.Spec
+	spec := field.NewPath("spec")
+	rs := v1alpha1.RootShardSpec{External: p.external, Cache: cache, Certificates: s.Certificates}
+	rs.External.PrivateHostname, rs.External.PrivatePort = privateAddress(p.inst, first, p.external)
 	if r := s.RootShard; r != nil {
-		rs.CommonShardSpec = common(store(""), r.Replicas, r.Resources, r.Extra)
+		rs.CommonShardSpec = p.common(p.store(""), r.Replicas, r.Resources, r.Extra)
 		rs.ShardBaseURL = r.ShardBaseURL
 		rs.Public, rs.ServiceTemplate = public(r.Public)
 		rs.DeploymentTemplate = r.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 	} else {
-		rs.CommonShardSpec = common(store(""), nil, nil, nil)
+		rs.CommonShardSpec = p.common(p.store(""), nil, nil, nil)
 		rs.DeploymentTemplate = s.Scheduling.DeploymentTemplate()
 	}
 	// The root shard's internal proxy runs beside it: the same image, the same nodes.
@@ -249,105 +292,118 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 		rs.Proxy = &v1alpha1.RootShardProxySpec{Image: s.Image, DeploymentTemplate: rs.DeploymentTemplate}
 	}
 	if r := s.RootShard; r != nil && r.VirtualWorkspace != nil {
-		vw, vwErrs := virtualWorkspace(inst, r.VirtualWorkspace, "", spec.Child("rootShard", "virtualWorkspace"))
-		errs = append(errs, vwErrs...)
+		vw, errs := virtualWorkspace(p.inst, r.VirtualWorkspace, "", spec.Child("rootShard", "virtualWorkspace"))
+		p.errs = append(p.errs, errs...)
 		rs.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
-		children = append(children, vw)
+		p.children = append(p.children, vw)
 	}
-	rootShard := child{key: "rootshard", kind: v1alpha1.KindRootShard, name: name.RootShard(), field: spec, spec: rs, component: spec.Child("rootShard")}
+	rootShard := child{key: "rootshard", kind: v1alpha1.KindRootShard, name: p.name.RootShard(), field: spec, spec: rs, component: spec.Child("rootShard")}
 	if s.RootShard != nil {
 		rootShard.extra = s.RootShard.Extra
 	}
-	children = append(children, rootShard)
+	p.children = append(p.children, rootShard)
+}
 
-	root := &corev1.LocalObjectReference{Name: name.RootShard()}
-	for i, sh := range s.Shards {
-		shardEtcd := store(sh.Name)
-		switch {
-		case sh.Etcd != nil:
-			shardEtcd = *sh.Etcd
-		case sh.ManagedEtcd != nil:
-			own := shardCluster(inst, sh)
-			etcds = append(etcds, own)
-			shardEtcd = own.Client("") // alone in it: no prefix needed
-		}
-		spec := v1alpha1.ShardSpec{CommonShardSpec: common(shardEtcd, sh.Replicas, sh.Resources, sh.Extra), RootShard: v1alpha1.RootShardConfig{Ref: root}}
-		spec.ShardBaseURL = sh.ShardBaseURL
-		spec.Public, spec.ServiceTemplate = public(sh.Public)
-		spec.DeploymentTemplate = sh.Scheduling.Over(s.Scheduling).DeploymentTemplate()
-		if sh.VirtualWorkspace != nil {
-			vw, vwErrs := virtualWorkspace(inst, sh.VirtualWorkspace, sh.Name, field.NewPath("spec", "shards").Index(i).Child("virtualWorkspace"))
-			errs = append(errs, vwErrs...)
-			spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
-			children = append(children, vw)
-		}
-		shardField := field.NewPath("spec", "shards").Index(i)
-		children = append(children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, name: name.Shard(sh.Name), field: shardField, spec: spec, component: shardField, extra: sh.Extra})
+// root is the reference every Shard and FrontProxy makes to the root shard.
+func (p *plan) root() v1alpha1.RootShardConfig {
+	return v1alpha1.RootShardConfig{Ref: &corev1.LocalObjectReference{Name: p.name.RootShard()}}
+}
+
+// shard adds spec.shards[i], after its virtual workspace server when it has one, and its own
+// etcd cluster when it has managedEtcd.
+func (p *plan) shard(i int, sh v1alpha1.InstallationShard) {
+	s := p.inst.Spec
+	shardEtcd := p.store(sh.Name)
+	switch {
+	case sh.Etcd != nil:
+		shardEtcd = *sh.Etcd
+	case sh.ManagedEtcd != nil:
+		own := shardCluster(p.inst, sh)
+		p.etcds = append(p.etcds, own)
+		shardEtcd = own.Client("") // alone in it: no prefix needed
 	}
-
-	for i, fp := range fps {
-		p := field.NewPath("spec", "frontProxies").Index(i)
-		ext := external
-		switch {
-		case fp.External != nil:
-			ext = externalConfig(*fp.External)
-			if fp.External.PrivateHostname != "" || fp.External.PrivatePort != nil {
-				errs = append(errs, field.Forbidden(p.Child("external", "privateHostname"), "the private address is the installation's, not a front-proxy's: set spec.external.privateHostname and privatePort instead"))
-			}
-		case i > 0:
-			errs = append(errs, field.Required(p.Child("external"), "every front-proxy but the first needs its own public address"))
-		}
-		svc := exposure.ServiceType(fp.Exposure, fp.ServiceType)
-		if e := fp.Exposure; e != nil && e.Ingress != nil && ext.Port != exposure.IngressPort {
-			portField := field.NewPath("spec", "external", "port")
-			if fp.External != nil {
-				portField = p.Child("external", "port")
-			}
-			errs = append(errs, field.Invalid(portField, ext.Port, fmt.Sprintf("an Ingress controller passes TLS through on port %d only: set it to %d, the port clients then use", exposure.IngressPort, exposure.IngressPort)))
-		}
-		spec := v1alpha1.FrontProxySpec{
-			RootShard:          v1alpha1.RootShardConfig{Ref: root},
-			Replicas:           fp.Replicas,
-			Auth:               fp.Auth,
-			Image:              s.Image,
-			Upgrade:            s.Upgrade,
-			External:           ext,
-			ServiceTemplate:    &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
-			DeploymentTemplate: fp.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
-			Resources:          fp.Resources,
-			Monitoring:         s.Monitoring,
-		}
-		if x := fp.Extra; x != nil {
-			spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
-		}
-		if sc := fp.ServerCertificate; sc != nil {
-			// A second certificate for the public name only: the one from the installation's
-			// CA keeps serving the in-cluster names, which kcp's components dial.
-			spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: sc.IssuerRef, DNSNames: sc.DNSNames}
-			spec.CABundleSecretRef = sc.CABundleSecretRef
-		}
-		c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, name: name.FrontProxy(fp.Name), field: p, spec: spec, exposure: fp.Exposure, component: p, extra: fp.Extra}
-		// The FrontProxy's Service listens on its external port (kcp-operator's
-		// frontproxy.ServicePort), 6443 when unset.
-		port := int32(names.Port)
-		if ext.Port > 0 {
-			port = int32(ext.Port)
-		}
-		c.route = exposure.Route{
-			Name: c.name, Namespace: inst.GetNamespace(), Labels: map[string]string{LabelInstallation: inst.GetName()},
-			Hostname: ext.Hostname, Service: names.FrontProxy(c.name).Deployment(), Port: port,
-		}
-		children = append(children, c)
+	spec := v1alpha1.ShardSpec{CommonShardSpec: p.common(shardEtcd, sh.Replicas, sh.Resources, sh.Extra), RootShard: p.root()}
+	spec.ShardBaseURL = sh.ShardBaseURL
+	spec.Public, spec.ServiceTemplate = public(sh.Public)
+	spec.DeploymentTemplate = sh.Scheduling.Over(s.Scheduling).DeploymentTemplate()
+	shardField := field.NewPath("spec", "shards").Index(i)
+	if sh.VirtualWorkspace != nil {
+		vw, errs := virtualWorkspace(p.inst, sh.VirtualWorkspace, sh.Name, shardField.Child("virtualWorkspace"))
+		p.errs = append(p.errs, errs...)
+		spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
+		p.children = append(p.children, vw)
 	}
+	p.children = append(p.children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, name: p.name.Shard(sh.Name), field: shardField, spec: spec, component: shardField, extra: sh.Extra})
+}
 
+// frontProxy adds spec.frontProxies[i] (the default front-proxy when there is none), with
+// the TLSRoute or Ingress that exposes it.
+func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
+	s := p.inst.Spec
+	f := field.NewPath("spec", "frontProxies").Index(i)
+	ext := p.external
+	switch {
+	case fp.External != nil:
+		ext = externalConfig(*fp.External)
+		if fp.External.PrivateHostname != "" || fp.External.PrivatePort != nil {
+			p.errs = append(p.errs, field.Forbidden(f.Child("external", "privateHostname"), "the private address is the installation's, not a front-proxy's: set spec.external.privateHostname and privatePort instead"))
+		}
+	case i > 0:
+		p.errs = append(p.errs, field.Required(f.Child("external"), "every front-proxy but the first needs its own public address"))
+	}
+	svc := exposure.ServiceType(fp.Exposure, fp.ServiceType)
+	if e := fp.Exposure; e != nil && e.Ingress != nil && ext.Port != exposure.IngressPort {
+		portField := field.NewPath("spec", "external", "port")
+		if fp.External != nil {
+			portField = f.Child("external", "port")
+		}
+		p.errs = append(p.errs, field.Invalid(portField, ext.Port, fmt.Sprintf("an Ingress controller passes TLS through on port %d only: set it to %d, the port clients then use", exposure.IngressPort, exposure.IngressPort)))
+	}
+	spec := v1alpha1.FrontProxySpec{
+		RootShard:          p.root(),
+		Replicas:           fp.Replicas,
+		Auth:               fp.Auth,
+		Image:              s.Image,
+		Upgrade:            s.Upgrade,
+		External:           ext,
+		ServiceTemplate:    &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
+		DeploymentTemplate: fp.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
+		Resources:          fp.Resources,
+		Monitoring:         s.Monitoring,
+	}
+	if x := fp.Extra; x != nil {
+		spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
+	}
+	if sc := fp.ServerCertificate; sc != nil {
+		// A second certificate for the public name only: the one from the installation's
+		// CA keeps serving the in-cluster names, which kcp's components dial.
+		spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: sc.IssuerRef, DNSNames: sc.DNSNames}
+		spec.CABundleSecretRef = sc.CABundleSecretRef
+	}
+	c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, name: p.name.FrontProxy(fp.Name), field: f, spec: spec, exposure: fp.Exposure, component: f, extra: fp.Extra}
+	// The FrontProxy's Service listens on its external port (kcp-operator's
+	// frontproxy.ServicePort), 6443 when unset.
+	port := int32(names.Port)
+	if ext.Port > 0 {
+		port = int32(ext.Port)
+	}
+	c.route = exposure.Route{
+		Name: c.name, Namespace: p.inst.GetNamespace(), Labels: map[string]string{LabelInstallation: p.inst.GetName()},
+		Hostname: ext.Hostname, Service: names.FrontProxy(c.name).Deployment(), Port: port,
+	}
+	p.children = append(p.children, c)
+}
+
+// admin adds the admin Kubeconfig, issued for the first front-proxy.
+func (p *plan) admin(first v1alpha1.InstallationFrontProxy) {
 	kc := v1alpha1.KubeconfigSpec{
-		Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &v1alpha1.SharedReference{Name: name.FrontProxy(fps[0].Name)}},
+		Target:    v1alpha1.KubeconfigTarget{FrontProxyRef: &v1alpha1.SharedReference{Name: p.name.FrontProxy(first.Name)}},
 		Username:  DefaultAdminUsername,
 		Groups:    []string{DefaultAdminGroup},
-		SecretRef: corev1.LocalObjectReference{Name: name.AdminKubeconfigSecret(inst.Spec.Admin)},
+		SecretRef: corev1.LocalObjectReference{Name: p.name.AdminKubeconfigSecret(p.inst.Spec.Admin)},
+		Validity:  metav1.Duration{Duration: DefaultAdminValidity},
 	}
-	kc.Validity = metav1.Duration{Duration: DefaultAdminValidity}
-	if a := s.Admin; a != nil {
+	if a := p.inst.Spec.Admin; a != nil {
 		if a.Username != "" {
 			kc.Username = a.Username
 		}
@@ -358,12 +414,7 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 			kc.Validity = *a.Validity
 		}
 	}
-	children = append(children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, name: name.AdminKubeconfig(), field: spec.Child("admin"), spec: kc})
-
-	for _, c := range children {
-		errs = append(errs, validateChild(inst, c, validate)...)
-	}
-	return children, etcds, errs
+	p.children = append(p.children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, name: p.name.AdminKubeconfig(), field: field.NewPath("spec", "admin"), spec: kc})
 }
 
 // virtualWorkspace is the VirtualWorkspace child serving the virtual workspaces of the root
