@@ -12,19 +12,19 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
-// A part is one child XR of an installation, or its managed etcd, with every name it may
+// A namer is one child XR of an installation, or its managed etcd, with every name it may
 // give an object (names.*.Composed). Names derive from names: installation a with shard
 // b-server composes Certificate a-b-server-server, and installation a-b composes
 // a-b-server for its root shard; the names of the XRs alone do not show it.
-type part struct {
+type namer struct {
 	what  string      // "Shard team-a-b", for messages
 	field *field.Path // the installation field that makes it
 	names []string
 }
 
-// parts lists what an installation composes, from its spec alone, so a neighbour's parts
+// namers lists what an installation composes, from its spec alone, so a neighbour's namers
 // are known from its spec too.
-func parts(inst *v1alpha1.KcpInstallation) []part {
+func namers(inst *v1alpha1.KcpInstallation) []namer {
 	s := inst.Spec
 	n := names.Installation(inst.GetName())
 	root := names.RootShard(n.RootShard())
@@ -32,29 +32,29 @@ func parts(inst *v1alpha1.KcpInstallation) []part {
 	for _, sh := range s.Shards {
 		shards = append(shards, n.Shard(sh.Name))
 	}
-	out := []part{{what: "RootShard " + string(root), field: field.NewPath("metadata", "name"), names: root.Composed(shards...)}}
+	out := []namer{{what: "RootShard " + string(root), field: field.NewPath("metadata", "name"), names: root.Composed(shards...)}}
 	if r := s.RootShard; r != nil && r.VirtualWorkspace != nil {
 		vw := n.VirtualWorkspace("")
-		out = append(out, part{what: "VirtualWorkspace " + vw, field: field.NewPath("spec", "rootShard", "virtualWorkspace"), names: names.VirtualWorkspace(vw).Composed()})
+		out = append(out, namer{what: "VirtualWorkspace " + vw, field: field.NewPath("spec", "rootShard", "virtualWorkspace"), names: names.VirtualWorkspace(vw).Composed()})
 	}
 	if s.CacheServer != nil {
 		cs := n.CacheServer()
-		out = append(out, part{what: "CacheServer " + cs, field: field.NewPath("spec", "cacheServer"), names: names.CacheServer(cs).Composed()})
+		out = append(out, namer{what: "CacheServer " + cs, field: field.NewPath("spec", "cacheServer"), names: names.CacheServer(cs).Composed()})
 	}
 	if s.Etcd == nil || s.Etcd.External == nil {
 		etcd := managedetcd.Cluster{Installation: inst.GetName()}
-		out = append(out, part{what: "etcd " + etcd.Name(), field: field.NewPath("spec", "etcd"), names: etcd.Composed()})
+		out = append(out, namer{what: "etcd " + etcd.Name(), field: field.NewPath("spec", "etcd"), names: etcd.Composed()})
 	}
 	for i, sh := range s.Shards {
 		name := n.Shard(sh.Name)
-		out = append(out, part{what: "Shard " + name, field: field.NewPath("spec", "shards").Index(i).Child("name"), names: names.Shard(name).Composed()})
+		out = append(out, namer{what: "Shard " + name, field: field.NewPath("spec", "shards").Index(i).Child("name"), names: names.Shard(name).Composed()})
 		if sh.VirtualWorkspace != nil {
 			vw := n.VirtualWorkspace(sh.Name)
-			out = append(out, part{what: "VirtualWorkspace " + vw, field: field.NewPath("spec", "shards").Index(i).Child("virtualWorkspace"), names: names.VirtualWorkspace(vw).Composed()})
+			out = append(out, namer{what: "VirtualWorkspace " + vw, field: field.NewPath("spec", "shards").Index(i).Child("virtualWorkspace"), names: names.VirtualWorkspace(vw).Composed()})
 		}
 		if sh.ManagedEtcd != nil {
 			etcd := managedetcd.Cluster{Installation: inst.GetName(), Shard: sh.Name}
-			out = append(out, part{what: "etcd " + etcd.Name(), field: field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), names: etcd.Composed()})
+			out = append(out, namer{what: "etcd " + etcd.Name(), field: field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), names: etcd.Composed()})
 		}
 	}
 	fps := s.FrontProxies
@@ -67,14 +67,14 @@ func parts(inst *v1alpha1.KcpInstallation) []part {
 		if fp.Exposure != nil {
 			composed = append(composed, name) // its TLSRoute or Ingress
 		}
-		out = append(out, part{what: "FrontProxy " + name, field: field.NewPath("spec", "frontProxies").Index(i).Child("name"), names: composed})
+		out = append(out, namer{what: "FrontProxy " + name, field: field.NewPath("spec", "frontProxies").Index(i).Child("name"), names: composed})
 	}
 	kc := n.AdminKubeconfig()
-	return append(out, part{what: "Kubeconfig " + kc, field: field.NewPath("spec", "admin"), names: names.Kubeconfig(kc).Composed(n.AdminKubeconfigSecret(s.Admin))})
+	return append(out, namer{what: "Kubeconfig " + kc, field: field.NewPath("spec", "admin"), names: names.Kubeconfig(kc).Composed(n.AdminKubeconfigSecret(s.Admin))})
 }
 
 // checkOwnNames refuses an installation two of whose parts would compose objects of one name.
-func checkOwnNames(own []part) field.ErrorList {
+func checkOwnNames(own []namer) field.ErrorList {
 	var errs field.ErrorList
 	owner := map[string]int{}
 	for i, p := range own {
@@ -99,9 +99,9 @@ func checkOwnNames(own []part) field.ErrorList {
 // a neighbour composes: an installation created before this one in the namespace (of two,
 // the later yields, so the one that ran first keeps running), or an XR of the function's
 // kinds that no installation controls (the platform's own, which always wins).
-func checkNeighbours(inst *v1alpha1.KcpInstallation, own []part, st *observed.State) field.ErrorList {
+func checkNeighbours(inst *v1alpha1.KcpInstallation, own []namer, st *observed.State) field.ErrorList {
 	var errs field.ErrorList
-	refuse := func(p part, name, holder string) {
+	refuse := func(p namer, name, holder string) {
 		errs = append(errs, field.Forbidden(p.field, fmt.Sprintf(
 			"the %s this makes would compose %s, which %s composes; nothing of it is changed; rename this KcpInstallation or the part",
 			p.what, name, holder)))
@@ -112,7 +112,7 @@ func checkNeighbours(inst *v1alpha1.KcpInstallation, own []part, st *observed.St
 			continue
 		}
 		theirs := map[string]string{}
-		for _, p := range parts(&n) {
+		for _, p := range namers(&n) {
 			for _, name := range p.names {
 				theirs[name] = p.what
 			}

@@ -26,7 +26,7 @@ func TestPartsListEveryGoldenObject(t *testing.T) {
 		example := filepath.Base(filepath.Dir(m))
 		inst := readInstallation(t, m)
 		var listed []string
-		for _, p := range parts(inst) {
+		for _, p := range namers(inst) {
 			listed = append(listed, p.names...)
 		}
 		raw, err := os.ReadFile(filepath.Join(goldenNames, example+".txt"))
@@ -45,7 +45,7 @@ func TestPartsListEveryGoldenObject(t *testing.T) {
 			}
 			checked++
 			if !slices.Contains(listed, name) {
-				t.Errorf("%s: %s composes %s, which parts() does not list", example, fields[0], fields[2])
+				t.Errorf("%s: %s composes %s, which namers() does not list", example, fields[0], fields[2])
 			}
 		}
 		if checked == 0 {

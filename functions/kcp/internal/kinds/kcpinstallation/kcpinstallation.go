@@ -172,7 +172,7 @@ func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcds []*manage
 	if len(errs) > 0 {
 		return errs // a taken or reserved name also shares derived names: say it once
 	}
-	own := parts(inst)
+	own := namers(inst)
 	if errs := checkOwnNames(own); len(errs) > 0 {
 		return errs
 	}
