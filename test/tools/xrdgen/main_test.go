@@ -309,6 +309,9 @@ func TestCrossplaneConvert(t *testing.T) {
 		t.Skipf("CROSSPLANE=%s: %v", cli, err)
 	}
 	for _, f := range generated(t) {
+		if filepath.Base(f.Path) != fileName {
+			continue // a Composition is not converted
+		}
 		out := filepath.Join(t.TempDir(), "crd.yaml")
 		cmd := exec.Command(cli, "xrd", "convert", f.Path, "-o", out)
 		if b, err := cmd.CombinedOutput(); err != nil {
