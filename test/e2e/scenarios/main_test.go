@@ -75,12 +75,16 @@ const (
 // repository is where users get the packages from: the Configuration's dependsOn names it.
 const repository = "xpkg.crossplane.io/configuration-kcp"
 
+// TestKCP and TestCrossplaneNext run side by side, each on a control plane of its own: most
+// of either is waiting (for cert-manager, for Crossplane's circuit breakers, for a rest
+// window), and one after the other they would not fit CI's time (test/e2e/README.md).
 func TestKCP(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	e := setUp(t)
 
 	// Basic runs alone: the figures docs/performance.md quotes for it are its own.
-	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
+	if !runAlone(t, "Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: the scenarios that build on it cannot run")
 	}
 
@@ -143,12 +147,13 @@ func TestKCP(t *testing.T) {
 // what an XR reads and collect what it stops composing, and both figures are reported.
 // The other scenarios run on v2.3 only, to stay within CI's time (test/e2e/README.md).
 func TestCrossplaneNext(t *testing.T) {
+	t.Parallel()
 	core := os.Getenv(stack.EnvCrossplaneCoreNext)
 	if core == "" {
 		t.Fatalf("%s is not set: run this through make e2e, which builds it", stack.EnvCrossplaneCoreNext)
 	}
 	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)))
-	if !t.Run("Basic", func(t *testing.T) { testBasic(t, e) }) {
+	if !runAlone(t, "Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
 	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
@@ -164,6 +169,20 @@ func TestCrossplaneNext(t *testing.T) {
 		}
 		testFleet(t, e, n, teams, true, nil, atRest{1, []string{basicNamespace}})
 	})
+}
+
+// alone keeps Basic's figures (time to Ready, CPU: docs/performance.md) its own while
+// another control plane of this process runs: runAlone holds it, setUp shares it with the
+// other set-ups, so a Basic waits for a set-up under way and the other control plane is
+// idle while Basic runs.
+var alone sync.RWMutex
+
+// runAlone runs f as subtest name while no other test of this process runs a set-up or such
+// a subtest.
+func runAlone(t *testing.T, name string, f func(*testing.T)) bool {
+	alone.Lock()
+	defer alone.Unlock()
+	return t.Run(name, f)
 }
 
 // TestFleet is the Fleet scenario alone, at any size, on a control plane of its own (make
@@ -218,6 +237,8 @@ func withCore(binary, crds string) func(*stack.Binaries, *stack.Options) {
 // before it starts.
 func setUp(t *testing.T, opts ...func(*stack.Binaries, *stack.Options)) *env {
 	t.Helper()
+	alone.RLock()
+	defer alone.RUnlock()
 	root, err := cluster.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/kcpstandin"
@@ -220,11 +221,15 @@ func (s *Stack) KCPStandInFromSecrets(ctx context.Context, namespace, rootShard 
 	})
 }
 
-// nextLoopback is a loopback address not handed out before: 127.0.0.2, 127.0.0.3, ... Call
-// it with s.mu held.
+// loopbacks numbers the loopback addresses handed out (stand-in fronts, relays into real kcp
+// pods) in this process, not per stack: stacks that run side by side (TestKCP and
+// TestCrossplaneNext) share one network namespace, and each front listens on port 6443.
+var loopbacks atomic.Int32
+
+// nextLoopback is a loopback address no stack of this process was handed before: 127.0.0.2,
+// 127.0.0.3, ...
 func (s *Stack) nextLoopback() string {
-	s.loopbacks++
-	return fmt.Sprintf("127.0.0.%d", 1+s.loopbacks)
+	return fmt.Sprintf("127.0.0.%d", 1+loopbacks.Add(1))
 }
 
 // ReachFromProviders makes a server in another network namespace (a real kcp pod's: file ns,

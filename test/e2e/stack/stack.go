@@ -121,10 +121,8 @@ type Stack struct {
 	standIns   map[string]*kcpstandin.StandIn
 	hosts      map[string]string
 	kcpCRDDocs [][]byte
-	// standInMu serialises KCPStandIn; loopbacks numbers the loopback addresses handed out
-	// (stand-in fronts, relays into real kcp pods).
+	// standInMu serialises KCPStandIn.
 	standInMu sync.Mutex
-	loopbacks int
 	// podForwards are the addresses every provider's network namespace reaches besides the
 	// API server (the kcp stand-in fronts, relays).
 	podForwards []string
