@@ -11,7 +11,7 @@ import (
 	"sort"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
@@ -67,7 +67,7 @@ func Labels(tenant, ns, name string) map[string]string {
 }
 
 // TenantsRequirement reads every Tenant of namespace ns, the installation's.
-func TenantsRequirement(ns string) result.Requirement { return refs.AllIn(v1alpha1.KindTenant, ns) }
+func TenantsRequirement(ns string) result.Requirement { return required.AllIn(v1alpha1.KindTenant, ns) }
 
 // Tenants returns the required Tenants of namespace ns that share with namespace team (every
 // Tenant of ns for ""), oldest first: the first is the one that grants; a later one is
@@ -76,7 +76,7 @@ func Tenants(st *observed.State, ns, team string) []*v1alpha1.Tenant {
 	var out []*v1alpha1.Tenant
 	for _, n := range st.NamesIn(ns, v1alpha1.KindTenant) {
 		t := &v1alpha1.Tenant{}
-		if refs.GetIn(st, ns, v1alpha1.KindTenant, n, t) && (team == "" || Namespace(t) == team) {
+		if required.GetIn(st, ns, v1alpha1.KindTenant, n, t) && (team == "" || Namespace(t) == team) {
 			out = append(out, t)
 		}
 	}

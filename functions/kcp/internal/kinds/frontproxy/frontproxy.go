@@ -19,7 +19,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
@@ -33,7 +33,7 @@ type composer struct {
 	rs   *v1alpha1.RootShard
 	root names.RootShard
 	// read is how rs was read: from the XR, or from its reference Secret.
-	read refs.RootShardRead
+	read required.RootShardRead
 	// placement is where the workload runs, nil for this cluster.
 	placement *placement.Target
 }
@@ -56,8 +56,8 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	if err := placement.Check(st, deployment, c.placement, placedField, v1alpha1.KindFrontProxy); err != nil {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
 	}
-	c.Inputs.Require(refs.RootShardRequirement(fp.Spec.RootShard))
-	read := refs.ReadRootShard(st, fp.Spec.RootShard, fp.GetNamespace())
+	c.Inputs.Require(required.RootShardRequirement(fp.Spec.RootShard))
+	read := required.ReadRootShard(st, fp.Spec.RootShard, fp.GetNamespace())
 	if read.Invalid != nil {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{read.Invalid}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
@@ -34,8 +34,8 @@ func (c *composer) serviceAccountCerts() []workload.ServiceAccountCert {
 	if c.read.SameNamespace(c.Namespace) {
 		// The Shards of a RootShard of another namespace are there, not here: the
 		// front-proxy accepts tokens of the RootShard's key only.
-		c.Inputs.Require(refs.All(v1alpha1.KindShard))
-		for _, sh := range refs.ShardsOf(c.St, c.rs.Name) {
+		c.Inputs.Require(required.All(v1alpha1.KindShard))
+		for _, sh := range required.ShardsOf(c.St, c.rs.Name) {
 			shards = append(shards, sh.Name)
 		}
 	}

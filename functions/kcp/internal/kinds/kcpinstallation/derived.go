@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -108,7 +108,7 @@ func checkNeighbours(inst *v1alpha1.KcpInstallation, own []namer, st *observed.S
 	}
 	for _, other := range st.Names(v1alpha1.KindKcpInstallation) {
 		var n v1alpha1.KcpInstallation
-		if other == inst.GetName() || !refs.Get(st, v1alpha1.KindKcpInstallation, other, &n) || !createdBefore(&n, inst) {
+		if other == inst.GetName() || !required.Get(st, v1alpha1.KindKcpInstallation, other, &n) || !createdBefore(&n, inst) {
 			continue
 		}
 		theirs := map[string]string{}

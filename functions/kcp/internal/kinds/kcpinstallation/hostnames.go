@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
@@ -62,7 +62,7 @@ func servedHostnames(inst *v1alpha1.KcpInstallation, children []child) []served 
 func hostnameRequirements(hosts []served) []result.Requirement {
 	var reqs []result.Requirement
 	for _, h := range hosts {
-		reqs = append(reqs, result.Requirement{APIVersion: refs.APIVersion, Kind: v1alpha1.KindFrontProxy, Label: LabelHostname, LabelValue: hostnameLabel(h.host), ClusterScoped: true})
+		reqs = append(reqs, result.Requirement{APIVersion: required.APIVersion, Kind: v1alpha1.KindFrontProxy, Label: LabelHostname, LabelValue: hostnameLabel(h.host), ClusterScoped: true})
 	}
 	return reqs
 }

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/exposure"
@@ -38,9 +38,9 @@ var reservedNames = []string{
 func takeoverRequirements(etcds []*managedetcd.Cluster, children []child) []result.Requirement {
 	reqs := make([]result.Requirement, 0, len(xrKinds)+2)
 	for _, k := range xrKinds {
-		reqs = append(reqs, refs.All(k))
+		reqs = append(reqs, required.All(k))
 	}
-	reqs = append(reqs, refs.All(v1alpha1.KindKcpInstallation))
+	reqs = append(reqs, required.All(v1alpha1.KindKcpInstallation))
 	for _, etcd := range etcds {
 		reqs = append(reqs, result.Requirement{APIVersion: "apps/v1", Kind: "StatefulSet", Name: etcd.Name()})
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -43,7 +43,7 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 	secretKey := resource.Name("secret-" + out)
 	reqs := []result.Requirement{
 		sharing.TenantsRequirement(ns),
-		refs.NamedIn(v1alpha1.KindKubeconfig, ns, issuer),
+		required.NamedIn(v1alpha1.KindKubeconfig, ns, issuer),
 		{Kind: "Secret", Name: from, Namespace: ns},
 		{Kind: "Secret", Name: out},
 	}
@@ -89,7 +89,7 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 		return wait(condition.ReasonMissing, fmt.Sprintf("Tenant %s/%s has not composed Kubeconfig %s/%s for this one yet", ns, t.GetName(), ns, issuer))
 	}
 	issued := &v1alpha1.Kubeconfig{}
-	refs.GetIn(st, ns, v1alpha1.KindKubeconfig, issuer, issued)
+	required.GetIn(st, ns, v1alpha1.KindKubeconfig, issuer, issued)
 	src := st.ObjectIn(ns, "Secret", from)
 	data := src.Data[SecretKey]
 	if !src.Found || src.Controller != string(issued.GetUID()) || len(data) == 0 {

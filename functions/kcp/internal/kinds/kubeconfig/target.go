@@ -7,7 +7,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 )
@@ -52,17 +52,17 @@ func (c *composer) resolveTarget() (string, bool) {
 		rootName = t.RootShardRef.Name
 	case t.ShardRef != nil:
 		n := t.ShardRef.Name
-		c.Inputs.Require(refs.Named(KindShard, n))
+		c.Inputs.Require(required.Named(KindShard, n))
 		sh := &v1alpha1.Shard{}
-		if !refs.Get(c.St, KindShard, n, sh) {
+		if !required.Get(c.St, KindShard, n, sh) {
 			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", n, c.Namespace), false
 		}
 		c.t.sh, cfg, via = sh, &sh.Spec.RootShard, "Shard "+n+", named by spec.target.shardRef.name"
 	case t.FrontProxyRef != nil:
 		n := t.FrontProxyRef.Name
-		c.Inputs.Require(refs.Named(KindFrontProxy, n))
+		c.Inputs.Require(required.Named(KindFrontProxy, n))
 		fp := &v1alpha1.FrontProxy{}
-		if !refs.Get(c.St, KindFrontProxy, n, fp) {
+		if !required.Get(c.St, KindFrontProxy, n, fp) {
 			return fmt.Sprintf("FrontProxy %s (spec.target.frontProxyRef.name) does not exist in namespace %s; create it or fix the reference", n, c.Namespace), false
 		}
 		c.t.fp, cfg, via = fp, &fp.Spec.RootShard, "FrontProxy "+n+", named by spec.target.frontProxyRef.name"
@@ -73,12 +73,12 @@ func (c *composer) resolveTarget() (string, bool) {
 		if (cfg.Ref == nil || cfg.Ref.Name == "") && (cfg.SecretRef == nil || cfg.SecretRef.Name == "") {
 			return fmt.Sprintf("%s names no RootShard in its spec.rootShard", via), false
 		}
-		c.Inputs.Require(refs.RootShardRequirement(*cfg))
+		c.Inputs.Require(required.RootShardRequirement(*cfg))
 		if r := cfg.Ref; r != nil && r.Name != "" {
 			// Asked for with the RootShard, as below: one round less than after reading it.
 			c.Inputs.Read(inputs.KindSecret, names.RootShard(r.Name).CA(names.CAServer))
 		}
-		read := refs.ReadRootShard(c.St, *cfg, c.Namespace)
+		read := required.ReadRootShard(c.St, *cfg, c.Namespace)
 		switch {
 		case read.Invalid != nil:
 			return fmt.Sprintf("the RootShard of %s cannot be read: %v", via, read.Invalid), false
@@ -90,10 +90,10 @@ func (c *composer) resolveTarget() (string, bool) {
 		c.t.rs, c.t.root = read.RootShard, names.RootShard(rootName)
 		return "", true
 	}
-	c.Inputs.Require(refs.Named(KindRootShard, rootName))
+	c.Inputs.Require(required.Named(KindRootShard, rootName))
 	// The RootShard's server CA, named after it, is asked for with it (see readOwnSecrets).
 	c.Inputs.Read(inputs.KindSecret, names.RootShard(rootName).CA(names.CAServer))
-	rs, ok := refs.RootShard(c.St, rootName)
+	rs, ok := required.RootShard(c.St, rootName)
 	if !ok {
 		return fmt.Sprintf("RootShard %s (spec.target.rootShardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.Namespace), false
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -143,7 +143,7 @@ func (c *composer) composeRegistrations() {
 		shard := strings.TrimPrefix(string(key), registrationPrefix)
 		switch {
 		case shards[shard]:
-		case !c.St.Answered(refs.All(v1alpha1.KindShard).Key()):
+		case !c.St.Answered(required.All(v1alpha1.KindShard).Key()):
 			// Not listed yet: keep it as it is.
 			if u, ok := c.St.Get(key); ok {
 				c.Set.Keep(key, u, resource.ReadyTrue)

@@ -14,7 +14,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -42,7 +42,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	}
 	// Every Shard in the namespace is read to list this RootShard's shards in status and to
 	// trust their service account keys.
-	c.Inputs.Require(refs.All(v1alpha1.KindShard))
+	c.Inputs.Require(required.All(v1alpha1.KindShard))
 	c.registerExternalInputs()
 	c.composePKI()
 	c.composeKubeconfigs()
@@ -75,7 +75,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 // shardNames lists the names of this RootShard's Shards, sorted.
 func (c *composer) shardNames() []string {
 	var out []string
-	for _, sh := range refs.ShardsOf(c.St, c.rs.Name) {
+	for _, sh := range required.ShardsOf(c.St, c.rs.Name) {
 		out = append(out, sh.Name)
 	}
 	return out

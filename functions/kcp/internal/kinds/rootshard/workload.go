@@ -7,7 +7,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 )
@@ -31,8 +31,8 @@ func (c *composer) server() kcpserver.Server {
 		srv.CacheServer = ref.Name
 	}
 	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(refs.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
-		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
+		c.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
+		if vw, ok := required.VirtualWorkspace(c.St, ref.Name); ok {
 			srv.VirtualWorkspaceURL = names.ExternalURL(vw.Spec.External)
 		}
 	}

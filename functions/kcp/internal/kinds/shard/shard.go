@@ -17,7 +17,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
@@ -44,7 +44,7 @@ type composer struct {
 	rs   *v1alpha1.RootShard
 	root names.RootShard
 	// read is how rs was read: from the XR, or from its reference Secret.
-	read refs.RootShardRead
+	read required.RootShardRead
 	// placement is where the workload runs, nil for this cluster.
 	placement *placement.Target
 }
@@ -64,13 +64,13 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	if err := placement.Check(st, deployment, c.placement, placedField, v1alpha1.KindShard); err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
-	c.Inputs.Require(refs.RootShardRequirement(sh.Spec.RootShard))
+	c.Inputs.Require(required.RootShardRequirement(sh.Spec.RootShard))
 	if r := sh.Spec.RootShard.Ref; r != nil {
 		// The RootShard's name is known before it is read: ask for what follows from it now.
 		c.Inputs.Require(registration(names.RootShard(r.Name), sh.GetName()))
 		c.requireAhead(names.RootShard(r.Name))
 	}
-	read := refs.ReadRootShard(st, sh.Spec.RootShard, sh.GetNamespace())
+	read := required.ReadRootShard(st, sh.Spec.RootShard, sh.GetNamespace())
 	if read.Invalid != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{read.Invalid}
 	}
@@ -140,10 +140,10 @@ func (c *composer) requireAhead(root names.RootShard) {
 		c.Inputs.Read(inputs.KindSecret, root.CA(ca))
 	}
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
-		c.Inputs.Require(refs.All(v1alpha1.KindShard))
+		c.Inputs.Require(required.All(v1alpha1.KindShard))
 	}
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(refs.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
+		c.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
 	}
 }
 
@@ -164,11 +164,11 @@ func (c *composer) server() kcpserver.Server {
 		InheritedClientCABundle: c.rs.Spec.ClientCABundleRef != nil,
 	}
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
-		c.Inputs.Require(refs.All(v1alpha1.KindShard))
+		c.Inputs.Require(required.All(v1alpha1.KindShard))
 		var shards []string
 		if c.read.SameNamespace(c.Namespace) {
 			// The Shards of a RootShard of another namespace are there, not here.
-			for _, s := range refs.ShardsOf(c.St, c.rs.Name) {
+			for _, s := range required.ShardsOf(c.St, c.rs.Name) {
 				shards = append(shards, s.Name)
 			}
 		}
@@ -180,8 +180,8 @@ func (c *composer) server() kcpserver.Server {
 		srv.ServiceAccountCerts = kcpserver.ServiceAccountCerts(c.rs.Name, shards)
 	}
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(refs.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
-		if vw, ok := refs.VirtualWorkspace(c.St, ref.Name); ok {
+		c.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
+		if vw, ok := required.VirtualWorkspace(c.St, ref.Name); ok {
 			srv.VirtualWorkspaceURL = names.ExternalURL(vw.Spec.External)
 		}
 	}

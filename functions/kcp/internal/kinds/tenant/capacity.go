@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 )
 
@@ -49,7 +49,7 @@ func (c *composer) checkCapacity() field.ErrorList {
 	var ts []*v1alpha1.Tenant
 	for _, n := range c.St.NamesIn(c.Namespace, v1alpha1.KindTenant) {
 		t := &v1alpha1.Tenant{}
-		if refs.GetIn(c.St, c.Namespace, v1alpha1.KindTenant, n, t) {
+		if required.GetIn(c.St, c.Namespace, v1alpha1.KindTenant, n, t) {
 			ts = append(ts, t)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
@@ -23,7 +23,7 @@ func (c *composer) composeKubeconfigs() {
 	var mine []*v1alpha1.Kubeconfig
 	for _, n := range c.St.NamesIn(c.team, v1alpha1.KindKubeconfig) {
 		kc := &v1alpha1.Kubeconfig{}
-		if !refs.GetIn(c.St, c.team, v1alpha1.KindKubeconfig, n, kc) || kc.GetDeletionTimestamp() != nil {
+		if !required.GetIn(c.St, c.team, v1alpha1.KindKubeconfig, n, kc) || kc.GetDeletionTimestamp() != nil {
 			continue
 		}
 		if c.names(kc) {
@@ -114,7 +114,7 @@ func (c *composer) composeWorkspaces() {
 	var mine []*v1alpha1.Workspace
 	for _, n := range c.St.NamesIn(c.team, v1alpha1.KindWorkspace) {
 		ws := &v1alpha1.Workspace{}
-		if !refs.GetIn(c.St, c.team, v1alpha1.KindWorkspace, n, ws) || ws.GetDeletionTimestamp() != nil {
+		if !required.GetIn(c.St, c.team, v1alpha1.KindWorkspace, n, ws) || ws.GetDeletionTimestamp() != nil {
 			continue
 		}
 		if r := ws.Spec.RootShard.Ref; r != nil && r.Namespace == c.Namespace && r.Name == c.rootShard {

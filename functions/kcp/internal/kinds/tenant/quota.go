@@ -8,7 +8,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
@@ -101,7 +101,7 @@ func (c *composer) readTeam() (condition.Condition, bool) {
 	if !bounded {
 		return condition.Condition{Type: TypeMembersReady, Reason: ReasonQuotaMissing, Message: why}, false
 	}
-	team := []result.Requirement{refs.AllIn(v1alpha1.KindKubeconfig, c.team), refs.AllIn(v1alpha1.KindWorkspace, c.team)}
+	team := []result.Requirement{required.AllIn(v1alpha1.KindKubeconfig, c.team), required.AllIn(v1alpha1.KindWorkspace, c.team)}
 	c.reqs = append(c.reqs, team...)
 	for _, r := range team {
 		if !c.St.Answered(r.Key()) {

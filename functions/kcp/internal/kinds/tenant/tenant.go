@@ -20,7 +20,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -81,13 +81,13 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	}
 	status := v1alpha1.TenantStatus{Namespace: c.team, Workspace: c.workspace, IdentityPrefix: c.prefix, Phase: PhaseNotReady}
 	c.reqs = []result.Requirement{
-		refs.Named(v1alpha1.KindFrontProxy, c.frontProxy),
+		required.Named(v1alpha1.KindFrontProxy, c.frontProxy),
 		sharing.TenantsRequirement(t.GetNamespace()),
 		// The team's XRs are read only once a quota bounds them (quota.go).
 		quotaRequirement(c.team),
 		// The XRs of the Tenant's own namespace whose names a composed XR could take.
-		refs.All(v1alpha1.KindKubeconfig),
-		refs.All(v1alpha1.KindWorkspace),
+		required.All(v1alpha1.KindKubeconfig),
+		required.All(v1alpha1.KindWorkspace),
 	}
 	for _, r := range c.reqs {
 		if !st.Answered(r.Key()) {
@@ -101,21 +101,21 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		return result.Result[v1alpha1.TenantStatus]{}, errs
 	}
 	fp := &v1alpha1.FrontProxy{}
-	if !refs.Get(st, v1alpha1.KindFrontProxy, c.frontProxy, fp) || fp.Spec.RootShard.Ref == nil {
+	if !required.Get(st, v1alpha1.KindFrontProxy, c.frontProxy, fp) || fp.Spec.RootShard.Ref == nil {
 		missing := c.Unreadable(fmt.Sprintf("FrontProxy %s (spec.frontProxy.ref.name) does not exist in namespace %s, or names no RootShard; create it or fix the reference", c.frontProxy, t.GetNamespace()))
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}
 	c.rootShard = fp.Spec.RootShard.Ref.Name
 	status.RootShard = c.rootShard
 	// The RootShard's authentication decides which identities kcp takes from elsewhere.
-	rsReq := refs.Named(v1alpha1.KindRootShard, c.rootShard)
+	rsReq := required.Named(v1alpha1.KindRootShard, c.rootShard)
 	c.reqs = append(c.reqs, rsReq)
 	rs := &v1alpha1.RootShard{}
 	if !st.Answered(rsReq.Key()) {
 		c.KeepAll()
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 	}
-	if !refs.Get(st, v1alpha1.KindRootShard, c.rootShard, rs) {
+	if !required.Get(st, v1alpha1.KindRootShard, c.rootShard, rs) {
 		missing := c.Unreadable(fmt.Sprintf("RootShard %s, which FrontProxy %s names, does not exist in namespace %s; create it or fix the FrontProxy", c.rootShard, c.frontProxy, t.GetNamespace()))
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
@@ -61,7 +61,7 @@ func (c *composer) pathHolder(path string) string {
 			continue
 		}
 		ws := &v1alpha1.Workspace{}
-		if refs.Get(c.St, v1alpha1.KindWorkspace, n, ws) && workspacePath(ws.Spec, n) == path {
+		if required.Get(c.St, v1alpha1.KindWorkspace, n, ws) && workspacePath(ws.Spec, n) == path {
 			return n
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
@@ -73,9 +73,9 @@ func (c *composer) resolveTarget() (string, bool) {
 	t := c.vw.Spec.Target
 	var rootName string
 	if r := t.ShardRef; r != nil {
-		c.Inputs.Require(refs.Named(v1alpha1.KindShard, r.Name))
+		c.Inputs.Require(required.Named(v1alpha1.KindShard, r.Name))
 		sh := &v1alpha1.Shard{}
-		if !refs.Get(c.St, v1alpha1.KindShard, r.Name, sh) {
+		if !required.Get(c.St, v1alpha1.KindShard, r.Name, sh) {
 			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", r.Name, c.Namespace), false
 		}
 		ref := sh.Spec.RootShard.Ref
@@ -86,8 +86,8 @@ func (c *composer) resolveTarget() (string, bool) {
 	} else {
 		rootName = t.RootShardRef.Name
 	}
-	c.Inputs.Require(refs.Named(v1alpha1.KindRootShard, rootName))
-	rs, ok := refs.RootShard(c.St, rootName)
+	c.Inputs.Require(required.Named(v1alpha1.KindRootShard, rootName))
+	rs, ok := required.RootShard(c.St, rootName)
 	if !ok {
 		if c.sh != nil {
 			return fmt.Sprintf("RootShard %s (spec.rootShard.ref.name of Shard %s, named by spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.sh.Name, c.Namespace), false

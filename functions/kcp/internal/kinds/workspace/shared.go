@@ -6,7 +6,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -29,7 +29,7 @@ func Shared(ws *v1alpha1.Workspace) bool {
 func composeShared(ws *v1alpha1.Workspace, st *observed.State) result.Result[v1alpha1.WorkspaceStatus] {
 	team, ns := ws.GetNamespace(), ws.Spec.RootShard.Ref.Namespace
 	name := sharing.Name(team, ws.GetName())
-	reqs := []result.Requirement{sharing.TenantsRequirement(ns), refs.NamedIn(v1alpha1.KindWorkspace, ns, name)}
+	reqs := []result.Requirement{sharing.TenantsRequirement(ns), required.NamedIn(v1alpha1.KindWorkspace, ns, name)}
 	r := result.Result[v1alpha1.WorkspaceStatus]{Desired: builder.New(ws.GetName(), team, st).Set, Requirements: reqs, NotReady: true}
 	wait := func(reason, why string) result.Result[v1alpha1.WorkspaceStatus] {
 		r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Reason: reason, Message: why + "."}}
@@ -61,7 +61,7 @@ func composeShared(ws *v1alpha1.Workspace, st *observed.State) result.Result[v1a
 		return wait(condition.ReasonMissing, fmt.Sprintf("Tenant %s/%s has not composed Workspace %s/%s for this one yet", ns, t.GetName(), ns, name))
 	}
 	acting := &v1alpha1.Workspace{}
-	refs.GetIn(st, ns, v1alpha1.KindWorkspace, name, acting)
+	required.GetIn(st, ns, v1alpha1.KindWorkspace, name, acting)
 	r.Status = acting.Status
 	ok, reason, msg, found := observed.ConditionOf(l.Object, "Ready")
 	r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Status: true, Reason: condition.ReasonAllPresent,

@@ -15,7 +15,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/refs"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
@@ -69,9 +69,9 @@ func Compose(ws *v1alpha1.Workspace, st *observed.State) (result.Result[v1alpha1
 	}
 	b := builder.New(ws.GetName(), ws.GetNamespace(), st)
 	rootName := ws.Spec.RootShard.Ref.Name
-	b.Inputs.Require(refs.Named(v1alpha1.KindRootShard, rootName))
+	b.Inputs.Require(required.Named(v1alpha1.KindRootShard, rootName))
 	status := v1alpha1.WorkspaceStatus{Path: Path(ws)}
-	rs, ok := refs.RootShard(st, rootName)
+	rs, ok := required.RootShard(st, rootName)
 	if !ok {
 		missing := b.Unreadable(fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", rootName, ws.GetNamespace()))
 		status.Phase = st.String(keyWorkspace, "status", "atProvider", "manifest", "status", "phase")

@@ -1,4 +1,4 @@
-package refs
+package required
 
 import (
 	"testing"

@@ -1,6 +1,6 @@
-// Package refs reads the other XRs an XR refers to (its RootShard, the Shards of a RootShard,
+// Package required reads the other XRs an XR refers to (its RootShard, the Shards of a RootShard,
 // a VirtualWorkspace), which the function receives as required resources.
-package refs
+package required
 
 import (
 	"encoding/json"
