@@ -101,7 +101,25 @@ func (s *Stack) startCrossplane(ctx context.Context) error {
 	if _, err := s.start("crossplane", append(env, "KUBECONFIG="+kubeconfig), s.opts.Bin.CrossplaneCore, args...); err != nil {
 		return err
 	}
-	if _, err := s.start("crossplane-rbac-manager", append(env, "KUBECONFIG="+s.Kubeconfig), s.opts.Bin.CrossplaneCore, "rbac", "start"); err != nil {
+	// The RBAC manager serves metrics on :8080 and has no flag to move them: it runs in a
+	// network namespace of its own, as in its pod, reaching only the API server, so that the
+	// stacks of two tests side by side (TestKCP, TestCrossplaneNext) do not collide.
+	pn, err := newPodNet(ctx, filepath.Join(s.Dir, "crossplane-rbac-manager-netns.log"))
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.procs = append(s.procs, pn.holder) // Stop ends it after the manager, started later
+	s.mu.Unlock()
+	api, err := hostPort(s.URL)
+	if err != nil {
+		return err
+	}
+	if err := pn.forward(api); err != nil {
+		return fmt.Errorf("forwarding the API server into the RBAC manager's network namespace: %w", err)
+	}
+	rbac := pn.command(s.opts.Bin.CrossplaneCore, "rbac", "start")
+	if _, err := s.start("crossplane-rbac-manager", append(env, "KUBECONFIG="+s.Kubeconfig), rbac[0], rbac[1:]...); err != nil {
 		return err
 	}
 	return s.Eventually(ctx, 2*time.Minute, "Crossplane /readyz", func(ctx context.Context) (bool, string, error) {
