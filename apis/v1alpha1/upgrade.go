@@ -44,3 +44,30 @@ type InstallationUpgrade struct {
 	// +listType=atomic
 	WaitingFor []string `json:"waitingFor,omitempty"`
 }
+
+// KcpServer is an XR whose pods run kcp (a server, the front-proxy or the cache server): its
+// spec names their image. A KcpInstallation sets that image on every such XR it composes,
+// and holds the later steps of an upgrade on the image they run.
+type KcpServer interface {
+	SetImage(*ImageSpec)
+}
+
+// SetImage sets the image of the root shard and of its internal proxy, which runs beside it.
+func (r *RootShard) SetImage(img *ImageSpec) {
+	r.Spec.Image = img
+	if r.Spec.Proxy != nil {
+		r.Spec.Proxy.Image = img
+	}
+}
+
+// SetImage sets the shard's image.
+func (s *Shard) SetImage(img *ImageSpec) { s.Spec.Image = img }
+
+// SetImage sets the cache server's image.
+func (c *CacheServer) SetImage(img *ImageSpec) { c.Spec.Image = img }
+
+// SetImage sets the virtual workspace server's image.
+func (v *VirtualWorkspace) SetImage(img *ImageSpec) { v.Spec.Image = img }
+
+// SetImage sets the front-proxy's image.
+func (f *FrontProxy) SetImage(img *ImageSpec) { f.Spec.Image = img }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -23,6 +24,22 @@ func (b *Builder) XR(key resource.Name, kind, name string, labels map[string]str
 		return false, err
 	}
 	return b.xr(key, kind, name, labels, s), nil
+}
+
+// XROf composes the typed XR obj (its kind's API type) as XR does: its name and its spec,
+// nothing else of it.
+func (b *Builder) XROf(key resource.Name, kind string, labels map[string]string, obj metav1.Object) (bool, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return false, err
+	}
+	var o struct {
+		Spec map[string]any `json:"spec"`
+	}
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return false, err
+	}
+	return b.xr(key, kind, obj.GetName(), labels, o.Spec), nil
 }
 
 // xr composes an XR whose spec is already unstructured content, as JSON decodes it.

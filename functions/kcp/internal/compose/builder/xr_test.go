@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 )
@@ -45,6 +47,48 @@ func TestXR(t *testing.T) {
 				"crossplane": map[string]any{"compositionRef": map[string]any{"name": "rootshards.kcp.crossplane.io"}}}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s\nXR(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestXROf(t *testing.T) {
+	replicas := int32(2)
+	cases := map[string]struct {
+		reason string
+		obj    *v1alpha1.RootShard
+		want   map[string]any
+	}{
+		"NameAndSpec": {
+			reason: "The typed XR's name and spec are composed, as XR composes them.",
+			obj:    &v1alpha1.RootShard{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}, Spec: v1alpha1.RootShardSpec{CommonShardSpec: v1alpha1.CommonShardSpec{Replicas: &replicas}}},
+			want:   map[string]any{"name": "team-a", "labels": map[string]string{"l": "v"}, "annotations": map[string]string(nil), "replicas": float64(2)},
+		},
+		"OnlyNameAndSpec": {
+			reason: "Nothing else of the typed XR is composed: not its annotations, not its status.",
+			obj: &v1alpha1.RootShard{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Annotations: map[string]string{"a": "b"}},
+				Status: v1alpha1.RootShardStatus{Phase: v1alpha1.PhaseRunning}},
+			want: map[string]any{"name": "team-a", "labels": map[string]string{"l": "v"}, "annotations": map[string]string(nil), "replicas": nil},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := New("installation", "tenant", observedState(nil))
+			if _, err := b.XROf("rootshard", v1alpha1.KindRootShard, map[string]string{"l": "v"}, tc.obj); err != nil {
+				t.Fatal(err)
+			}
+			o, found := b.Set.Get("rootshard")
+			if !found {
+				t.Fatalf("%s\nXROf(...) composed nothing", tc.reason)
+			}
+			u := o.Resource.(*resource.Unstructured)
+			spec, _ := u.Object["spec"].(map[string]any)
+			got := map[string]any{"name": u.GetName(), "labels": u.GetLabels(), "annotations": u.GetAnnotations(), "replicas": spec["replicas"]}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nXROf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			if _, found := u.Object["status"]; found {
+				t.Errorf("%s\nXROf(...) composed a status: %v", tc.reason, u.Object["status"])
 			}
 		})
 	}

@@ -33,7 +33,7 @@ func checkExtras(inst *v1alpha1.KcpInstallation, children []child, flags FlagsOf
 		// The schema offers no other type; kept should InstallationVolumeSource ever gain one.
 		errs = append(errs, check.RestrictedVolumes(p.Child("volumes"), vols)...)
 		if len(c.extra.Args) > 0 {
-			errs = append(errs, check.GeneratedFlags(p.Child("args"), flags(c.kind, c.xr(inst)), c.extra.Args, generatedFlagsFix)...)
+			errs = append(errs, check.GeneratedFlags(p.Child("args"), flags(c.kind, c.xr), c.extra.Args, generatedFlagsFix)...)
 		}
 	}
 	return errs

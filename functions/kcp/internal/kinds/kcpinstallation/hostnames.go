@@ -45,15 +45,15 @@ type served struct {
 func servedHostnames(inst *v1alpha1.KcpInstallation, children []child) []served {
 	var out []served
 	for _, c := range children {
-		fp, ok := c.spec.(v1alpha1.FrontProxySpec)
-		if !ok || fp.External.Hostname == "" {
+		fp, ok := c.xr.(*v1alpha1.FrontProxy)
+		if !ok || fp.Spec.External.Hostname == "" {
 			continue
 		}
 		p := c.field.Child("external", "hostname")
 		if len(inst.Spec.FrontProxies) == 0 || c.field.String() == "spec.frontProxies[0]" && inst.Spec.FrontProxies[0].External == nil {
 			p = field.NewPath("spec", "external", "hostname") // the first front-proxy's default
 		}
-		out = append(out, served{host: fp.External.Hostname, field: p, child: c})
+		out = append(out, served{host: fp.Spec.External.Hostname, field: p, child: c})
 	}
 	return out
 }

@@ -60,7 +60,10 @@ type child struct {
 	kind  string
 	name  string
 	field *field.Path
-	spec  any
+	// xr is the child as its kind's API type (*v1alpha1.RootShard, ...), named name in the
+	// installation's namespace: what the kind's validation and renderer read, and whose spec
+	// is composed.
+	xr metav1.Object
 	// component is the installation field of the component (spec.rootShard, spec.shards[0],
 	// ...), and extra what the tenant added to its container there; nil for none.
 	component *field.Path
@@ -112,10 +115,10 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	}
 	for _, c := range children {
 		labels := map[string]string{LabelInstallation: inst.GetName()}
-		if fp, ok := c.spec.(v1alpha1.FrontProxySpec); ok && fp.External.Hostname != "" {
-			labels[LabelHostname] = hostnameLabel(fp.External.Hostname)
+		if fp, ok := c.xr.(*v1alpha1.FrontProxy); ok && fp.Spec.External.Hostname != "" {
+			labels[LabelHostname] = hostnameLabel(fp.Spec.External.Hostname)
 		}
-		ready, err := b.XR(c.key, c.kind, c.name, labels, c.spec)
+		ready, err := b.XROf(c.key, c.kind, labels, c.xr)
 		if err != nil {
 			return r, field.ErrorList{field.InternalError(c.field, err)}
 		}
@@ -135,7 +138,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	fp := children[firstFrontProxy(children)]
 	r.Status.URL = st.String(fp.key, "status", "url")
 	if r.Status.URL == "" {
-		r.Status.URL = names.ExternalURL(fp.spec.(v1alpha1.FrontProxySpec).External)
+		r.Status.URL = names.ExternalURL(fp.xr.(*v1alpha1.FrontProxy).Spec.External)
 	}
 	r.Desired = b.Set
 	r.Status.KubeconfigSecret = names.Installation(inst.GetName()).AdminKubeconfigSecret(inst.Spec.Admin)
@@ -203,7 +206,10 @@ func build(inst *v1alpha1.KcpInstallation, validate ValidateXR) ([]child, []*man
 	}
 	p.admin(fps[0])
 	for _, c := range p.children {
-		p.errs = append(p.errs, validateChild(inst, c, validate)...)
+		if k, ok := c.xr.(v1alpha1.KcpServer); ok {
+			k.SetImage(inst.Spec.Image) // planUpgrade holds some back while an upgrade rolls out
+		}
+		p.errs = append(p.errs, validateChild(c, validate)...)
 	}
 	return p.children, p.etcds, p.errs
 }
@@ -232,6 +238,11 @@ func newPlan(inst *v1alpha1.KcpInstallation) *plan {
 	return p
 }
 
+// meta names a child in the installation's namespace.
+func (p *plan) meta(name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: p.inst.GetNamespace()}
+}
+
 // cacheServer adds the CacheServer, when the installation has one, and returns what the
 // root shard's cache configuration says of it.
 func (p *plan) cacheServer() v1alpha1.CacheConfig {
@@ -240,7 +251,7 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 		return v1alpha1.CacheConfig{}
 	}
 	csName := p.name.CacheServer()
-	cs := v1alpha1.CacheServerSpec{Image: s.Image, Upgrade: s.Upgrade, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
+	cs := v1alpha1.CacheServerSpec{Upgrade: s.Upgrade, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
 	if cs.Etcd == nil && !s.CacheServer.Embedded {
 		// Durable by default: beside the shards' data, under a prefix of its own.
 		e := p.store("")
@@ -253,7 +264,8 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 	}
 	cs.Certificates = s.Certificates
 	f := field.NewPath("spec", "cacheServer")
-	p.children = append(p.children, child{key: "cacheserver", kind: v1alpha1.KindCacheServer, name: csName, field: f, spec: cs, component: f, extra: s.CacheServer.Extra})
+	xr := &v1alpha1.CacheServer{ObjectMeta: p.meta(csName), Spec: cs}
+	p.children = append(p.children, child{key: "cacheserver", kind: v1alpha1.KindCacheServer, name: csName, field: f, xr: xr, component: f, extra: s.CacheServer.Extra})
 	return v1alpha1.CacheConfig{Ref: &corev1.LocalObjectReference{Name: csName}}
 }
 
@@ -262,7 +274,7 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 func (p *plan) common(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements, x *v1alpha1.ComponentExtra) v1alpha1.CommonShardSpec {
 	s := p.inst.Spec
 	c := v1alpha1.CommonShardSpec{
-		ClusterDomain: s.ClusterDomain, Etcd: etcd, Image: s.Image, Replicas: replicas, Resources: res,
+		ClusterDomain: s.ClusterDomain, Etcd: etcd, Replicas: replicas, Resources: res,
 		Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring, Upgrade: s.Upgrade,
 	}
 	if x != nil {
@@ -287,9 +299,10 @@ func (p *plan) rootShard(cache v1alpha1.CacheConfig, first v1alpha1.Installation
 		rs.CommonShardSpec = p.common(p.store(""), nil, nil, nil)
 		rs.DeploymentTemplate = s.Scheduling.DeploymentTemplate()
 	}
-	// The root shard's internal proxy runs beside it: the same image, the same nodes.
+	// The root shard's internal proxy runs beside it: the same image (SetImage), the same
+	// nodes.
 	if s.Image != nil || rs.DeploymentTemplate != nil {
-		rs.Proxy = &v1alpha1.RootShardProxySpec{Image: s.Image, DeploymentTemplate: rs.DeploymentTemplate}
+		rs.Proxy = &v1alpha1.RootShardProxySpec{DeploymentTemplate: rs.DeploymentTemplate}
 	}
 	if r := s.RootShard; r != nil && r.VirtualWorkspace != nil {
 		vw, errs := virtualWorkspace(p.inst, r.VirtualWorkspace, "", spec.Child("rootShard", "virtualWorkspace"))
@@ -297,7 +310,8 @@ func (p *plan) rootShard(cache v1alpha1.CacheConfig, first v1alpha1.Installation
 		rs.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
 		p.children = append(p.children, vw)
 	}
-	rootShard := child{key: "rootshard", kind: v1alpha1.KindRootShard, name: p.name.RootShard(), field: spec, spec: rs, component: spec.Child("rootShard")}
+	xr := &v1alpha1.RootShard{ObjectMeta: p.meta(p.name.RootShard()), Spec: rs}
+	rootShard := child{key: "rootshard", kind: v1alpha1.KindRootShard, name: xr.Name, field: spec, xr: xr, component: spec.Child("rootShard")}
 	if s.RootShard != nil {
 		rootShard.extra = s.RootShard.Extra
 	}
@@ -333,7 +347,8 @@ func (p *plan) shard(i int, sh v1alpha1.InstallationShard) {
 		spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
 		p.children = append(p.children, vw)
 	}
-	p.children = append(p.children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, name: p.name.Shard(sh.Name), field: shardField, spec: spec, component: shardField, extra: sh.Extra})
+	xr := &v1alpha1.Shard{ObjectMeta: p.meta(p.name.Shard(sh.Name)), Spec: spec}
+	p.children = append(p.children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, name: xr.Name, field: shardField, xr: xr, component: shardField, extra: sh.Extra})
 }
 
 // frontProxy adds spec.frontProxies[i] (the default front-proxy when there is none), with
@@ -363,7 +378,6 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 		RootShard:          p.root(),
 		Replicas:           fp.Replicas,
 		Auth:               fp.Auth,
-		Image:              s.Image,
 		Upgrade:            s.Upgrade,
 		External:           ext,
 		ServiceTemplate:    &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
@@ -380,7 +394,8 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 		spec.PublicServerCertificate = &v1alpha1.PublicServerCertificate{IssuerRef: sc.IssuerRef, DNSNames: sc.DNSNames}
 		spec.CABundleSecretRef = sc.CABundleSecretRef
 	}
-	c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, name: p.name.FrontProxy(fp.Name), field: f, spec: spec, exposure: fp.Exposure, component: f, extra: fp.Extra}
+	xr := &v1alpha1.FrontProxy{ObjectMeta: p.meta(p.name.FrontProxy(fp.Name)), Spec: spec}
+	c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, name: xr.Name, field: f, xr: xr, exposure: fp.Exposure, component: f, extra: fp.Extra}
 	// The FrontProxy's Service listens on its external port (kcp-operator's
 	// frontproxy.ServicePort), 6443 when unset.
 	port := int32(names.Port)
@@ -414,7 +429,8 @@ func (p *plan) admin(first v1alpha1.InstallationFrontProxy) {
 			kc.Validity = *a.Validity
 		}
 	}
-	p.children = append(p.children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, name: p.name.AdminKubeconfig(), field: field.NewPath("spec", "admin"), spec: kc})
+	xr := &v1alpha1.Kubeconfig{ObjectMeta: p.meta(p.name.AdminKubeconfig()), Spec: kc}
+	p.children = append(p.children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, name: xr.Name, field: field.NewPath("spec", "admin"), xr: xr})
 }
 
 // virtualWorkspace is the VirtualWorkspace child serving the virtual workspaces of the root
@@ -427,7 +443,7 @@ func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationV
 	s := inst.Spec
 	n := names.Installation(inst.GetName())
 	spec := v1alpha1.VirtualWorkspaceSpec{
-		External: externalConfig(vw.External), Image: s.Image, Upgrade: s.Upgrade, Replicas: vw.Replicas, Resources: vw.Resources,
+		External: externalConfig(vw.External), Upgrade: s.Upgrade, Replicas: vw.Replicas, Resources: vw.Resources,
 		ClusterDomain: s.ClusterDomain, DeploymentTemplate: vw.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
 	}
 	if shard == "" {
@@ -442,7 +458,8 @@ func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationV
 	if shard != "" {
 		key += "-" + shard
 	}
-	return child{key: resource.Name(key), kind: v1alpha1.KindVirtualWorkspace, name: n.VirtualWorkspace(shard), field: p, spec: spec, component: p, extra: vw.Extra}, errs
+	xr := &v1alpha1.VirtualWorkspace{ObjectMeta: metav1.ObjectMeta{Name: n.VirtualWorkspace(shard), Namespace: inst.GetNamespace()}, Spec: spec}
+	return child{key: resource.Name(key), kind: v1alpha1.KindVirtualWorkspace, name: xr.Name, field: p, xr: xr, component: p, extra: vw.Extra}, errs
 }
 
 // shardCluster is the etcd cluster a shard with managedEtcd has to itself.
@@ -506,8 +523,8 @@ func ShardPrefix(rootPrefix, shard string) string {
 
 // validateChild runs the child kind's own validation, and reports what it finds against
 // the installation field the child comes from.
-func validateChild(inst *v1alpha1.KcpInstallation, c child, validate ValidateXR) field.ErrorList {
-	errs := validate(c.kind, c.xr(inst))
+func validateChild(c child, validate ValidateXR) field.ErrorList {
+	errs := validate(c.kind, c.xr)
 	out := make(field.ErrorList, 0, len(errs))
 	for _, e := range errs {
 		msg := fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name, e.Error())
@@ -521,26 +538,6 @@ func validateChild(inst *v1alpha1.KcpInstallation, c child, validate ValidateXR)
 		out = append(out, field.Invalid(c.field, e.BadValue, msg))
 	}
 	return out
-}
-
-// xr is the child as the typed XR its kind decodes.
-func (c child) xr(inst *v1alpha1.KcpInstallation) any {
-	meta := metav1.ObjectMeta{Name: c.name, Namespace: inst.GetNamespace()}
-	switch s := c.spec.(type) {
-	case v1alpha1.RootShardSpec:
-		return &v1alpha1.RootShard{ObjectMeta: meta, Spec: s}
-	case v1alpha1.ShardSpec:
-		return &v1alpha1.Shard{ObjectMeta: meta, Spec: s}
-	case v1alpha1.CacheServerSpec:
-		return &v1alpha1.CacheServer{ObjectMeta: meta, Spec: s}
-	case v1alpha1.FrontProxySpec:
-		return &v1alpha1.FrontProxy{ObjectMeta: meta, Spec: s}
-	case v1alpha1.VirtualWorkspaceSpec:
-		return &v1alpha1.VirtualWorkspace{ObjectMeta: meta, Spec: s}
-	case v1alpha1.KubeconfigSpec:
-		return &v1alpha1.Kubeconfig{ObjectMeta: meta, Spec: s}
-	}
-	return nil
 }
 
 // privateAddress is where kcp's components reach the installation from inside the cluster

@@ -30,8 +30,9 @@ type upgradeStep struct {
 
 // member is a child that runs kcp, as the upgrade sees it.
 type member struct {
-	child *child
-	step  int
+	child  *child
+	server v1alpha1.KcpServer
+	step   int
 	// exists is whether the child XR exists; running is its status.image (what every
 	// replica runs, "" before its first rollout); current is running, or before the first
 	// rollout the image its spec names.
@@ -88,7 +89,7 @@ func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.
 	}
 	for _, m := range members {
 		if m.step > step && m.exists {
-			setImage(m.child, holdImage(m))
+			m.server.SetImage(holdImage(m))
 		}
 	}
 	return &v1alpha1.InstallationUpgrade{From: from, To: target, Step: upgradeSteps[step].step, WaitingFor: waiting}, "", nil
@@ -125,11 +126,11 @@ func upgradeMembers(children []child, st *observed.State) []member {
 	var out []member
 	for i := range children {
 		c := &children[i]
-		step := slices.IndexFunc(upgradeSteps, func(s upgradeStep) bool { return slices.Contains(s.kinds, c.kind) })
-		if step < 0 {
+		server, runsKcp := c.xr.(v1alpha1.KcpServer)
+		if !runsKcp {
 			continue
 		}
-		m := member{child: c, step: step}
+		m := member{child: c, server: server, step: slices.IndexFunc(upgradeSteps, func(s upgradeStep) bool { return slices.Contains(s.kinds, c.kind) })}
 		if st.Exists(c.key) {
 			m.exists = true
 			m.running = st.String(c.key, "status", "image")
@@ -187,30 +188,4 @@ func commonImage(members []member) string {
 		img = m.running
 	}
 	return img
-}
-
-// setImage sets the image a child's spec names.
-func setImage(c *child, img *v1alpha1.ImageSpec) {
-	switch s := c.spec.(type) {
-	case v1alpha1.RootShardSpec:
-		s.Image = img
-		if s.Proxy != nil {
-			proxy := *s.Proxy
-			proxy.Image = img
-			s.Proxy = &proxy
-		}
-		c.spec = s
-	case v1alpha1.ShardSpec:
-		s.Image = img
-		c.spec = s
-	case v1alpha1.CacheServerSpec:
-		s.Image = img
-		c.spec = s
-	case v1alpha1.VirtualWorkspaceSpec:
-		s.Image = img
-		c.spec = s
-	case v1alpha1.FrontProxySpec:
-		s.Image = img
-		c.spec = s
-	}
 }

@@ -1,9 +1,11 @@
 package kcpinstallation
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -250,4 +252,80 @@ func tagOf(img *v1alpha1.ImageSpec) string {
 		return ""
 	}
 	return img.Tag
+}
+
+// TestEveryKcpServerHeld: every child that runs kcp (the cache server, virtual workspace
+// servers and the root shard's proxy too, not only the kinds TestUpgradeOrder follows) has
+// an upgrade step, is composed with spec.image, and is held on the image it runs while an
+// earlier step rolls out.
+func TestEveryKcpServerHeld(t *testing.T) {
+	vw := func(host string) *v1alpha1.InstallationVirtualWorkspace {
+		return &v1alpha1.InstallationVirtualWorkspace{External: v1alpha1.InstallationExternal{Hostname: host}}
+	}
+	inst := external()
+	inst.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.33.0"}
+	inst.Spec.CacheServer = &v1alpha1.InstallationCacheServer{}
+	inst.Spec.RootShard = &v1alpha1.InstallationRootShard{VirtualWorkspace: vw("vw.example.com")}
+	inst.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha", VirtualWorkspace: vw("vw-alpha.example.com")}}
+	cases := map[string]struct {
+		reason  string
+		running string
+		// want is the image tag of each child XR's spec (and of the root shard's proxy).
+		want map[string]string
+	}{
+		"Install": {
+			reason: "Nothing runs yet: every kcp server starts spec.image.",
+			want: map[string]string{
+				"CacheServer/team-a-cache": "v0.33.0", "VirtualWorkspace/team-a-vw": "v0.33.0", "RootShard/team-a": "v0.33.0", "RootShard/team-a proxy": "v0.33.0",
+				"VirtualWorkspace/team-a-alpha-vw": "v0.33.0", "Shard/team-a-alpha": "v0.33.0", "FrontProxy/team-a-public": "v0.33.0",
+			},
+		},
+		"RootShardFirst": {
+			reason:  "The root shard and its proxy roll out first; every other kcp server keeps what it runs.",
+			running: v0323,
+			want: map[string]string{
+				"CacheServer/team-a-cache": "v0.32.3", "VirtualWorkspace/team-a-vw": "v0.32.3", "RootShard/team-a": "v0.33.0", "RootShard/team-a proxy": "v0.33.0",
+				"VirtualWorkspace/team-a-alpha-vw": "v0.32.3", "Shard/team-a-alpha": "v0.32.3", "FrontProxy/team-a-public": "v0.32.3",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			children, _, errs := build(inst, frontProxyNameLength)
+			if len(errs) > 0 {
+				t.Fatal(errs.ToAggregate())
+			}
+			observed := map[resource.Name]component{}
+			for _, c := range children {
+				if _, ok := c.xr.(v1alpha1.KcpServer); !ok {
+					continue
+				}
+				if !slices.ContainsFunc(upgradeSteps, func(s upgradeStep) bool { return slices.Contains(s.kinds, c.kind) }) {
+					t.Errorf("%s runs kcp and has no upgrade step: add it to upgradeSteps", c.kind)
+				}
+				if tc.running != "" {
+					observed[c.key] = component{kind: c.kind, running: tc.running}
+				}
+			}
+			r, errs := Compose(inst, upgradeState(observed), frontProxyNameLength, noFlags)
+			if len(errs) > 0 {
+				t.Fatal(errs.ToAggregate())
+			}
+			got := map[string]string{}
+			for _, o := range r.Desired.Objects() {
+				u, ok := o.Resource.(*resource.Unstructured)
+				if !ok || u.GroupVersionKind().Group != v1alpha1.Group || u.GetKind() == v1alpha1.KindKubeconfig {
+					continue
+				}
+				key := u.GetKind() + "/" + u.GetName()
+				got[key], _, _ = unstructured.NestedString(u.Object, "spec", "image", "tag")
+				if tag, found, _ := unstructured.NestedString(u.Object, "spec", "proxy", "image", "tag"); found {
+					got[key+" proxy"] = tag
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nimage tags of the children: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

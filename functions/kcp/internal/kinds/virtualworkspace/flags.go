@@ -6,6 +6,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/vwserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
@@ -16,8 +17,8 @@ func GeneratedFlags(vw *v1alpha1.VirtualWorkspace) []string {
 	spec.ExtraArgs, spec.Command = nil, nil
 	every := spec
 	every.Logging = workload.Everything[v1alpha1.LoggingSpec]()
-	actual := Server{Name: vw.Name, Spec: &spec, Root: names.RootShard("x")}
-	all := Server{Name: vw.Name, Spec: &every, Root: names.RootShard("x"), CacheServer: "x"}
+	actual := vwserver.Server{Name: vw.Name, Spec: &spec, Root: names.RootShard("x")}
+	all := vwserver.Server{Name: vw.Name, Spec: &every, Root: names.RootShard("x"), CacheServer: "x"}
 	return check.FlagNames(append(actual.Args(), all.Args()...))
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/vwserver"
 )
 
 // MaxNameLength keeps <name>-virtual-workspace within the 63 characters of a Service name.
@@ -67,8 +68,8 @@ func validateInitContainers(p *field.Path, ics []v1alpha1.VirtualWorkspaceInitCo
 		switch {
 		case ic.Name == "":
 			errs = append(errs, field.Required(ip.Child("name"), "name the init container"))
-		case ic.Name == ContainerName:
-			errs = append(errs, field.Invalid(ip.Child("name"), ic.Name, fmt.Sprintf("%q is the name of the server container; choose another name", ContainerName)))
+		case ic.Name == vwserver.ContainerName:
+			errs = append(errs, field.Invalid(ip.Child("name"), ic.Name, fmt.Sprintf("%q is the name of the server container; choose another name", vwserver.ContainerName)))
 		case seen[ic.Name]:
 			errs = append(errs, field.Duplicate(ip.Child("name"), ic.Name))
 		default:
@@ -76,8 +77,8 @@ func validateInitContainers(p *field.Path, ics []v1alpha1.VirtualWorkspaceInitCo
 				errs = append(errs, field.Invalid(ip.Child("name"), ic.Name, msg))
 			}
 			if ic.KubeconfigSecretRef != nil {
-				for _, msg := range validation.IsDNS1123Label(InitKubeconfigVolume(ic.Name)) {
-					errs = append(errs, field.Invalid(ip.Child("name"), ic.Name, "with a kubeconfigSecretRef, the volume name "+InitKubeconfigVolume(ic.Name)+" must be valid: "+msg))
+				for _, msg := range validation.IsDNS1123Label(vwserver.InitKubeconfigVolume(ic.Name)) {
+					errs = append(errs, field.Invalid(ip.Child("name"), ic.Name, "with a kubeconfigSecretRef, the volume name "+vwserver.InitKubeconfigVolume(ic.Name)+" must be valid: "+msg))
 				}
 			}
 		}
@@ -137,7 +138,7 @@ func GeneratedVolumeNames(vw *v1alpha1.VirtualWorkspace) []string {
 			Name: ic.Name, KubeconfigSecretRef: &corev1.LocalObjectReference{Name: "x"},
 		})
 	}
-	srv := Server{Name: vw.Name, Spec: &spec, Root: names.RootShard("x"), RootCASecret: "x", TargetKubeconfig: "x", CacheServer: "x"}
+	srv := vwserver.Server{Name: vw.Name, Spec: &spec, Root: names.RootShard("x"), RootCASecret: "x", TargetKubeconfig: "x", CacheServer: "x"}
 	var out []string
 	for _, v := range srv.Pod().Volumes {
 		out = append(out, v.Name)

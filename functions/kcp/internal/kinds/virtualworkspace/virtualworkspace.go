@@ -17,6 +17,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/vwserver"
 )
 
 // URL is the external URL the targeted shard advertises for this server.
@@ -134,8 +135,8 @@ func (c *composer) mergesClientCA() bool {
 }
 
 // server describes the virtual workspace server.
-func (c *composer) server() Server {
-	return Server{
+func (c *composer) server() vwserver.Server {
+	return vwserver.Server{
 		Name:             c.vw.Name,
 		Namespace:        c.Namespace,
 		Spec:             &c.vw.Spec,
@@ -149,7 +150,7 @@ func (c *composer) server() Server {
 
 // registerExternalInputs declares the Secrets the server mounts but does not compose: the
 // RootShard's CAs, the target's kubeconfig, a CacheServer's Secrets and the user's.
-func (c *composer) registerExternalInputs(srv Server) {
+func (c *composer) registerExternalInputs(srv vwserver.Server) {
 	rsField := "spec.target.rootShardRef.name (RootShard " + c.rs.Name + ")"
 	targetField := rsField
 	if c.sh != nil {
