@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/scenarios"
 	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 )
 
@@ -91,5 +92,29 @@ func TestReadmeLayoutNamesEveryPackage(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestE2EReadmeShowsThePlan holds test/e2e/README.md to the scenarios TestKCP runs: its
+// table is scenarios.PlanTable, and its prose describes every scenario by name.
+func TestE2EReadmeShowsThePlan(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root, "test", "e2e", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	const begin, end = "<!-- plan: begin (scenarios.PlanTable) -->\n", "<!-- plan: end -->"
+	_, rest, ok := strings.Cut(readme, begin)
+	table, _, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("test/e2e/README.md has no %q ... %q block: add one holding:\n%s", strings.TrimSpace(begin), end, scenarios.PlanTable())
+	}
+	if want := scenarios.PlanTable(); table != want {
+		t.Errorf("test/e2e/README.md's plan table is not test/e2e/scenarios/plan.go's Plan; replace it with:\n%s", want)
+	}
+	for _, s := range scenarios.Plan {
+		if !strings.Contains(readme, "**"+s.Name+"**") {
+			t.Errorf("test/e2e/README.md does not describe scenario %s (**%s**)", s.Name, s.Name)
+		}
 	}
 }

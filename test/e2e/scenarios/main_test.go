@@ -1,21 +1,3 @@
-// Package scenarios installs configuration-kcp's packages on a real control plane (see
-// package stack: real etcd, kube-apiserver, kube-controller-manager, cert-manager and
-// Crossplane, in a private network namespace) and plays what platform engineers do with
-// them: install a single-shard and a sharded kcp from the examples, renew certificates, make
-// mistakes, delete, migrate an installation from kcp-operator. Each scenario asserts outcomes on the objects the cluster ends up with.
-//
-// Kubernetes decides where pods go and how workloads roll out: kube-scheduler and the
-// deployment, replicaset, statefulset and disruption controllers run. Four parts are
-// stand-ins, named as such wherever they act: kwok fake nodes stand in for kubelets (two
-// zones; kwok marks the pods bound to them running and ready, no container runs); the harness plays
-// Crossplane's package runtime (see package stack); no kcp-operator runs, so the Migrate
-// scenario creates what it leaves behind (KCPOperatorStandIn, see migrate_test.go); and no kcp
-// runs, so provider-kubernetes acts on a kcp stand-in (KCPStandIn, see package kcpstandin and
-// standin_test.go). With KCP_BIN set to a directory holding
-// kcp and kcp-front-proxy binaries, TestKCP/Basic/RealKCP also runs the composed containers
-// of the root shard and the front-proxy as real processes (see realkcp_test.go).
-//
-// Run with `make e2e`, which builds the packages and the binaries and exports their paths.
 package scenarios
 
 import (
@@ -83,59 +65,28 @@ func TestKCP(t *testing.T) {
 	ctx := t.Context()
 	e := setUp(t)
 
+	r := &planRun{e: e, outcomes: map[string]bool{}}
 	// Basic runs alone: the figures docs/performance.md quotes for it are its own.
-	if !runAlone(t, "Basic", func(t *testing.T) { testBasic(t, e) }) {
-		t.Fatal("Basic failed: the scenarios that build on it cannot run")
+	for _, s := range inLane(LaneAlone) {
+		if !runAlone(t, s.Name, func(t *testing.T) { r.run(t, s) }) {
+			t.Fatalf("%s failed: the scenarios that build on it cannot run", s.Name)
+		}
 	}
-
 	// Then two lanes side by side, each scenario in namespaces of its own (the control plane
 	// is shared; most of a scenario is waiting for Crossplane and cert-manager, so two lanes
 	// take little more than the longer one). t.Run may be called from several goroutines.
 	var lanes sync.WaitGroup
-	lanes.Go(func() {
-		// Independent scenarios, in order: Tenant, HostileTenant, Claim and Upgrade apply
-		// examples/installation's issuer policy, Production its own (which also allows a
-		// Gateway), Backup examples/installation's again, SharedKCP examples/shared-kcp's (the
-		// same), Topology replaces it with its own.
-		t.Run("Tenant", func(t *testing.T) { testTenant(t, e) })
-		t.Run("HostileTenant", func(t *testing.T) { testHostileTenant(t, e) })
-		t.Run("Claim", func(t *testing.T) { testClaim(t, e) })
-		t.Run("Upgrade", func(t *testing.T) { testUpgrade(t, e) })
-		t.Run("Production", func(t *testing.T) { testProduction(t, e) })
-		t.Run("Backup", func(t *testing.T) { testBackup(t, e) })
-		t.Run("SharedKCP", func(t *testing.T) { testSharedKCP(t, e) })
-		t.Run("Topology", func(t *testing.T) { testTopology(t, e) })
-		t.Run("StandIn", func(t *testing.T) { testStandIn(t, e) })
-	})
-	// The scenarios that build on Basic's namespace, in order: Renewal, BadInput and Delete act
-	// on what Basic installed; Migrate and then Sharded reuse the namespace Delete emptied,
-	// KeepsWhatRuns breaks what Sharded installed there, InKCP acts in kcp through it.
-	t.Run("Renewal", func(t *testing.T) { testRenewal(t, e) })
-	t.Run("BadInput", func(t *testing.T) { testBadInput(t, e) })
-	for _, s := range []struct {
-		name string
-		test func(*testing.T, *env)
-	}{
-		{"Delete", testDelete},
-		{"Migrate", testMigrate},
-		{"Sharded", testSharded},
-		{"KeepsWhatRuns", testKeepsWhatRuns},
-		{"InKCP", testInKCP},
-	} {
-		if !t.Run(s.name, func(t *testing.T) { s.test(t, e) }) {
-			t.Errorf("%s failed: the scenarios after it in namespace %s did not run", s.name, basicNamespace)
-			break
-		}
+	for _, lane := range []Lane{LaneIndependent, LaneBasic} {
+		lanes.Go(func() {
+			for _, s := range inLane(lane) {
+				t.Run(s.Name, func(t *testing.T) { r.run(t, s) })
+			}
+		})
 	}
-	// MultiCluster (namespace kcp-multi, in cluster A and in cluster B, which it starts) is
-	// independent of the scenarios before it: it ends this lane, the shorter of the two.
-	t.Run("MultiCluster", func(t *testing.T) { testMultiCluster(t, e) })
 	lanes.Wait()
-
-	// Scale runs alone: it measures calls and events per XR.
-	t.Run("Scale", func(t *testing.T) { testScale(t, e) })
-	// Faults restarts the function, which resets its call counters: it runs last.
-	t.Run("Faults", func(t *testing.T) { testFaults(t, e) })
+	for _, s := range inLane(LaneLast) {
+		t.Run(s.Name, func(t *testing.T) { r.run(t, s) })
+	}
 
 	t.Run("FunctionRunsHardened", func(t *testing.T) { checkFunctionHardened(t, e) })
 	t.Run("NoSecretsLeaked", func(t *testing.T) { checkNoSecretsLeaked(ctx, t, e) })
@@ -169,6 +120,81 @@ func TestCrossplaneNext(t *testing.T) {
 		}
 		testFleet(t, e, n, teams, true, nil, atRest{1, []string{basicNamespace}})
 	})
+}
+
+// scenarioFuncs are the functions of Plan's scenarios.
+var scenarioFuncs = map[string]func(*testing.T, *env){
+	"Basic": testBasic, "Renewal": testRenewal, "BadInput": testBadInput, "Delete": testDelete, "Migrate": testMigrate,
+	"Sharded": testSharded, "KeepsWhatRuns": testKeepsWhatRuns, "InKCP": testInKCP, "MultiCluster": testMultiCluster,
+	"Tenant": testTenant, "HostileTenant": testHostileTenant, "Claim": testClaim, "Upgrade": testUpgrade,
+	"Production": testProduction, "Backup": testBackup, "SharedKCP": testSharedKCP, "Topology": testTopology,
+	"StandIn": testStandIn, "Scale": testScale, "Faults": testFaults,
+}
+
+// inLane is Plan's scenarios of a lane, in order.
+func inLane(lane Lane) []Scenario {
+	var out []Scenario
+	for _, s := range Plan {
+		if s.Lane == lane {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// planRun runs Plan's scenarios on one stack and remembers how each that ran ended.
+type planRun struct {
+	e *env
+
+	mu sync.Mutex
+	// outcomes: passed or not, by name, of the scenarios that ran (-test.run may leave some
+	// out).
+	outcomes map[string]bool
+}
+
+// run runs s in t, after what it needs: a need that failed skips it; one that has not run
+// (left out by -test.run) runs first, in t, so that any scenario runs alone.
+func (r *planRun) run(t *testing.T, s Scenario) {
+	r.needs(t, s)
+	r.runOne(t, s)
+}
+
+func (r *planRun) needs(t *testing.T, s Scenario) {
+	for _, name := range s.Needs {
+		r.mu.Lock()
+		passed, ran := r.outcomes[name]
+		r.mu.Unlock()
+		switch {
+		case ran && !passed:
+			t.Skipf("%s did not pass, and %s starts from what it leaves", name, s.Name)
+		case !ran:
+			need, ok := PlanScenario(name)
+			if !ok {
+				t.Fatalf("plan.go: %s needs %s, which is not in Plan", s.Name, name)
+			}
+			r.needs(t, need)
+			r.e.Step("%s first: %s starts from what it leaves", name, s.Name)
+			if !r.runOne(t, need) {
+				t.Fatalf("%s did not pass, and %s starts from what it leaves", name, s.Name)
+			}
+		}
+	}
+}
+
+// runOne runs s's function in t, records how it ended (a skip is no pass) and returns
+// whether it passed.
+func (r *planRun) runOne(t *testing.T, s Scenario) (passed bool) {
+	f, ok := scenarioFuncs[s.Name]
+	if !ok {
+		t.Fatalf("plan.go names %s, and scenarioFuncs has no function for it", s.Name)
+	}
+	defer func() {
+		r.mu.Lock()
+		r.outcomes[s.Name] = passed
+		r.mu.Unlock()
+	}()
+	f(t, r.e)
+	return !t.Failed() && !t.Skipped()
 }
 
 // alone keeps Basic's figures (time to Ready, CPU: docs/performance.md) its own while
