@@ -20,7 +20,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -93,27 +92,13 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	warning := c.composeMonitoring()
 	c.composeReference()
 	available := c.Report(out)
-	return result.Result[v1alpha1.FrontProxyStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, fp.Status.Image), URL: names.FrontProxyURL(fp, rs)},
-		Conditions:   c.Conditions(),
-		NotReady:     c.NotReady(),
-		Warnings:     result.NonEmpty(warning),
-	}, nil
+	return builder.Composed(c.Builder, v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, fp.Status.Image), URL: names.FrontProxyURL(fp, rs)}, warning), nil
 }
 
 // waitForRootShard reports the FrontProxy waiting for its RootShard (or its reference
 // Secret), everything composed kept; why names what is missing.
 func (c *composer) waitForRootShard(why string) result.Result[v1alpha1.FrontProxyStatus] {
-	missing := c.Unreadable(why)
-	return result.Result[v1alpha1.FrontProxyStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.fp.Status.Image, URL: names.FrontProxyURL(c.fp, nil)},
-		Conditions:   []condition.Condition{missing},
-		NotReady:     true,
-	}
+	return builder.Waiting(c.Builder, v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.fp.Status.Image, URL: names.FrontProxyURL(c.fp, nil)}, why)
 }
 
 // ServicePort is the port of the <fp>-front-proxy Service, kcp-operator's fallback chain:

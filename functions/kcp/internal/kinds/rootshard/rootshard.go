@@ -56,20 +56,13 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	image := c.RunningImage(shard.Key, rs.Status.Image, proxy.Key)
 	c.composeReference(image)
 	available := c.Report(shard, proxy)
-	return result.Result[v1alpha1.RootShardStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
-		Status: v1alpha1.RootShardStatus{
-			Phase:       builder.Phase(available),
-			Image:       image,
-			BaseURL:     c.baseURL,
-			ExternalURL: names.ExternalURL(rs.Spec.External),
-			Shards:      c.shardRefs(),
-		},
-		Conditions: c.Conditions(),
-		NotReady:   c.NotReady(),
-		Warnings:   result.NonEmpty(warning),
-	}, nil
+	return builder.Composed(c.Builder, v1alpha1.RootShardStatus{
+		Phase:       builder.Phase(available),
+		Image:       image,
+		BaseURL:     c.baseURL,
+		ExternalURL: names.ExternalURL(rs.Spec.External),
+		Shards:      c.shardRefs(),
+	}, warning), nil
 }
 
 // shardNames lists the names of this RootShard's Shards, sorted.

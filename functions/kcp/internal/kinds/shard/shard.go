@@ -18,7 +18,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -105,27 +104,15 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	target, client := srv.Monitoring(map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)})
 	warning := c.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, client)
 	available := c.Report(out)
-	return result.Result[v1alpha1.ShardStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh)},
-		Conditions:   append(c.Conditions(), c.registered()),
-		NotReady:     c.NotReady(),
-		Warnings:     result.NonEmpty(warning),
-	}, nil
+	r := builder.Composed(c.Builder, v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh)}, warning)
+	r.Conditions = append(r.Conditions, c.registered())
+	return r, nil
 }
 
 // waitForRootShard reports the Shard waiting for its RootShard (or its reference Secret),
 // everything composed kept; why names what is missing.
 func (c *composer) waitForRootShard(why string) result.Result[v1alpha1.ShardStatus] {
-	missing := c.Unreadable(why)
-	return result.Result[v1alpha1.ShardStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.sh.Status.Image, BaseURL: names.ShardURL(c.sh)},
-		Conditions:   []condition.Condition{missing},
-		NotReady:     true,
-	}
+	return builder.Waiting(c.Builder, v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.sh.Status.Image, BaseURL: names.ShardURL(c.sh)}, why)
 }
 
 // requireAhead asks, with the RootShard itself, for everything the shard reads whose name

@@ -13,7 +13,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -59,13 +58,7 @@ func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) (result.Result[v
 	c.composeMergedClientCA()
 	out := c.composeWorkload(srv)
 	available := c.Report(out)
-	return result.Result[v1alpha1.VirtualWorkspaceStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, vw.Status.Image), URL: URL(vw)},
-		Conditions:   c.Conditions(),
-		NotReady:     c.NotReady(),
-	}, nil
+	return builder.Composed(c.Builder, v1alpha1.VirtualWorkspaceStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, vw.Status.Image), URL: URL(vw)}), nil
 }
 
 // resolveTarget reads the target RootShard, or the target Shard and its RootShard. It
@@ -110,14 +103,7 @@ func (c *composer) leader() builder.Leader {
 // waitForTarget keeps everything the VirtualWorkspace composed as it is while its target
 // cannot be read: without it nothing can be rebuilt, and nothing may be deleted.
 func (c *composer) waitForTarget(why string) result.Result[v1alpha1.VirtualWorkspaceStatus] {
-	missing := c.Unreadable(why)
-	return result.Result[v1alpha1.VirtualWorkspaceStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
-		Status:       v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.vw.Status.Image, URL: URL(c.vw)},
-		Conditions:   []condition.Condition{missing},
-		NotReady:     true,
-	}
+	return builder.Waiting(c.Builder, v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.vw.Status.Image, URL: URL(c.vw)}, why)
 }
 
 // targetKubeconfig is the target's logical-cluster-admin kubeconfig Secret, which points at

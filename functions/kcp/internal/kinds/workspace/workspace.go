@@ -73,9 +73,8 @@ func Compose(ws *v1alpha1.Workspace, st *observed.State) (result.Result[v1alpha1
 	status := v1alpha1.WorkspaceStatus{Path: Path(ws)}
 	rs, ok := required.RootShard(st, rootName)
 	if !ok {
-		missing := b.Unreadable(fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", rootName, ws.GetNamespace()))
 		status.Phase = st.String(keyWorkspace, "status", "atProvider", "manifest", "status", "phase")
-		return result.Result[v1alpha1.WorkspaceStatus]{Desired: b.Set, Requirements: b.Inputs.Requirements(), Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
+		return builder.Waiting(b, status, fmt.Sprintf("RootShard %s (spec.rootShard.ref.name) does not exist in namespace %s; create it or fix the reference", rootName, ws.GetNamespace())), nil
 	}
 	root := names.RootShard(rootName)
 
