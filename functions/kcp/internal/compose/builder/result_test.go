@@ -55,13 +55,20 @@ func TestComposed(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			b := New("x", "kcp", observedState(nil))
-			b.Wait("Secret x does not exist")
+			// A workload not composed yet: Report leaves conditions and forces not ready.
+			b.Report(Outcome{Name: "x", Key: "deployment-x", Verdict: b.Inputs.Check(nil, b.St, &b.Set)})
+			if len(b.Conditions()) == 0 || !b.NotReady() {
+				t.Fatalf("Report left no condition or not-ready to pass on: the test proves nothing")
+			}
 			r := Composed(b, 3, tc.warnings...)
 			if diff := cmp.Diff(tc.want, r.Warnings); diff != "" {
 				t.Errorf("%s\nComposed(...): warnings -want, +got:\n%s", tc.reason, diff)
 			}
-			if r.Status != 3 || r.NotReady != b.NotReady() || len(r.Conditions) != len(b.Conditions()) {
-				t.Errorf("%s\nComposed(...) = status %v, not ready %v, %d conditions; want the builder's", tc.reason, r.Status, r.NotReady, len(r.Conditions))
+			if diff := cmp.Diff(b.Conditions(), r.Conditions); diff != "" {
+				t.Errorf("%s\nComposed(...): conditions, -builder's, +result's:\n%s", tc.reason, diff)
+			}
+			if r.Status != 3 || !r.NotReady {
+				t.Errorf("%s\nComposed(...) = status %v, not ready %v; want 3, true", tc.reason, r.Status, r.NotReady)
 			}
 		})
 	}

@@ -58,9 +58,8 @@ func Composer(validate ValidateXR, flags FlagsOf) func(*v1alpha1.KcpInstallation
 type child struct {
 	key   resource.Name
 	kind  string
-	name  string
 	field *field.Path
-	// xr is the child as its kind's API type (*v1alpha1.RootShard, ...), named name in the
+	// xr is the child as its kind's API type (*v1alpha1.RootShard, ...), named in the
 	// installation's namespace: what the kind's validation and renderer read, and whose spec
 	// is composed.
 	xr metav1.Object
@@ -73,8 +72,11 @@ type child struct {
 	exposure *v1alpha1.FrontProxyExposure
 }
 
+// name is the child XR's name.
+func (c child) name() string { return c.xr.GetName() }
+
 // routeKey is the composition resource name of a front-proxy's TLSRoute or Ingress.
-func (c child) routeKey() resource.Name { return resource.Name("exposure-" + c.name) }
+func (c child) routeKey() resource.Name { return resource.Name("exposure-" + c.name()) }
 
 // Compose composes the installation's XRs, each checked by validate, and reports their
 // readiness.
@@ -127,10 +129,10 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 			// is the platform's to watch, and no client can tell it from outside anyway.
 			b.Set.Add(c.routeKey(), c.route.Object(c.exposure), builder.Readiness(st.Exists(c.routeKey())))
 		}
-		comp := v1alpha1.InstallationComponent{Kind: c.kind, Name: c.name, Ready: ready}
+		comp := v1alpha1.InstallationComponent{Kind: c.kind, Name: c.name(), Ready: ready}
 		if !ready {
 			comp.Message = notReadyMessage(st, c.key)
-			waiting = append(waiting, c.kind+" "+c.name)
+			waiting = append(waiting, c.kind+" "+c.name())
 		}
 		r.Status.Components = append(r.Status.Components, comp)
 	}
@@ -265,7 +267,7 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 	cs.Certificates = s.Certificates
 	f := field.NewPath("spec", "cacheServer")
 	xr := &v1alpha1.CacheServer{ObjectMeta: p.meta(csName), Spec: cs}
-	p.children = append(p.children, child{key: "cacheserver", kind: v1alpha1.KindCacheServer, name: csName, field: f, xr: xr, component: f, extra: s.CacheServer.Extra})
+	p.children = append(p.children, child{key: "cacheserver", kind: v1alpha1.KindCacheServer, field: f, xr: xr, component: f, extra: s.CacheServer.Extra})
 	return v1alpha1.CacheConfig{Ref: &corev1.LocalObjectReference{Name: csName}}
 }
 
@@ -305,13 +307,13 @@ func (p *plan) rootShard(cache v1alpha1.CacheConfig, first v1alpha1.Installation
 		rs.Proxy = &v1alpha1.RootShardProxySpec{DeploymentTemplate: rs.DeploymentTemplate}
 	}
 	if r := s.RootShard; r != nil && r.VirtualWorkspace != nil {
-		vw, errs := virtualWorkspace(p.inst, r.VirtualWorkspace, "", spec.Child("rootShard", "virtualWorkspace"))
+		vw, errs := p.virtualWorkspace(r.VirtualWorkspace, "", spec.Child("rootShard", "virtualWorkspace"))
 		p.errs = append(p.errs, errs...)
-		rs.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
+		rs.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name()}
 		p.children = append(p.children, vw)
 	}
 	xr := &v1alpha1.RootShard{ObjectMeta: p.meta(p.name.RootShard()), Spec: rs}
-	rootShard := child{key: "rootshard", kind: v1alpha1.KindRootShard, name: xr.Name, field: spec, xr: xr, component: spec.Child("rootShard")}
+	rootShard := child{key: "rootshard", kind: v1alpha1.KindRootShard, field: spec, xr: xr, component: spec.Child("rootShard")}
 	if s.RootShard != nil {
 		rootShard.extra = s.RootShard.Extra
 	}
@@ -342,13 +344,13 @@ func (p *plan) shard(i int, sh v1alpha1.InstallationShard) {
 	spec.DeploymentTemplate = sh.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 	shardField := field.NewPath("spec", "shards").Index(i)
 	if sh.VirtualWorkspace != nil {
-		vw, errs := virtualWorkspace(p.inst, sh.VirtualWorkspace, sh.Name, shardField.Child("virtualWorkspace"))
+		vw, errs := p.virtualWorkspace(sh.VirtualWorkspace, sh.Name, shardField.Child("virtualWorkspace"))
 		p.errs = append(p.errs, errs...)
-		spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name}
+		spec.KcpVirtualWorkspace = &corev1.LocalObjectReference{Name: vw.name()}
 		p.children = append(p.children, vw)
 	}
 	xr := &v1alpha1.Shard{ObjectMeta: p.meta(p.name.Shard(sh.Name)), Spec: spec}
-	p.children = append(p.children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, name: xr.Name, field: shardField, xr: xr, component: shardField, extra: sh.Extra})
+	p.children = append(p.children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, field: shardField, xr: xr, component: shardField, extra: sh.Extra})
 }
 
 // frontProxy adds spec.frontProxies[i] (the default front-proxy when there is none), with
@@ -395,7 +397,7 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 		spec.CABundleSecretRef = sc.CABundleSecretRef
 	}
 	xr := &v1alpha1.FrontProxy{ObjectMeta: p.meta(p.name.FrontProxy(fp.Name)), Spec: spec}
-	c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, name: xr.Name, field: f, xr: xr, exposure: fp.Exposure, component: f, extra: fp.Extra}
+	c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, field: f, xr: xr, exposure: fp.Exposure, component: f, extra: fp.Extra}
 	// The FrontProxy's Service listens on its external port (kcp-operator's
 	// frontproxy.ServicePort), 6443 when unset.
 	port := int32(names.Port)
@@ -403,8 +405,8 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 		port = int32(ext.Port)
 	}
 	c.route = exposure.Route{
-		Name: c.name, Namespace: p.inst.GetNamespace(), Labels: map[string]string{LabelInstallation: p.inst.GetName()},
-		Hostname: ext.Hostname, Service: names.FrontProxy(c.name).Deployment(), Port: port,
+		Name: c.name(), Namespace: p.inst.GetNamespace(), Labels: map[string]string{LabelInstallation: p.inst.GetName()},
+		Hostname: ext.Hostname, Service: names.FrontProxy(c.name()).Deployment(), Port: port,
 	}
 	p.children = append(p.children, c)
 }
@@ -430,26 +432,25 @@ func (p *plan) admin(first v1alpha1.InstallationFrontProxy) {
 		}
 	}
 	xr := &v1alpha1.Kubeconfig{ObjectMeta: p.meta(p.name.AdminKubeconfig()), Spec: kc}
-	p.children = append(p.children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, name: xr.Name, field: field.NewPath("spec", "admin"), xr: xr})
+	p.children = append(p.children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, field: field.NewPath("spec", "admin"), xr: xr})
 }
 
 // virtualWorkspace is the VirtualWorkspace child serving the virtual workspaces of the root
 // shard (shard "") or of a shard, outside it.
-func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationVirtualWorkspace, shard string, p *field.Path) (child, field.ErrorList) {
+func (p *plan) virtualWorkspace(vw *v1alpha1.InstallationVirtualWorkspace, shard string, f *field.Path) (child, field.ErrorList) {
 	var errs field.ErrorList
 	if vw.External.PrivateHostname != "" || vw.External.PrivatePort != nil {
-		errs = append(errs, field.Forbidden(p.Child("external", "privateHostname"), "the private address is the installation's, not a virtual workspace server's: set spec.external.privateHostname and privatePort instead"))
+		errs = append(errs, field.Forbidden(f.Child("external", "privateHostname"), "the private address is the installation's, not a virtual workspace server's: set spec.external.privateHostname and privatePort instead"))
 	}
-	s := inst.Spec
-	n := names.Installation(inst.GetName())
+	s := p.inst.Spec
 	spec := v1alpha1.VirtualWorkspaceSpec{
 		External: externalConfig(vw.External), Upgrade: s.Upgrade, Replicas: vw.Replicas, Resources: vw.Resources,
 		ClusterDomain: s.ClusterDomain, DeploymentTemplate: vw.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
 	}
 	if shard == "" {
-		spec.Target.RootShardRef = &corev1.LocalObjectReference{Name: n.RootShard()}
+		spec.Target.RootShardRef = &corev1.LocalObjectReference{Name: p.name.RootShard()}
 	} else {
-		spec.Target.ShardRef = &corev1.LocalObjectReference{Name: n.Shard(shard)}
+		spec.Target.ShardRef = &corev1.LocalObjectReference{Name: p.name.Shard(shard)}
 	}
 	if x := vw.Extra; x != nil {
 		spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
@@ -458,8 +459,8 @@ func virtualWorkspace(inst *v1alpha1.KcpInstallation, vw *v1alpha1.InstallationV
 	if shard != "" {
 		key += "-" + shard
 	}
-	xr := &v1alpha1.VirtualWorkspace{ObjectMeta: metav1.ObjectMeta{Name: n.VirtualWorkspace(shard), Namespace: inst.GetNamespace()}, Spec: spec}
-	return child{key: resource.Name(key), kind: v1alpha1.KindVirtualWorkspace, name: xr.Name, field: p, xr: xr, component: p, extra: vw.Extra}, errs
+	xr := &v1alpha1.VirtualWorkspace{ObjectMeta: p.meta(p.name.VirtualWorkspace(shard)), Spec: spec}
+	return child{key: resource.Name(key), kind: v1alpha1.KindVirtualWorkspace, field: f, xr: xr, component: f, extra: vw.Extra}, errs
 }
 
 // shardCluster is the etcd cluster a shard with managedEtcd has to itself.
@@ -527,7 +528,7 @@ func validateChild(c child, validate ValidateXR) field.ErrorList {
 	errs := validate(c.kind, c.xr)
 	out := make(field.ErrorList, 0, len(errs))
 	for _, e := range errs {
-		msg := fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name, e.Error())
+		msg := fmt.Sprintf("the %s %s this composes: %s", c.kind, c.name(), e.Error())
 		if strings.HasPrefix(e.Field, "metadata.name") {
 			// The child's name is derived: say what the installation's user can change.
 			msg += "; shorten this KcpInstallation's metadata.name"

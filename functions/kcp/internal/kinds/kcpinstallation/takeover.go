@@ -46,7 +46,7 @@ func takeoverRequirements(etcds []*managedetcd.Cluster, children []child) []resu
 	}
 	for _, c := range children {
 		if c.exposure != nil {
-			reqs = append(reqs, result.Requirement{APIVersion: exposure.APIVersion(c.exposure), Kind: exposure.Kind(c.exposure), Name: c.name})
+			reqs = append(reqs, result.Requirement{APIVersion: exposure.APIVersion(c.exposure), Kind: exposure.Kind(c.exposure), Name: c.name()})
 		}
 	}
 	return reqs
@@ -62,8 +62,8 @@ func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcds []*ma
 	var errs field.ErrorList
 	for _, c := range children {
 		for _, k := range xrKinds {
-			if l := st.Object(k, c.name); l.Found && !ours(l) {
-				errs = append(errs, field.Forbidden(c.field, taken(inst, c.kind, c.name, k, l)+"; "+rename(inst, c)))
+			if l := st.Object(k, c.name()); l.Found && !ours(l) {
+				errs = append(errs, field.Forbidden(c.field, taken(inst, c.kind, c.name(), k, l)+"; "+rename(inst, c)))
 			}
 		}
 	}
@@ -72,8 +72,8 @@ func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcds []*ma
 			continue
 		}
 		k := exposure.Kind(c.exposure)
-		if l := st.Object(k, c.name); l.Found && !ours(l) {
-			errs = append(errs, field.Forbidden(c.field.Child("exposure"), taken(inst, k, c.name, k, l)+"; "+rename(inst, c)))
+		if l := st.Object(k, c.name()); l.Found && !ours(l) {
+			errs = append(errs, field.Forbidden(c.field.Child("exposure"), taken(inst, k, c.name(), k, l)+"; "+rename(inst, c)))
 		}
 	}
 	for _, etcd := range etcds {

@@ -76,7 +76,7 @@ func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.
 	for s := range upgradeSteps {
 		for _, m := range members {
 			if m.step == s && m.exists && m.running != target {
-				waiting = append(waiting, fmt.Sprintf("%s %s: %s", m.child.kind, m.child.name, waitingMessage(st, m, target)))
+				waiting = append(waiting, fmt.Sprintf("%s %s: %s", m.child.kind, m.child.name(), waitingMessage(st, m, target)))
 			}
 		}
 		if len(waiting) > 0 {

@@ -216,38 +216,23 @@ func (s Server) Pod() Pod {
 	return Pod{
 		Server:         server,
 		InitContainers: inits,
-		Volumes:        dedupeVolumes(append(volumes, initVolumes...)),
-		PullSecrets:    dedupePullSecrets(pullSecrets),
+		Volumes:        firstByName(append(volumes, initVolumes...), func(v corev1.Volume) string { return v.Name }),
+		PullSecrets:    firstByName(pullSecrets, func(r corev1.LocalObjectReference) string { return r.Name }),
 		Generated:      generated,
 	}
 }
 
-// dedupeVolumes drops volumes whose name was seen before: the VirtualWorkspace and each init
-// container may declare the same scratch volume.
-func dedupeVolumes(in []corev1.Volume) []corev1.Volume {
+// firstByName drops items whose name was seen before, the first declaration winning: the
+// VirtualWorkspace and each init container may declare the same scratch volume, and the pod's
+// image pull secrets are keyed by name for server-side apply.
+func firstByName[T any](in []T, name func(T) string) []T {
 	seen := map[string]bool{}
-	out := make([]corev1.Volume, 0, len(in))
-	for _, v := range in {
-		if seen[v.Name] {
-			continue
+	var out []T
+	for _, x := range in {
+		if n := name(x); !seen[n] {
+			seen[n] = true
+			out = append(out, x)
 		}
-		seen[v.Name] = true
-		out = append(out, v)
-	}
-	return out
-}
-
-// dedupePullSecrets drops repeated image pull secrets: the pod's list is keyed by name for
-// server-side apply, so a Secret named by two images may be listed once only.
-func dedupePullSecrets(in []corev1.LocalObjectReference) []corev1.LocalObjectReference {
-	seen := map[string]bool{}
-	var out []corev1.LocalObjectReference
-	for _, r := range in {
-		if seen[r.Name] {
-			continue
-		}
-		seen[r.Name] = true
-		out = append(out, r)
 	}
 	return out
 }
