@@ -16,6 +16,9 @@ import (
 // faultDowntime is how long a killed process stays down before it is started again.
 const faultDowntime = 5 * time.Second
 
+// faultsNamespace is where Faults installs what it breaks.
+const faultsNamespace = "faults"
+
 // testFaults kills the function, the API server and Crossplane in turn, each with SIGKILL as
 // a crash or an evicted pod would end it, while a new installation reconciles (a RootShard
 // with two Shards and three Kubeconfigs in namespace faults); each is started again after
@@ -25,7 +28,7 @@ const faultDowntime = 5 * time.Second
 // serves again after its restart.
 func testFaults(t *testing.T, e *env) {
 	ctx := t.Context()
-	const ns = "faults"
+	const ns = faultsNamespace
 	if err := e.Apply(ctx, scaleManifests(ns, 2, 3)); err != nil {
 		t.Fatalf("apply the %s installation: %v", ns, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -65,6 +66,7 @@ func TestKCP(t *testing.T) {
 	ctx := t.Context()
 	e := setUp(t)
 
+	checkPlan(t)
 	r := &planRun{e: e, outcomes: map[string]bool{}}
 	// Basic runs alone: the figures docs/performance.md quotes for it are its own.
 	for _, s := range inLane(LaneAlone) {
@@ -129,6 +131,34 @@ var scenarioFuncs = map[string]func(*testing.T, *env){
 	"Tenant": testTenant, "HostileTenant": testHostileTenant, "Claim": testClaim, "Upgrade": testUpgrade,
 	"Production": testProduction, "Backup": testBackup, "SharedKCP": testSharedKCP, "Topology": testTopology,
 	"StandIn": testStandIn, "Scale": testScale, "Faults": testFaults,
+}
+
+// checkPlan holds plan.go, which test/e2e/README.md shows, to the scenarios' code: every
+// scenario of Plan has a function and every function a row, and each scenario's namespaces
+// are the ones its code writes to.
+func checkPlan(t *testing.T) {
+	t.Helper()
+	for name := range scenarioFuncs {
+		if _, ok := PlanScenario(name); !ok {
+			t.Errorf("scenarioFuncs has %s, which plan.go's Plan does not list: it would never run", name)
+		}
+	}
+	writes := map[string][]string{
+		"Basic": {basicNamespace}, "MultiCluster": {multiNamespace}, "Tenant": {tenantNamespace}, "HostileTenant": {hostileNamespace},
+		"Claim": {claimNamespace}, "Upgrade": {upgradeNamespace}, "Production": {productionNamespace}, "Backup": {backupNamespace},
+		"StandIn": {standInNamespace}, "Faults": {faultsNamespace}, "Scale": {fmt.Sprintf("scale-%d", defaultScale[0].shards)},
+	}
+	for _, tp := range topologies {
+		writes["Topology"] = append(writes["Topology"], tp.namespace)
+	}
+	for name, namespaces := range writes {
+		s, _ := PlanScenario(name)
+		for _, ns := range namespaces {
+			if !slices.Contains(s.Namespaces, ns) {
+				t.Errorf("plan.go: %s writes to namespace %s, which its row does not list", name, ns)
+			}
+		}
+	}
 }
 
 // inLane is Plan's scenarios of a lane, in order.

@@ -108,9 +108,7 @@ func (s *Stack) startCrossplane(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.procs = append(s.procs, pn.holder) // Stop ends it after the manager, started later
-	s.mu.Unlock()
+	s.rbacNet = pn // Stop closes it once the manager has stopped
 	api, err := hostPort(s.URL)
 	if err != nil {
 		return err

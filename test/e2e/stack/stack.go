@@ -126,6 +126,8 @@ type Stack struct {
 	// podForwards are the addresses every provider's network namespace reaches besides the
 	// API server (the kcp stand-in fronts, relays).
 	podForwards []string
+	// rbacNet is the RBAC manager's network namespace (see startCrossplane).
+	rbacNet *podNet
 
 	// clusterB is the second cluster, started on first use (ClusterB; clusterBMu serialises
 	// that, s.mu guards the field once set).
@@ -232,6 +234,9 @@ func (s *Stack) Stop() {
 	}
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].Stop(10 * time.Second)
+	}
+	if s.rbacNet != nil {
+		s.rbacNet.close()
 	}
 	if s.registry != nil {
 		s.registry.stop()
