@@ -108,9 +108,16 @@ func testMigrate(t *testing.T, e *env) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	guide.run(ctx, t, "kubectl delete -n kcp rootshard.kcp.crossplane.io root --cascade=orphan")
-	guide.run(ctx, t, "kubectl delete -n kcp certificatesets.kcp.crossplane.io -l crossplane.io/composite=root --cascade=orphan")
-	e.Step("migrate: the early RootShard then %s; deleted with --cascade=orphan", outcome)
+	// Paused before the delete: an apply in flight as garbage collection orphans what the XR
+	// composed would hand the object back to the doomed XR, and the collector would delete it
+	// (stop 48's CI lost two CA Certificates so).
+	earlyXRs := "-n kcp rootshards.kcp.crossplane.io,certificatesets.kcp.crossplane.io -l crossplane.io/composite=root"
+	guide.run(ctx, t, "kubectl annotate "+earlyXRs+" crossplane.io/paused=true")
+	guide.run(ctx, t, "kubectl wait "+earlyXRs+` --for=jsonpath='{.status.conditions[?(@.type=="Synced")].reason}'=ReconcilePaused --timeout=5m`)
+	guide.run(ctx, t, "kubectl delete "+earlyXRs+" --cascade=orphan --wait=false")
+	guide.run(ctx, t, "kubectl annotate "+earlyXRs+" crossplane.io/paused-")
+	guide.run(ctx, t, "kubectl wait "+earlyXRs+" --for=delete --timeout=5m")
+	e.Step("migrate: the early RootShard then %s; paused, then deleted with --cascade=orphan", outcome)
 
 	start := time.Now()
 	applyExample(ctx, t, e, "basic")
