@@ -124,8 +124,10 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 ## kcp's three production topologies side by side (each as a KcpInstallation and as per-kind
 ## XRs), provider-kubernetes on a kcp stand-in (StandIn), scale, faults.
 ## Progress on standard error; logs in _output/e2e/. E2E_RUN='TestKCP/(Basic|Delete|Migrate)$$'
-## runs some of them (-test.run); E2E_RUN='TestKCP/StandIn' runs StandIn alone.
+## runs some of them (-test.run); E2E_RUN='TestKCP/StandIn' runs StandIn alone. E2E_FLAGS adds
+## flags of the test binary: E2E_FLAGS=-test.v shows every command a scenario runs.
 E2E_RUN ?=
+E2E_FLAGS ?=
 .PHONY: e2e
 e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_PROVIDER_KUBERNETES_XPKG)
 	@echo "== end-to-end scenarios on a real control plane (about 50 minutes; logs in _output/e2e/TestKCP)"
@@ -139,7 +141,7 @@ e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_PROVIDER_KUBERNETES_XPK
 	@# On failure the failing tests and their messages (a timeout's panic, which goes to
 	@# standard error, too) are printed again last, where a CI log's tail shows them; the whole
 	@# output stays in $(OUTPUT)/e2e/scenarios.out.
-	@status=0; $(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=65m -test.parallel=5 $(if $(E2E_RUN),-test.run '$(E2E_RUN)') \
+	@status=0; $(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=65m -test.parallel=5 $(if $(E2E_RUN),-test.run '$(E2E_RUN)') $(E2E_FLAGS) \
 	  2>&1 | tee $(OUTPUT)/e2e/scenarios.out || status=$$?; \
 	if [ $$status -ne 0 ]; then echo "== e2e failures (whole output in $(OUTPUT)/e2e/scenarios.out)"; \
 	  grep -E '^ *--- FAIL|^ *[a-z0-9_]+\.go:[0-9]+: |^panic: ' $(OUTPUT)/e2e/scenarios.out | grep -vE ' main_test\.go:[0-9]+: \[ *[0-9.]+s\] ' | cut -c1-600 | head -n 80; fi; \
@@ -180,12 +182,17 @@ demo-down:
 	  echo "stopping the demo (pid $$(cat $(OUTPUT)/demo/demo.pid))"; rm -f $(OUTPUT)/demo/demo.pid; \
 	else echo "no demo running"; fi
 
+## lint: golangci-lint over the root module (the function, its APIs, the tests); .golangci.yml
+## says which linters and why. It formats-checks too (gofmt, goimports) and runs go vet's checks.
+.PHONY: lint
+lint: $(GOLANGCI_LINT)
+	@echo "== golangci-lint (gofmt, goimports, vet and the linters of .golangci.yml)"; $(GOLANGCI_LINT) run ./...
+
 ## test: everything CI runs. The end-to-end packages under test/e2e need the binaries the
 ## e2e targets build, so they run through those targets, not through `go test ./...`.
 .PHONY: test
 test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_KUBECTL)
-	@echo "== gofmt"; files=$$(gofmt -l apis functions test); test -z "$$files" || { echo "not gofmt-ed: $$files" >&2; exit 1; }
-	@echo "== vet"; go vet ./...
+	@$(MAKE) --no-print-directory lint
 	@# The render tests take about 9 minutes on 2 cores (every example converged through the
 	@# Crossplane CLI), close to go test's default 10-minute limit per package: 30m.
 	@echo "== unit and render tests"; go test -timeout 30m $$(go list ./... | grep -v '/test/e2e/scenarios\|/test/e2e/schema\|/test/pkg')

@@ -25,12 +25,16 @@ CROSSPLANE_CORE_VERSION  := v2.3.4
 CROSSPLANE_CORE_NEXT_VERSION := v2.4.2
 CONTROLLER_TOOLS_VERSION := v0.20.1
 GGCR_VERSION             := v0.21.9
+# golangci-lint is pinned by its own module (test/tools/golangci-lint): its linters' dependencies
+# must not move the versions the Crossplane tools build with.
+GOLANGCI_LINT_VERSION    := v2.15.0
 
 CROSSPLANE      := $(BIN)/crossplane
 CROSSPLANE_CORE := $(BIN)/crossplane-core
 CROSSPLANE_CORE_NEXT := $(BIN)/crossplane-core-next
 XRDGEN          := $(BIN)/xrdgen
 RUNTIME_IMAGE   := $(BIN)/runtime-image
+GOLANGCI_LINT   := $(BIN)/golangci-lint
 export CROSSPLANE CROSSPLANE_CORE CROSSPLANE_CORE_NEXT XRDGEN RUNTIME_IMAGE
 
 TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/tools)
@@ -38,6 +42,7 @@ TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/tools)
 # Build from inside the tools module, never through a go.work of the caller.
 TOOLS_GO := cd $(TOOLS_DIR) && GOWORK=off go
 TOOLS_NEXT_GO := cd $(TOOLS_DIR)/crossplane-next && GOWORK=off go
+TOOLS_LINT_GO := cd $(TOOLS_DIR)/golangci-lint && GOWORK=off go
 TOOLS_VERSION_LDFLAG := github.com/crossplane/crossplane-runtime/v2/pkg/version.version
 
 XRDGEN_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xrdgen/*.go)) \
@@ -63,7 +68,7 @@ endif
 endef
 
 .PHONY: tools _tools_force
-tools: $(CROSSPLANE) $(CROSSPLANE_CORE) $(XRDGEN) $(RUNTIME_IMAGE)
+tools: $(CROSSPLANE) $(CROSSPLANE_CORE) $(XRDGEN) $(RUNTIME_IMAGE) $(GOLANGCI_LINT)
 _tools_force:
 
 $(BIN)/crossplane-$(CROSSPLANE_CLI_VERSION):
@@ -88,6 +93,13 @@ $(BIN)/crossplane-core-$(CROSSPLANE_CORE_NEXT_VERSION):
 	@$(TOOLS_NEXT_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_NEXT_VERSION)" \
 	  -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane && mv $@.tmp $@
 
+$(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION):
+	@v=$$($(TOOLS_LINT_GO) list -m -f '{{.Version}}' github.com/golangci/golangci-lint/v2) && test "$$v" = "$(GOLANGCI_LINT_VERSION)" || \
+	  { echo "make/tools.mk wants golangci-lint $(GOLANGCI_LINT_VERSION) but test/tools/golangci-lint/go.mod has $$v" >&2; exit 1; }
+	@echo "building golangci-lint $(GOLANGCI_LINT_VERSION) into $(BIN) (first time takes a few minutes)"
+	@mkdir -p $(BIN)
+	@$(TOOLS_LINT_GO) build -trimpath -o $@.tmp github.com/golangci/golangci-lint/v2/cmd/golangci-lint && mv $@.tmp $@
+
 # xrdgen is our own code: rebuild it when its sources or the tools module change.
 $(BIN)/xrdgen-$(CONTROLLER_TOOLS_VERSION): $(XRDGEN_SRCS)
 	$(call tools_check_version,sigs.k8s.io/controller-tools,$(CONTROLLER_TOOLS_VERSION))
@@ -109,3 +121,4 @@ $(eval $(call tools_link,$(CROSSPLANE_CORE),crossplane-core-$(CROSSPLANE_CORE_VE
 $(eval $(call tools_link,$(CROSSPLANE_CORE_NEXT),crossplane-core-$(CROSSPLANE_CORE_NEXT_VERSION)))
 $(eval $(call tools_link,$(XRDGEN),xrdgen-$(CONTROLLER_TOOLS_VERSION)))
 $(eval $(call tools_link,$(RUNTIME_IMAGE),runtime-image-$(GGCR_VERSION)))
+$(eval $(call tools_link,$(GOLANGCI_LINT),golangci-lint-$(GOLANGCI_LINT_VERSION)))

@@ -129,7 +129,7 @@ func hostileInstallation(shards, pullSecrets int, repository string) string {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		b.WriteString(fmt.Sprintf(`{"name": "s%d"}`, i))
+		fmt.Fprintf(&b, `{"name": "s%d"}`, i)
 	}
 	b.WriteString(`]}}`)
 	return b.String()

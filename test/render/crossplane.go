@@ -40,7 +40,7 @@ func (r *Renderer) Render(ctx context.Context, req Request) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer os.RemoveAll(dir) //nolint:errcheck // A temporary directory.
 
 	xr := filepath.Join(dir, "xr.yaml")
 	if err := writeObjects(xr, req.XR); err != nil {

@@ -60,7 +60,7 @@ func (f *Function) waitReady(ctx context.Context, timeout time.Duration) error {
 		}
 		select {
 		case <-f.done:
-			return fmt.Errorf("function %s exited before listening on %s (%v): %s", f.cmd.Path, f.Address, f.err, f.logs.String())
+			return fmt.Errorf("function %s exited before listening on %s (%w): %s", f.cmd.Path, f.Address, f.err, f.logs.String())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
@@ -90,7 +90,7 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
+	defer l.Close() //nolint:errcheck // Only its port is needed.
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 

@@ -416,7 +416,7 @@ func (c *Cluster) Get(ctx context.Context, path string, out any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // Read to the end below; nothing to do if closing fails.
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", path, err)

@@ -137,7 +137,7 @@ func (p *Process) Exited() error {
 	}
 	select {
 	case <-p.run.done:
-		return fmt.Errorf("%s exited: %v; last lines of %s:\n%s", p.Name, p.run.err, p.Log, Tail(p.Log, 20))
+		return fmt.Errorf("%s exited: %w; last lines of %s:\n%s", p.Name, p.run.err, p.Log, Tail(p.Log, 20))
 	default:
 		return nil
 	}

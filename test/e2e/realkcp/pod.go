@@ -134,19 +134,19 @@ func (p *Pod) Command(ctx context.Context, env []string, bin string, args ...str
 	return cmd
 }
 
-// start runs a long-lived process in the pod, its log at <pod dir>/<name>.log.
-func (p *Pod) start(name string, env []string, bin string, args ...string) (*proc.Process, error) {
+// start runs a long-lived process in the pod, its log at <pod dir>/<name>.log; Stop stops it.
+func (p *Pod) start(name string, env []string, bin string, args ...string) error {
 	cmd := p.Command(context.Background(), nil, bin, args...)
 	wd := filepath.Join(p.dir, "workdir")
 	if err := os.MkdirAll(wd, 0o755); err != nil {
-		return nil, err
+		return err
 	}
 	pr, err := proc.StartIn(filepath.Join(p.dir, name+".log"), wd, env, cmd.Path, cmd.Args[1:]...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.procs = append(p.procs, pr)
-	return pr, nil
+	return nil
 }
 
 // Stop stops the pod's processes, as the kubelet does when its Deployment is gone.

@@ -210,7 +210,7 @@ func (c *Cluster) RunEtcd(ctx context.Context, host string) (*Pod, error) {
 	if err := c.Host(host, p.IP); err != nil {
 		return p, err
 	}
-	_, err = p.start("etcd", nil, c.opts.Etcd,
+	err = p.start("etcd", nil, c.opts.Etcd,
 		"--name=etcd", "--data-dir="+filepath.Join(p.dir, "data"),
 		"--listen-client-urls=http://0.0.0.0:2379", "--advertise-client-urls=http://"+p.IP+":2379",
 		"--listen-peer-urls=http://127.0.0.1:2380", "--initial-advertise-peer-urls=http://127.0.0.1:2380",
@@ -287,7 +287,7 @@ func (c *Cluster) runPod(ctx context.Context, r Reader, namespace, name string, 
 	for i, a := range args {
 		args[i] = expand(a, vars)
 	}
-	_, err = p.start(filepath.Base(bin), env, bin, args...)
+	err = p.start(filepath.Base(bin), env, bin, args...)
 	return p, err
 }
 

@@ -24,14 +24,14 @@ type fakeReader struct {
 
 func (f fakeReader) GetJSON(_ context.Context, out any, args ...string) error {
 	var v any
-	switch {
-	case args[0] == "configmap":
+	switch args[0] {
+	case "configmap":
 		cm, ok := f.configMaps[args[len(args)-1]]
 		if !ok {
 			return fmt.Errorf("configmap %s not found", args[len(args)-1])
 		}
 		v = cm
-	case args[0] == "services":
+	case "services":
 		v = f.services
 	default:
 		return fmt.Errorf("fakeReader: %v", args)

@@ -772,8 +772,7 @@ func caCerts(b []byte) []*x509.Certificate {
 // client keys embedded in kubeconfigs.
 func privateKeys(data map[string][]byte) []crypto.Signer {
 	var out []crypto.Signer
-	var scan func(b []byte)
-	scan = func(b []byte) {
+	scan := func(b []byte) {
 		for {
 			var blk *pem.Block
 			blk, b = pem.Decode(b)

@@ -41,7 +41,7 @@ spec:
 			t.Fatal(err)
 		}
 		// Its workspace's Objects act in a kcp that does not run here: do not wait for them.
-		defer e.Kubectl(context.Background(), nil, "delete", "tenants.kcp.crossplane.io", ns, "-n", sharedPlatform, "--wait=false") //nolint:errcheck
+		defer e.Kubectl(context.Background(), nil, "delete", "tenants.kcp.crossplane.io", ns, "-n", sharedPlatform, "--wait=false") //nolint:errcheck // Clean-up: the test has its result.
 
 		as := teamUser(ctx, t, e, ns, user)
 		m := fmt.Sprintf(`apiVersion: kcp.crossplane.io/v1alpha1

@@ -163,7 +163,7 @@ func TestCRDCost(t *testing.T) {
 func ourCRDs(ctx context.Context, crossplane, root, out string) ([]costCRD, error) {
 	defs, err := filepath.Glob(filepath.Join(root, "apis", "*", "definition.yaml"))
 	if err != nil || len(defs) == 0 {
-		return nil, fmt.Errorf("no apis/*/definition.yaml found under %s: %v", root, err)
+		return nil, fmt.Errorf("no apis/*/definition.yaml found under %s: %w", root, err)
 	}
 	var crds []costCRD
 	for _, def := range defs {
@@ -183,7 +183,7 @@ func ourCRDs(ctx context.Context, crossplane, root, out string) ([]costCRD, erro
 func crdsIn(dir string) ([]costCRD, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("%s=%s holds no *.yaml: %v", envKCPOperatorCRDs, dir, err)
+		return nil, fmt.Errorf("%s=%s holds no *.yaml: %w", envKCPOperatorCRDs, dir, err)
 	}
 	var crds []costCRD
 	for _, f := range files {
@@ -509,7 +509,7 @@ func waitOpenAPI(ctx context.Context, client *http.Client, url, section string, 
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("kinds %v still missing: %w (last error: %v)", missing, ctx.Err(), err)
+			return nil, fmt.Errorf("kinds %v still missing: %w (last error: %w)", missing, ctx.Err(), err)
 		case <-time.After(time.Second):
 		}
 	}

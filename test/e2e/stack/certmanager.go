@@ -22,7 +22,7 @@ const certManagerNamespace = "cert-manager"
 func (s *Stack) startCertManager(ctx context.Context) error {
 	files, err := filepath.Glob(filepath.Join(s.opts.CertManagerCRDs, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no cert-manager CRDs in %q (%s): %v", s.opts.CertManagerCRDs, EnvCertManagerCRDs, err)
+		return fmt.Errorf("no cert-manager CRDs in %q (%s): %w", s.opts.CertManagerCRDs, EnvCertManagerCRDs, err)
 	}
 	var all []byte
 	for _, f := range files {

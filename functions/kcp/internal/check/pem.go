@@ -23,7 +23,7 @@ func PEMCertificates(data []byte) error {
 			return fmt.Errorf("holds a PEM block of type %q (block %d); only CERTIFICATE blocks are allowed", block.Type, n)
 		}
 		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			return fmt.Errorf("holds a certificate that does not parse (block %d): %v", n, err)
+			return fmt.Errorf("holds a certificate that does not parse (block %d): %w", n, err)
 		}
 		block, rest = pem.Decode(rest)
 	}

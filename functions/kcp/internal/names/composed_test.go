@@ -117,7 +117,7 @@ func readGoldenNames(t *testing.T, path string) []goldenLine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // Read-only.
 	var out []goldenLine
 	s := bufio.NewScanner(f)
 	for s.Scan() {

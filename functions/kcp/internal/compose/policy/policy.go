@@ -82,7 +82,7 @@ func Read(st *observed.State) (Policy, bool, error) {
 		err = json.Unmarshal(raw, &p)
 	}
 	if err != nil {
-		return Policy{}, true, fmt.Errorf("the platform's policy (%s %s, data) cannot be read: %v; the platform team must fix it", Kind, Name, err)
+		return Policy{}, true, fmt.Errorf("the platform's policy (%s %s, data) cannot be read: %w; the platform team must fix it", Kind, Name, err)
 	}
 	return p, true, nil
 }

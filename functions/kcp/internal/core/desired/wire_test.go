@@ -55,7 +55,7 @@ type edge struct {
 	Float          float64                        `json:"float"`
 	NoTag          string                         //nolint:tagliatelle // Field name as key, as in JSON.
 	Skipped        string                         `json:"-"`
-	unexported     string                         //nolint:unused // Never written.
+	unexported     string                         // Never written.
 	NilPointer     *int32                         `json:"nilPointer"`
 	Pointer        *int32                         `json:"pointer"`
 	NilMap         map[string]string              `json:"nilMap"`

@@ -96,7 +96,7 @@ func TestExposure(t *testing.T) {
 				var gotPort int32
 				switch r := o.Resource.(type) {
 				case *gatewayv1.TLSRoute:
-					gotPort = int32(*r.Spec.Rules[0].BackendRefs[0].Port)
+					gotPort = *r.Spec.Rules[0].BackendRefs[0].Port
 				case *networkingv1.Ingress:
 					gotPort = r.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Port.Number
 				}

@@ -3,7 +3,6 @@ package kcpinstallation
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 )
 
@@ -21,7 +20,7 @@ const generatedFlagsFix = "what it sets comes from this installation's own field
 // does not offer and so reaches the function as a volume without a type, and an argument
 // that replaces a flag the package generates (the etcd the component stores in, the CAs it
 // trusts, the certificate it serves), which kcp takes silently as a flag given twice.
-func checkExtras(inst *v1alpha1.KcpInstallation, children []child, flags FlagsOf) field.ErrorList {
+func checkExtras(children []child, flags FlagsOf) field.ErrorList {
 	var errs field.ErrorList
 	for _, c := range children {
 		if c.extra == nil {

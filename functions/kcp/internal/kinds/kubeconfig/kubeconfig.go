@@ -65,7 +65,7 @@ type secretState int
 
 const (
 	// secretNone: not composed, nothing to keep.
-	secretNone secretState = iota
+	secretNone secretState = iota //nolint:unused // The zero value, named for the reader.
 	// secretBuilt: composed from the current inputs.
 	secretBuilt
 	// secretKept: the observed Secret is carried forward unchanged.
@@ -376,7 +376,7 @@ func (c *composer) result() result.Result[v1alpha1.KubeconfigStatus] {
 		Conditions:   conds,
 		// Ready only once the kubeconfig exists and reflects the current inputs, and the
 		// roles it asks for are bound: a kubeconfig that gets 403 everywhere is not ready.
-		NotReady: !(exists && c.secret == secretBuilt) || (c.b.workspace != "" && !c.b.bound()),
+		NotReady: !exists || c.secret != secretBuilt || (c.b.workspace != "" && !c.b.bound()),
 	}
 }
 

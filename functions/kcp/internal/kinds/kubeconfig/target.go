@@ -151,7 +151,7 @@ func (t target) layout(kc *v1alpha1.Kubeconfig) (kubeconfigfile.Embedded, error)
 	}
 	def, err := url.JoinPath(base, "clusters", Workspace(kc))
 	if err != nil {
-		return kubeconfigfile.Embedded{}, fmt.Errorf("the server URL %q of %s is not a valid URL: %v", base, TargetName(kc), err)
+		return kubeconfigfile.Embedded{}, fmt.Errorf("the server URL %q of %s is not a valid URL: %w", base, TargetName(kc), err)
 	}
 	e := kubeconfigfile.Embedded{
 		Clusters:       map[string]string{contextDefault: def, contextBase: base},

@@ -13,7 +13,6 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
@@ -279,7 +278,7 @@ func TestReservedListsMatchCompositions(t *testing.T) {
 		}
 		return out
 	}
-	var rsState, shState, fpState *observed.State = base().State(), base().State(), base().State()
+	rsState, shState, fpState := base().State(), base().State(), base().State()
 	var rsSecrets, shSecrets, fpSecrets []string
 	for range 3 {
 		f := must(frontproxy.Compose(fp, fpState))

@@ -19,6 +19,7 @@ func GeneratedFlags(sh *v1alpha1.Shard) []string {
 // (the platform's choice, which a KcpInstallation's tenant does not have).
 func Warnings(sh *v1alpha1.Shard) []string {
 	spec := field.NewPath("spec")
-	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), GeneratedFlags(sh), sh.Spec.ExtraArgs)
+	out := check.UnknownTemplateKeys("spec.certificateTemplates", sh.Spec.CertificateTemplates, templateKeys)
+	out = append(out, check.GeneratedFlagWarnings(spec.Child("extraArgs"), GeneratedFlags(sh), sh.Spec.ExtraArgs)...)
 	return append(out, check.RestrictedVolumeWarnings(spec.Child("extraVolumes"), sh.Spec.ExtraVolumes)...)
 }

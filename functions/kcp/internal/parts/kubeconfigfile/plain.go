@@ -81,7 +81,7 @@ func (c Config) appendPlain(b []byte) ([]byte, bool) {
 // that are not last (": " or a final ":" would end a key). Stricter than the encoder, which
 // is what Marshal falls back to.
 func plain(s string) bool {
-	if s == "" || !(isLetter(s[0]) || s[0] == '/') {
+	if s == "" || (!isLetter(s[0]) && s[0] != '/') {
 		return false
 	}
 	if len(s) <= 5 && yamlWord(s) {

@@ -68,7 +68,7 @@ func (r Route) tlsRoute(g v1alpha1.GatewayExposure) *gatewayv1.TLSRoute {
 		section := gatewayv1.SectionName(g.SectionName)
 		parent.SectionName = &section
 	}
-	port := gatewayv1.PortNumber(r.Port)
+	port := r.Port // a gatewayv1.PortNumber
 	return &gatewayv1.TLSRoute{
 		TypeMeta:   metav1.TypeMeta{APIVersion: gatewayv1.GroupVersion.String(), Kind: "TLSRoute"},
 		ObjectMeta: metav1.ObjectMeta{Name: r.Name, Namespace: r.Namespace, Labels: maps.Clone(r.Labels)},
