@@ -3,7 +3,6 @@ package shard
 import (
 	"testing"
 
-	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -14,24 +13,9 @@ import (
 // Certificates composePKI applies templates to: each key reaches one Certificate, and every
 // Certificate a Shard composes has a key.
 func TestCertificateTemplateKeys(t *testing.T) {
-	tpl := v1alpha1.CertificateTemplateMap{}
-	for _, k := range templateKeys {
-		tpl[k] = v1alpha1.CertificateTemplate{Metadata: &v1alpha1.CertificateMetadataTemplate{Annotations: map[string]string{"probe": k}}}
-	}
-	r := converge(shard(func(sh *v1alpha1.Shard) { sh.Spec.CertificateTemplates = tpl }), testworld.RootShard(), nil)
-
-	got := map[string]int{}
-	for _, o := range r.Desired.Objects() {
-		if c, ok := o.Resource.(*cmv1.Certificate); ok {
-			got[c.Annotations["probe"]]++
-		}
-	}
-	want := map[string]int{}
-	for _, k := range templateKeys {
-		want[k] = 1
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("certificates per template key (\"\" for a certificate no key reaches): -want, +got:\n%s", diff)
+	r := converge(shard(func(sh *v1alpha1.Shard) { sh.Spec.CertificateTemplates = testworld.ProbeTemplates("", templateKeys) }), testworld.RootShard(), nil)
+	if diff := cmp.Diff(testworld.Once("", templateKeys), testworld.TemplateProbes(&r.Desired)); diff != "" {
+		t.Errorf("Certificates per template key (\"\": no key reaches them): -want, +got:\n%s", diff)
 	}
 }
 

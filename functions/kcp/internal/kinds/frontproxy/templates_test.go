@@ -1,0 +1,23 @@
+package frontproxy
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
+)
+
+// TestCertificateTemplateKeys holds templateKeys, the keys Warnings accepts, to the
+// Certificates composePKI applies templates to: each key reaches one Certificate, and every
+// Certificate a FrontProxy composes has a key.
+func TestCertificateTemplateKeys(t *testing.T) {
+	fp := frontProxy(func(fp *v1alpha1.FrontProxy) {
+		fp.Spec.CertificateTemplates = testworld.ProbeTemplates("", templateKeys)
+	})
+	r := converge(fp, testworld.RootShard(), nil)
+	if diff := cmp.Diff(testworld.Once("", templateKeys), testworld.TemplateProbes(&r.Desired)); diff != "" {
+		t.Errorf("Certificates per template key (\"\": no key reaches them): -want, +got:\n%s", diff)
+	}
+}
