@@ -183,10 +183,10 @@ demo-down:
 	else echo "no demo running"; fi
 
 ## lint: golangci-lint over the root module (the function, its APIs, the tests); .golangci.yml
-## says which linters and why. It formats-checks too (gofmt, goimports) and runs go vet's checks.
+## says which linters and why. It checks gofmt too and runs go vet's checks.
 .PHONY: lint
 lint: $(GOLANGCI_LINT)
-	@echo "== golangci-lint (gofmt, goimports, vet and the linters of .golangci.yml)"; $(GOLANGCI_LINT) run ./...
+	@echo "== golangci-lint (gofmt, vet and the linters of .golangci.yml)"; $(GOLANGCI_LINT) run ./...
 
 ## test: everything CI runs. The end-to-end packages under test/e2e need the binaries the
 ## e2e targets build, so they run through those targets, not through `go test ./...`.
