@@ -428,7 +428,7 @@ func foldStringData(secret *Object) {
 func (s Simulator) issue(cert *Object, composedIssuers map[string]bool) (*Object, error) {
 	secretName, _, _ := unstructured.NestedString(cert.Object, "spec", "secretName")
 	if secretName == "" {
-		return nil, fmt.Errorf("the Certificate %s has no spec.secretName", cert.GetName())
+		return nil, fmt.Errorf("Certificate %s has no spec.secretName", cert.GetName()) //nolint:staticcheck // Starts with the kind's name, as every message here does.
 	}
 	isCA, _, _ := unstructured.NestedBool(cert.Object, "spec", "isCA")
 	issuer, _, _ := unstructured.NestedStringMap(cert.Object, "spec", "issuerRef")
