@@ -406,7 +406,8 @@ type InstallationVirtualWorkspace struct {
 type InstallationCacheServer struct {
 	// Etcd is the cache server's etcd. Defaults to the installation's etcd (managed or
 	// external) under a key prefix of the cache's own: /cache, or <prefix>-cache beside an
-	// external etcd's prefix.
+	// external etcd's prefix. kcp v0.32.3 and earlier ignore the prefix and store under
+	// /cache, so there a new cache server in an etcd shared through a prefix is refused.
 	// +optional
 	Etcd *EtcdConfig `json:"etcd,omitempty"`
 

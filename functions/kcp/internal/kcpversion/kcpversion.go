@@ -7,6 +7,7 @@
 package kcpversion
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -68,4 +69,35 @@ func SupportsMountsProxyAndRequestHeader(tag string) bool {
 func SupportsCacheServerClientCA(tag string) bool {
 	v, ok := Parse(tag)
 	return !ok || v.tilde(0, 29, 2) || v.tilde(0, 30, 2) || v.atLeast(0, 31, 0)
+}
+
+// CacheServerHonoursEtcdPrefix says whether the cache server stores its data under
+// --etcd-prefix: >=0.33.0. Up to v0.32.3 it sets its storage prefix to /cache whatever the
+// flag says (pkg/cache/server/config.go), so two cache servers of those versions sharing one
+// etcd share /cache. kcp#4292 (commit 84c1f2f, on main after v0.32.3, in no release yet)
+// honours the flag.
+func CacheServerHonoursEtcdPrefix(tag string) bool {
+	v, ok := Parse(tag)
+	return !ok || v.atLeast(0, 33, 0)
+}
+
+// CacheServerStoragePrefix is where kcp's cache server keeps its data in etcd: /cache on
+// kcp that ignores --etcd-prefix; on kcp that honours it, the prefix asked for, except that
+// none and the API server's default /registry still mean /cache.
+func CacheServerStoragePrefix(tag, prefix string) string {
+	if prefix == "" || prefix == "/registry" || !CacheServerHonoursEtcdPrefix(tag) {
+		return "/cache"
+	}
+	return prefix
+}
+
+// IgnoredCachePrefix says why a cache server of kcp tag, asked to store under prefix, keeps
+// its data elsewhere, where every other cache server on its etcd does too; "" when it stores
+// where asked.
+func IgnoredCachePrefix(tag, prefix string) string {
+	stored := CacheServerStoragePrefix(tag, prefix)
+	if prefix == "" || strings.TrimSuffix(prefix, "/") == stored {
+		return ""
+	}
+	return fmt.Sprintf("kcp %s's cache server ignores --etcd-prefix=%s and keeps its data under %s, which every other cache server on this etcd shares (kcp#4292 fixes this in the release after v0.32.3)", tag, prefix, stored)
 }

@@ -51,3 +51,27 @@ func TestSupportsCacheServerClientCA(t *testing.T) {
 		})
 	}
 }
+
+func TestCacheServerStoragePrefix(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		tag    string
+		prefix string
+		want   string
+	}{
+		"Default":         {reason: "kcp v0.32.3 keeps its cache under /cache whatever --etcd-prefix says.", tag: "v0.32.3", prefix: "/kcp-cache", want: "/cache"},
+		"OlderIgnoresToo": {reason: "So does every earlier kcp.", tag: "v0.30.2", prefix: "/a-cache", want: "/cache"},
+		"NoPrefix":        {reason: "Without --etcd-prefix the cache server uses /cache on every version.", tag: "v0.33.0", prefix: "", want: "/cache"},
+		"DefaultFlag":     {reason: "kcp#4292 keeps /cache for the flag's default, /registry.", tag: "v0.33.0", prefix: "/registry", want: "/cache"},
+		"Honoured":        {reason: "kcp v0.33.0 (kcp#4292) stores under the prefix asked for.", tag: "v0.33.0", prefix: "/kcp-cache", want: "/kcp-cache"},
+		"PreRelease":      {reason: "A pre-release of 0.33.0 counts as 0.33.0.", tag: "v0.33.0-rc.1", prefix: "/kcp-cache", want: "/kcp-cache"},
+		"NotSemver":       {reason: "A tag that is not a version counts as the newest kcp.", tag: "main", prefix: "/kcp-cache", want: "/kcp-cache"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := CacheServerStoragePrefix(tc.tag, tc.prefix); got != tc.want {
+				t.Errorf("%s\nCacheServerStoragePrefix(%q, %q) = %q, want %q", tc.reason, tc.tag, tc.prefix, got, tc.want)
+			}
+		})
+	}
+}

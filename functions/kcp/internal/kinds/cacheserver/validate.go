@@ -6,6 +6,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -76,6 +77,11 @@ func Warnings(cs *v1alpha1.CacheServer) []string {
 	out = append(out, check.UnknownTemplateKeys("spec.certificateTemplates", cs.Spec.CertificateTemplates, templateKeys)...)
 	if r := cs.Spec.Replicas; r != nil && *r == 0 && cs.Spec.Etcd == nil {
 		out = append(out, "spec.replicas: 0 is ignored without spec.etcd: a cache server with an embedded etcd always runs exactly 1 replica")
+	}
+	if e := cs.Spec.Etcd; e != nil {
+		if why := kcpversion.IgnoredCachePrefix(kcpimage.Resolve(cs.Spec.Image).Tag, e.Prefix); why != "" {
+			out = append(out, "spec.etcd.prefix: "+why+": let no other cache server use this etcd, or run a kcp that honours the prefix (spec.image.tag v0.33.0 or later)")
+		}
 	}
 	out = append(out, extraWarnings(cs)...)
 	return out

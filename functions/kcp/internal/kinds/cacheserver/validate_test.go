@@ -169,6 +169,19 @@ func TestWarnings(t *testing.T) {
 			cs:     basic(func(cs *v1alpha1.CacheServer) { cs.Spec.Replicas = ptr.To[int32](0) }),
 			want:   []string{"spec.replicas: 0 is ignored without spec.etcd: a cache server with an embedded etcd always runs exactly 1 replica"},
 		},
+		"IgnoredEtcdPrefix": {
+			reason: "kcp v0.32.3's cache server keeps its data under /cache whatever spec.etcd.prefix says: another cache server on the same etcd would share it.",
+			cs:     basic(withEtcd(v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd:2379"}, Prefix: "/team-a-cache"})),
+			want:   []string{"spec.etcd.prefix: kcp v0.32.3's cache server ignores --etcd-prefix=/team-a-cache and keeps its data under /cache, which every other cache server on this etcd shares (kcp#4292 fixes this in the release after v0.32.3): let no other cache server use this etcd, or run a kcp that honours the prefix (spec.image.tag v0.33.0 or later)"},
+		},
+		"HonouredEtcdPrefix": {
+			reason: "kcp v0.33.0 stores where spec.etcd.prefix says.",
+			cs:     basic(withTag("v0.33.0"), withEtcd(v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd:2379"}, Prefix: "/team-a-cache"})),
+		},
+		"CachePrefix": {
+			reason: "/cache is where kcp v0.32.3 stores anyway.",
+			cs:     basic(withEtcd(tlsEtcd)),
+		},
 		"ZeroReplicasExternal": {
 			reason: "With an external etcd 0 replicas is honoured.",
 			cs:     basic(withEtcd(plainEtcd), func(cs *v1alpha1.CacheServer) { cs.Spec.Replicas = ptr.To[int32](0) }),

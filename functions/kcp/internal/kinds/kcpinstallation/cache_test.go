@@ -24,10 +24,11 @@ func TestCacheServerEtcd(t *testing.T) {
 			want:   &v1alpha1.EtcdConfig{Endpoints: []string{"https://team-a-etcd.tenant.svc.cluster.local:2379"}, TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: secretRef("team-a-etcd-client")}, Prefix: "/cache"},
 		},
 		"ExternalEtcd": {
-			reason: "Beside the root shard's keys in the external etcd.",
+			reason: "Beside the root shard's keys in the external etcd, on a kcp whose cache server honours --etcd-prefix.",
 			inst: func() *v1alpha1.KcpInstallation {
 				i := external()
 				i.Spec.Etcd.External.Prefix = "/kcp/"
+				i.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.33.0"}
 				return i
 			},
 			want: &v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd:2379"}, Prefix: "/kcp-cache"},

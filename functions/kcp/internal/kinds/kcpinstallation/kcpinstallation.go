@@ -94,6 +94,10 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	if errs := checkHostnames(inst, hosts, st); len(errs) > 0 {
 		return r, errs
 	}
+	errs, r.Warnings = checkCacheKeyspace(inst, children, st)
+	if len(errs) > 0 {
+		return r, errs
+	}
 	upgrade, image, err := planUpgrade(inst, children, st)
 	if err != nil {
 		return r, field.ErrorList{err}
@@ -267,7 +271,7 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 	cs.Certificates = s.Certificates
 	f := field.NewPath("spec", "cacheServer")
 	xr := &v1alpha1.CacheServer{ObjectMeta: p.meta(csName), Spec: cs}
-	p.children = append(p.children, child{key: "cacheserver", kind: v1alpha1.KindCacheServer, field: f, xr: xr, component: f, extra: s.CacheServer.Extra})
+	p.children = append(p.children, child{key: cacheServerKey, kind: v1alpha1.KindCacheServer, field: f, xr: xr, component: f, extra: s.CacheServer.Extra})
 	return v1alpha1.CacheConfig{Ref: &corev1.LocalObjectReference{Name: csName}}
 }
 

@@ -1,0 +1,119 @@
+package kcpinstallation
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+)
+
+// TestCacheKeyspace: on a kcp whose cache server ignores --etcd-prefix (v0.32.3 and before)
+// a new installation's cache server never lands in /cache of an etcd it may share; one that
+// already runs there is kept and warned about.
+func TestCacheKeyspace(t *testing.T) {
+	externalAt := func(prefix, tag string) func(*v1alpha1.KcpInstallation) {
+		return func(i *v1alpha1.KcpInstallation) {
+			i.Spec.Etcd = &v1alpha1.InstallationEtcd{External: &v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd:2379"}, Prefix: prefix}}
+			if tag != "" {
+				i.Spec.Image = &v1alpha1.ImageSpec{Tag: tag}
+			}
+		}
+	}
+	ownEtcd := func(prefix string) func(*v1alpha1.KcpInstallation) {
+		return func(i *v1alpha1.KcpInstallation) {
+			i.Spec.CacheServer.Etcd = &v1alpha1.EtcdConfig{Endpoints: []string{"http://cache-etcd:2379"}, Prefix: prefix}
+		}
+	}
+	const refused = "kcp v0.32.3's cache server ignores --etcd-prefix=/team-a-cache and keeps its data under /cache, which every other cache server on this etcd shares (kcp#4292 fixes this in the release after v0.32.3)"
+	cases := map[string]struct {
+		reason   string
+		mods     []func(*v1alpha1.KcpInstallation)
+		running  map[string]any // the spec of the installation's CacheServer, when it exists
+		wantErrs []string
+		wantWarn []string
+	}{
+		"ManagedEtcd": {
+			reason: "The installation's own etcd holds no other cache server.",
+		},
+		"ExternalWithoutPrefix": {
+			reason: "Without a prefix the cache server asks for /cache, where kcp puts it anyway.",
+			mods:   []func(*v1alpha1.KcpInstallation){externalAt("", "")},
+		},
+		"ExternalPrefixRefused": {
+			reason:   "A prefix says the etcd is shared; kcp v0.32.3 would put the cache in /cache, with every other cache server there.",
+			mods:     []func(*v1alpha1.KcpInstallation){externalAt("/team-a", "")},
+			wantErrs: []string{"spec.etcd.external.prefix: Forbidden: " + refused + "; give the cache server an etcd of its own in spec.cacheServer.etcd (without a prefix), set spec.cacheServer.embedded, or run a kcp that honours the prefix (spec.image.tag v0.33.0 or later)"},
+		},
+		"ExternalPrefixRunning": {
+			reason:   "A cache server already running there is not moved (its keys are where kcp put them): kept, with a warning.",
+			mods:     []func(*v1alpha1.KcpInstallation){externalAt("/team-a", "")},
+			running:  map[string]any{"etcd": map[string]any{"endpoints": []any{"http://etcd:2379"}, "prefix": "/team-a-cache"}},
+			wantWarn: []string{"spec.etcd.external.prefix: " + refused + "; this installation's cache server already runs there and is kept as it is: let no other cache server use this etcd"},
+		},
+		"MovedIntoSharedEtcd": {
+			reason:   "A cache server that ran embedded and is moved into the shared etcd is refused as a new one is: two steps must not get a tenant into /cache.",
+			mods:     []func(*v1alpha1.KcpInstallation){externalAt("/team-a", "")},
+			running:  map[string]any{},
+			wantErrs: []string{"spec.etcd.external.prefix: Forbidden: " + refused + "; give the cache server an etcd of its own in spec.cacheServer.etcd (without a prefix), set spec.cacheServer.embedded, or run a kcp that honours the prefix (spec.image.tag v0.33.0 or later)"},
+		},
+		"RunningOnKcpThatHonours": {
+			reason:   "A cache server that ran on a kcp honouring the prefix keeps its data under /team-a-cache: going back to v0.32.3 would move it into /cache.",
+			mods:     []func(*v1alpha1.KcpInstallation){externalAt("/team-a", "")},
+			running:  map[string]any{"image": map[string]any{"tag": "v0.33.0"}, "etcd": map[string]any{"endpoints": []any{"http://etcd:2379"}, "prefix": "/team-a-cache"}},
+			wantErrs: []string{"spec.etcd.external.prefix: Forbidden: " + refused + "; give the cache server an etcd of its own in spec.cacheServer.etcd (without a prefix), set spec.cacheServer.embedded, or run a kcp that honours the prefix (spec.image.tag v0.33.0 or later)"},
+		},
+		"ExternalPrefixHonoured": {
+			reason: "kcp v0.33.0 stores under /team-a-cache, apart from every other installation's cache.",
+			mods:   []func(*v1alpha1.KcpInstallation){externalAt("/team-a", "v0.33.0")},
+		},
+		"NotAVersion": {
+			reason: "A tag that is not a version counts as the newest kcp, which honours the prefix.",
+			mods:   []func(*v1alpha1.KcpInstallation){externalAt("/team-a", "main")},
+		},
+		"Embedded": {
+			reason: "An embedded cache keeps its data in its own pod.",
+			mods:   []func(*v1alpha1.KcpInstallation){externalAt("/team-a", ""), func(i *v1alpha1.KcpInstallation) { i.Spec.CacheServer.Embedded = true }},
+		},
+		"OwnEtcdWithoutPrefix": {
+			reason: "An etcd named for the cache alone, without a prefix: /cache there is this cache's.",
+			mods:   []func(*v1alpha1.KcpInstallation){externalAt("/team-a", ""), ownEtcd("")},
+		},
+		"OwnEtcdWithPrefix": {
+			reason:   "A prefix on the cache's own etcd says it is shared too.",
+			mods:     []func(*v1alpha1.KcpInstallation){ownEtcd("/caches/a")},
+			wantErrs: []string{"spec.cacheServer.etcd.prefix: Forbidden: kcp v0.32.3's cache server ignores --etcd-prefix=/caches/a and keeps its data under /cache, which every other cache server on this etcd shares (kcp#4292 fixes this in the release after v0.32.3); give the cache server an etcd of its own in spec.cacheServer.etcd (without a prefix), set spec.cacheServer.embedded, or run a kcp that honours the prefix (spec.image.tag v0.33.0 or later)"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := smallest()
+			inst.Spec.CacheServer = &v1alpha1.InstallationCacheServer{}
+			for _, m := range tc.mods {
+				m(inst)
+			}
+			composed := map[resource.Name]*resource.Unstructured{}
+			if tc.running != nil {
+				u := &resource.Unstructured{Object: map[string]any{"spec": tc.running}}
+				u.SetAPIVersion(v1alpha1.Group + "/v1alpha1")
+				u.SetKind(v1alpha1.KindCacheServer)
+				u.SetNamespace(inst.GetNamespace())
+				u.SetName(inst.GetName() + "-cache")
+				composed[cacheServerKey] = u
+			}
+			r, errs := Compose(inst, observed.New(composed), frontProxyNameLength, noFlags)
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.wantErrs, got); diff != "" {
+				t.Errorf("%s\nCompose(...) errors: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantWarn, r.Warnings); diff != "" {
+				t.Errorf("%s\nCompose(...) warnings: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
