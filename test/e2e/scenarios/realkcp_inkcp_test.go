@@ -185,10 +185,12 @@ spec:
 	}
 }
 
-// deleteXR deletes an XR of the kind (plural) and waits until it is gone; absent is fine.
+// deleteXR deletes an XR of the kind (plural) and waits until it and what it composed are gone
+// (foreground): an Object in kcp is deleted while kcp still runs, and no provider finalizer is
+// left for a later scenario's namespace delete to wait on. Absent is fine.
 func deleteXR(ctx context.Context, t *testing.T, e *env, plural, ns, name string) {
 	t.Helper()
-	if out, err := e.Kubectl(ctx, nil, "delete", plural+".kcp.crossplane.io", "-n", ns, name, "--ignore-not-found", "--wait=true", "--timeout=3m"); err != nil {
+	if out, err := e.Kubectl(ctx, nil, "delete", plural+".kcp.crossplane.io", "-n", ns, name, "--ignore-not-found", "--cascade=foreground", "--wait=true", "--timeout=3m"); err != nil {
 		t.Errorf("delete %s %s/%s: %v\n%s", plural, ns, name, err, out)
 	}
 }

@@ -3,9 +3,13 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // testShardedRealKCP runs examples/sharded as real kcp (package realkcp): an etcd at the
@@ -19,7 +23,8 @@ import (
 func testShardedRealKCP(ctx context.Context, t *testing.T, e *env, binDir string) {
 	const ns = basicNamespace
 	c := startRealKCP(ctx, t, e, binDir, "sharded")
-	if _, err := c.RunEtcd(ctx, "etcd.kcp.svc.cluster.local"); err != nil {
+	etcd, err := c.RunEtcd(ctx, "etcd.kcp.svc.cluster.local")
+	if err != nil {
 		t.Fatal(err)
 	}
 	pods := runDeployments(ctx, t, c, ns, "cache-cache-server", "root-kcp", "root-proxy", "shard-1-shard-kcp", "shard-2-shard-kcp", "frontproxy-front-proxy")
@@ -75,6 +80,29 @@ spec:
 		t.Errorf("kubectl auth whoami with the shard-1-controller kubeconfig, against shard-1: %v %q", err, out)
 	}
 	e.Step("RealKCP sharded: Kubeconfig shard-1-controller authenticated by shard-1 itself at %s", serverOf(ctx, t, controller))
+
+	// Where kcp wrote: every component under the key prefix its XR composed (the example's
+	// cache server asks for /cache, where kcp v0.32.3 puts it whatever --etcd-prefix says).
+	t.Run("EtcdKeyspaces", func(t *testing.T) {
+		out, err := etcd.Command(ctx, nil, os.Getenv(envEtcdctl), "get", "", "--prefix", "--keys-only").CombinedOutput()
+		if err != nil {
+			t.Fatalf("etcdctl get --prefix --keys-only in the etcd pod: %v\n%s", err, out)
+		}
+		keys := map[string]int{}
+		for _, k := range strings.Fields(string(out)) {
+			first, _, _ := strings.Cut(strings.TrimPrefix(k, "/"), "/")
+			keys["/"+first]++
+		}
+		var got []string
+		for p := range keys {
+			got = append(got, p)
+		}
+		slices.Sort(got)
+		if diff := cmp.Diff([]string{"/cache", "/root", "/shard-1", "/shard-2"}, got); diff != "" {
+			t.Errorf("etcd key prefixes kcp wrote under (keys per prefix %v): -want, +got:\n%s", keys, diff)
+		}
+		e.Step("RealKCP sharded: etcd holds keys only under the composed prefixes: %v", keys)
+	})
 }
 
 // workspaceOnEachShard places a workspace on each shard (a label on kcp's Shard object and the
