@@ -2,14 +2,7 @@ package kcpversion
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -20,6 +13,7 @@ import (
 	"time"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
 // TestCacheServerStoragePrefixOnRealKCP holds CacheServerStoragePrefix to what kcp's own
@@ -45,7 +39,7 @@ func TestCacheServerStoragePrefixOnRealKCP(t *testing.T) {
 		"--listen-peer-urls="+peer, "--initial-advertise-peer-urls="+peer, "--initial-cluster=default="+peer,
 		fmt.Sprintf("--listen-metrics-urls=http://127.0.0.1:%d", ports[2]))
 	ca := filepath.Join(dir, "client-ca.crt")
-	if err := os.WriteFile(ca, selfSignedCA(t), 0o600); err != nil {
+	if err := os.WriteFile(ca, []byte(testworld.CAPEM()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	const asked = "/probe-cache"
@@ -120,23 +114,4 @@ func freePorts(t *testing.T, n int) []int {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports
-}
-
-// selfSignedCA is a CA certificate, PEM: the cache-server refuses to start without a client CA.
-func selfSignedCA(t *testing.T) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "probe-client-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }

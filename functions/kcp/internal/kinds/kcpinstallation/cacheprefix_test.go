@@ -13,6 +13,14 @@ import (
 // TestCacheKeyspace: on a kcp whose cache server ignores --etcd-prefix (v0.32.3 and before)
 // a new installation's cache server never lands in /cache of an etcd it may share; one that
 // already runs there is kept and warned about.
+//
+// The fields it reads are a tenant's to set (spec.etcd.external, spec.cacheServer.etcd,
+// spec.cacheServer.embedded, spec.image.tag); this change adds no field, only a refusal. The
+// schema bounds each prefix at 256 characters of a key path (check.EtcdPrefix); no shared
+// object reads them, and none widens a certificate or an identity: the platform's policy does
+// not decide them. The hostile cases are a tenant reaching /cache of a shared etcd directly
+// (ExternalPrefixRefused, OwnEtcdWithPrefix) or in two edits (MovedIntoSharedEtcd,
+// RunningOnKcpThatHonours).
 func TestCacheKeyspace(t *testing.T) {
 	externalAt := func(prefix, tag string) func(*v1alpha1.KcpInstallation) {
 		return func(i *v1alpha1.KcpInstallation) {
