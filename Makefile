@@ -129,7 +129,8 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 E2E_RUN ?=
 E2E_FLAGS ?=
 .PHONY: e2e
-e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_PROVIDER_KUBERNETES_XPKG)
+e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_CERT_MANAGER_CONTROLLER_OLDEST) $(E2E_PROVIDER_KUBERNETES_XPKG) \
+	$(E2E_PROVIDER_KUBERNETES_OLDEST_XPKG)
 	@echo "== end-to-end scenarios on a real control plane (about 50 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.

@@ -22,9 +22,15 @@ BIN ?= $(CURDIR)/bin
 
 E2E_ETCD_VERSION         := v3.6.7
 E2E_KUBERNETES_VERSION   := v1.35.3
-E2E_CERT_MANAGER_VERSION := v1.19.5
-E2E_PROVIDER_KUBERNETES_VERSION := v1.2.0
+E2E_CERT_MANAGER_VERSION := v1.21.2
+E2E_PROVIDER_KUBERNETES_VERSION := v1.3.1
 E2E_KWOK_VERSION         := v0.8.0
+
+# The oldest versions docs/support.md supports, from modules of their own
+# (test/e2e/tools/*-oldest): TestCrossplaneNext runs on them, TestKCP on the newest above, so
+# each end of each range is tested (docs/support.md).
+E2E_CERT_MANAGER_OLDEST_VERSION        := v1.19.5
+E2E_PROVIDER_KUBERNETES_OLDEST_VERSION := v1.2.0
 
 E2E_ETCD                    := $(BIN)/etcd
 E2E_ETCDCTL                 := $(BIN)/etcdctl
@@ -36,8 +42,10 @@ E2E_KUBECTL                 := $(BIN)/kubectl
 E2E_CERT_MANAGER_CONTROLLER := $(BIN)/cert-manager-controller
 E2E_PROVIDER_KUBERNETES     := $(BIN)/provider-kubernetes
 E2E_KWOK                    := $(BIN)/kwok
+E2E_CERT_MANAGER_CONTROLLER_OLDEST := $(BIN)/cert-manager-controller-oldest
+E2E_PROVIDER_KUBERNETES_OLDEST     := $(BIN)/provider-kubernetes-oldest
 export E2E_ETCD E2E_ETCDCTL E2E_ETCDUTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBE_SCHEDULER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
-	E2E_PROVIDER_KUBERNETES E2E_KWOK
+	E2E_PROVIDER_KUBERNETES E2E_KWOK E2E_CERT_MANAGER_CONTROLLER_OLDEST
 
 E2E_TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/e2e/tools)
 
@@ -56,13 +64,14 @@ E2E_KUBECTL_LDFLAGS := $(E2E_K8S_LDFLAGS) \
 	-X k8s.io/client-go/pkg/version.gitMajor=$(word 1,$(subst ., ,$(E2E_KUBERNETES_VERSION:v%=%))) \
 	-X k8s.io/client-go/pkg/version.gitMinor=$(word 2,$(subst ., ,$(E2E_KUBERNETES_VERSION:v%=%))) \
 	-X k8s.io/client-go/pkg/version.gitTreeState=clean
-E2E_CERT_MANAGER_LDFLAGS := -s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(E2E_CERT_MANAGER_VERSION)
-E2E_PROVIDER_KUBERNETES_LDFLAGS := -s -w \
-	-X github.com/crossplane-contrib/provider-kubernetes/internal/version.Version=$(E2E_PROVIDER_KUBERNETES_VERSION)
+# $(call e2e_cert_manager_ldflags,<version>), $(call e2e_provider_kubernetes_ldflags,<version>)
+e2e_cert_manager_ldflags = -s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(1)
+e2e_provider_kubernetes_ldflags = -s -w -X github.com/crossplane-contrib/provider-kubernetes/internal/version.Version=$(1)
 E2E_KWOK_LDFLAGS := -s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$(E2E_KWOK_VERSION)
 
-E2E_CERT_MANAGER_SRCS := $(filter-out %_test.go,$(wildcard $(E2E_TOOLS_DIR)/cert-manager/*.go)) \
-	$(E2E_TOOLS_DIR)/cert-manager/go.mod $(E2E_TOOLS_DIR)/cert-manager/go.sum
+# $(call e2e_module_srcs,<module dir>): what a binary built from our own code depends on.
+e2e_module_srcs = $(filter-out %_test.go,$(wildcard $(E2E_TOOLS_DIR)/$(1)/*.go $(E2E_TOOLS_DIR)/$(1)/*/*.go $(E2E_TOOLS_DIR)/$(1)/*/*/*.go)) \
+	$(E2E_TOOLS_DIR)/$(1)/go.mod $(E2E_TOOLS_DIR)/$(1)/go.sum
 
 # e2e_check_version: fail unless test/e2e/tools/$(1)/go.mod pins module $(2) at $(3).
 define e2e_check_version
@@ -91,7 +100,7 @@ endef
 .PHONY: e2e-tools _e2e_tools_force
 ## e2e-tools: build the real-control-plane binaries for end-to-end tests into bin/.
 e2e-tools: $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_ETCDUTL) $(E2E_KUBE_APISERVER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBE_SCHEDULER) $(E2E_KUBECTL) $(E2E_CERT_MANAGER_CONTROLLER) \
-	$(E2E_PROVIDER_KUBERNETES) $(E2E_KWOK)
+	$(E2E_PROVIDER_KUBERNETES) $(E2E_KWOK) $(E2E_CERT_MANAGER_CONTROLLER_OLDEST) $(E2E_PROVIDER_KUBERNETES_OLDEST)
 _e2e_tools_force:
 
 $(BIN)/etcd-$(E2E_ETCD_VERSION):
@@ -131,19 +140,31 @@ $(BIN)/kubectl-$(E2E_KUBERNETES_VERSION):
 	@echo "building kubectl $(E2E_KUBERNETES_VERSION) into $(BIN)"
 	$(call e2e_build,kubernetes,$(E2E_KUBECTL_LDFLAGS),k8s.io/kubernetes/cmd/kubectl)
 
-# The cert-manager controller main is our own code: rebuild it when its sources
-# or its module change.
-$(BIN)/cert-manager-controller-$(E2E_CERT_MANAGER_VERSION): $(E2E_CERT_MANAGER_SRCS)
-	$(call e2e_check_version,cert-manager,github.com/cert-manager/cert-manager,$(E2E_CERT_MANAGER_VERSION))
-	@echo "building cert-manager-controller (cert-manager $(E2E_CERT_MANAGER_VERSION)) into $(BIN) (first time takes about 2 minutes)"
-	$(call e2e_build,cert-manager,$(E2E_CERT_MANAGER_LDFLAGS),.,-buildvcs=false)
+# The cert-manager controller main is our own code (cert-manager/main.go; the oldest
+# module links the same file): rebuild it when its sources or its module change.
+# $(1) = module dir, $(2) = cert-manager version.
+define e2e_cert_manager_rule
+$(BIN)/cert-manager-controller-$(2): $(call e2e_module_srcs,$(1))
+	$$(call e2e_check_version,$(1),github.com/cert-manager/cert-manager,$(2))
+	@echo "building cert-manager-controller (cert-manager $(2)) into $(BIN) (first time takes about 2 minutes)"
+	$$(call e2e_build,$(1),$(call e2e_cert_manager_ldflags,$(2)),.,-buildvcs=false)
+endef
+$(eval $(call e2e_cert_manager_rule,cert-manager,$(E2E_CERT_MANAGER_VERSION)))
+$(eval $(call e2e_cert_manager_rule,cert-manager-oldest,$(E2E_CERT_MANAGER_OLDEST_VERSION)))
 
 # provider-kubernetes' own main (cmd/provider), from the published module: the e2e packages
-# it as a Provider and runs it as the package runtime would (see test/e2e/stack).
-$(BIN)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION):
-	$(call e2e_check_version,provider-kubernetes,github.com/crossplane-contrib/provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION))
-	@echo "building provider-kubernetes $(E2E_PROVIDER_KUBERNETES_VERSION) into $(BIN) (first time takes about 3 minutes)"
-	$(call e2e_build,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_LDFLAGS),github.com/crossplane-contrib/provider-kubernetes/cmd/provider)
+# it as a Provider and runs it as the package runtime would (see test/e2e/stack). From v1.3
+# it links our stand-in for the Nebius SDK the proxy does not serve
+# (provider-kubernetes/nebius-gosdk-standin): rebuild it when the module changes.
+# $(1) = module dir, $(2) = provider-kubernetes version.
+define e2e_provider_kubernetes_rule
+$(BIN)/provider-kubernetes-$(2): $(call e2e_module_srcs,$(1))
+	$$(call e2e_check_version,$(1),github.com/crossplane-contrib/provider-kubernetes,$(2))
+	@echo "building provider-kubernetes $(2) into $(BIN) (first time takes about 3 minutes)"
+	$$(call e2e_build,$(1),$(call e2e_provider_kubernetes_ldflags,$(2)),github.com/crossplane-contrib/provider-kubernetes/cmd/provider)
+endef
+$(eval $(call e2e_provider_kubernetes_rule,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION)))
+$(eval $(call e2e_provider_kubernetes_rule,provider-kubernetes-oldest,$(E2E_PROVIDER_KUBERNETES_OLDEST_VERSION)))
 
 # kwok's controller (cmd/kwok): fake nodes and pods for the e2e, in place of kubelets.
 $(BIN)/kwok-$(E2E_KWOK_VERSION):
@@ -157,28 +178,35 @@ $(BIN)/kwok-$(E2E_KWOK_VERSION):
 # $(RUNTIME_IMAGE) and $(CROSSPLANE) from make/tools.mk.
 E2E_ARCH := $(shell go env GOARCH)
 E2E_PACKAGE_DIR := $(or $(OUTPUT),$(CURDIR)/_output)/e2e-packages
-E2E_PROVIDER_KUBERNETES_RUNTIME := $(E2E_PACKAGE_DIR)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION)-runtime-$(E2E_ARCH).tar
-E2E_PROVIDER_KUBERNETES_XPKG := $(E2E_PACKAGE_DIR)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION)-$(E2E_ARCH).xpkg
-export E2E_PROVIDER_KUBERNETES_XPKG
+# $(call e2e_provider_kubernetes_xpkg,<version>) is where that version's package is built.
+e2e_provider_kubernetes_xpkg = $(E2E_PACKAGE_DIR)/provider-kubernetes-$(1)-$(E2E_ARCH).xpkg
+E2E_PROVIDER_KUBERNETES_XPKG := $(call e2e_provider_kubernetes_xpkg,$(E2E_PROVIDER_KUBERNETES_VERSION))
+E2E_PROVIDER_KUBERNETES_OLDEST_XPKG := $(call e2e_provider_kubernetes_xpkg,$(E2E_PROVIDER_KUBERNETES_OLDEST_VERSION))
+export E2E_PROVIDER_KUBERNETES_XPKG E2E_PROVIDER_KUBERNETES_OLDEST_XPKG
 
 .PHONY: e2e-provider-kubernetes
-## e2e-provider-kubernetes: build provider-kubernetes' package for the end-to-end tests.
-e2e-provider-kubernetes: $(E2E_PROVIDER_KUBERNETES_XPKG)
+## e2e-provider-kubernetes: build provider-kubernetes' packages (newest and oldest) for the end-to-end tests.
+e2e-provider-kubernetes: $(E2E_PROVIDER_KUBERNETES_XPKG) $(E2E_PROVIDER_KUBERNETES_OLDEST_XPKG)
 
-$(E2E_PROVIDER_KUBERNETES_RUNTIME): $(BIN)/provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION) $(RUNTIME_IMAGE)
-	@mkdir -p $(@D)
-	@$(RUNTIME_IMAGE) -binary $< -arch $(E2E_ARCH) -entrypoint /provider -o $@
+# $(1) = module dir, $(2) = provider-kubernetes version.
+define e2e_provider_kubernetes_package_rule
+$(E2E_PACKAGE_DIR)/provider-kubernetes-$(2)-runtime-$(E2E_ARCH).tar: $(BIN)/provider-kubernetes-$(2) $(RUNTIME_IMAGE)
+	@mkdir -p $$(@D)
+	@$(RUNTIME_IMAGE) -binary $$< -arch $(E2E_ARCH) -entrypoint /provider -o $$@
 
-$(E2E_PROVIDER_KUBERNETES_XPKG): $(E2E_PROVIDER_KUBERNETES_RUNTIME) $(CROSSPLANE)
-	@echo "package: building provider-kubernetes $(E2E_PROVIDER_KUBERNETES_VERSION) linux/$(E2E_ARCH) -> $@"
-	@dir=$$($(call e2e_go,provider-kubernetes) list -m -f '{{.Dir}}' github.com/crossplane-contrib/provider-kubernetes) && \
-	  test -f "$$dir/package/crossplane.yaml" || { echo "provider-kubernetes module not in the module cache: $$dir" >&2; exit 1; }; \
-	  rm -rf $(E2E_PACKAGE_DIR)/provider-kubernetes $(E2E_PACKAGE_DIR)/no-examples && \
-	  mkdir -p $(E2E_PACKAGE_DIR)/provider-kubernetes/crds $(E2E_PACKAGE_DIR)/no-examples && \
-	  cp "$$dir/package/crossplane.yaml" $(E2E_PACKAGE_DIR)/provider-kubernetes/ && \
-	  cp "$$dir"/package/crds/*.yaml $(E2E_PACKAGE_DIR)/provider-kubernetes/crds/
-	@$(CROSSPLANE) xpkg build --package-root=$(E2E_PACKAGE_DIR)/provider-kubernetes \
-	  --embed-runtime-image-tarball=$< --examples-root=$(E2E_PACKAGE_DIR)/no-examples -o $@.tmp && mv $@.tmp $@
+$(call e2e_provider_kubernetes_xpkg,$(2)): $(E2E_PACKAGE_DIR)/provider-kubernetes-$(2)-runtime-$(E2E_ARCH).tar $(CROSSPLANE)
+	@echo "package: building provider-kubernetes $(2) linux/$(E2E_ARCH) -> $$@"
+	@dir=$$$$($(call e2e_go,$(1)) list -m -f '{{.Dir}}' github.com/crossplane-contrib/provider-kubernetes) && \
+	  test -f "$$$$dir/package/crossplane.yaml" || { echo "provider-kubernetes module not in the module cache: $$$$dir" >&2; exit 1; }; \
+	  root=$(E2E_PACKAGE_DIR)/provider-kubernetes-$(2) && rm -rf $$$$root $$$$root-no-examples && \
+	  mkdir -p $$$$root/crds $$$$root-no-examples && \
+	  cp "$$$$dir/package/crossplane.yaml" $$$$root/ && \
+	  cp "$$$$dir"/package/crds/*.yaml $$$$root/crds/ && \
+	  $(CROSSPLANE) xpkg build --package-root=$$$$root \
+	    --embed-runtime-image-tarball=$$< --examples-root=$$$$root-no-examples -o $$@.tmp && mv $$@.tmp $$@
+endef
+$(eval $(call e2e_provider_kubernetes_package_rule,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION)))
+$(eval $(call e2e_provider_kubernetes_package_rule,provider-kubernetes-oldest,$(E2E_PROVIDER_KUBERNETES_OLDEST_VERSION)))
 
 $(eval $(call e2e_link,$(E2E_ETCD),etcd-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_ETCDCTL),etcdctl-$(E2E_ETCD_VERSION)))
@@ -190,3 +218,5 @@ $(eval $(call e2e_link,$(E2E_KUBECTL),kubectl-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_CERT_MANAGER_CONTROLLER),cert-manager-controller-$(E2E_CERT_MANAGER_VERSION)))
 $(eval $(call e2e_link,$(E2E_PROVIDER_KUBERNETES),provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KWOK),kwok-$(E2E_KWOK_VERSION)))
+$(eval $(call e2e_link,$(E2E_CERT_MANAGER_CONTROLLER_OLDEST),cert-manager-controller-$(E2E_CERT_MANAGER_OLDEST_VERSION)))
+$(eval $(call e2e_link,$(E2E_PROVIDER_KUBERNETES_OLDEST),provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_OLDEST_VERSION)))

@@ -17,7 +17,7 @@
 BIN ?= $(CURDIR)/bin
 
 CROSSPLANE_CLI_VERSION   := v2.5.0
-CROSSPLANE_CORE_VERSION  := v2.3.4
+CROSSPLANE_CORE_VERSION  := v2.3.5
 # The newer core the e2e also runs on, pinned by its own module (test/tools/crossplane-next):
 # v2.4.2, the newest the Go module proxy serves. The proxy does not serve the
 # crossplane-runtime v2.4.2 it names, so that module replaces it with runtime v2.4.0 (what

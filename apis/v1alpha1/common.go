@@ -13,8 +13,9 @@ type ImageSpec struct {
 	// +kubebuilder:validation:MaxLength=255
 	Repository string `json:"repository,omitempty"`
 
-	// Tag is the image tag. Defaults to the kcp version this package was tested with.
-	// Semantic versions enable version-gated flags; other tags are treated as the newest kcp.
+	// Tag is the image tag. Defaults to v0.32.3, the kcp version this package is tested with
+	// (docs/support.md), which kcp's next release (v0.33) is prepared for. Semantic versions
+	// enable version-gated flags; other tags are treated as the newest kcp.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`
 	Tag string `json:"tag,omitempty"`

@@ -148,11 +148,12 @@ func TestConfigurationPackage(t *testing.T) {
 			t.Errorf("%s in the package differs from the repository's (-repo +package):\n%s", k, diff)
 		}
 	}
-	// The function at exactly VERSION, and provider-kubernetes at the version the e2e runs or
-	// a later v1 (its namespaced kinds are what the function composes inside kcp).
+	// The function at exactly VERSION, and provider-kubernetes from the oldest version the e2e
+	// runs (TestCrossplaneNext) to any later v1 (its namespaced kinds are what the function
+	// composes inside kcp).
 	wantDeps := map[string]string{
 		"xpkg.crossplane.io/configuration-kcp/function-kcp":         strings.TrimSpace(string(version)),
-		"xpkg.crossplane.io/crossplane-contrib/provider-kubernetes": ">=" + stack.ProviderKubernetesVersion + " <v2.0.0",
+		"xpkg.crossplane.io/crossplane-contrib/provider-kubernetes": ">=" + stack.ProviderKubernetesOldestVersion + " <v2.0.0",
 	}
 	gotDeps := map[string]string{}
 	for _, d := range meta.Spec.DependsOn {

@@ -9,6 +9,7 @@ tool (
 )
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.21.9
 	k8s.io/apiextensions-apiserver v0.35.1
 	k8s.io/apimachinery v0.35.3
@@ -91,9 +92,9 @@ require (
 	github.com/containerd/platforms v0.2.1 // indirect
 	github.com/coreos/go-oidc/v3 v3.17.0 // indirect
 	github.com/crossplane/cli/v2 v2.5.0 // indirect
-	github.com/crossplane/crossplane-runtime/v2 v2.3.3 // indirect
+	github.com/crossplane/crossplane-runtime/v2 v2.3.4 // indirect
 	github.com/crossplane/crossplane/apis/v2 v2.3.4 // indirect
-	github.com/crossplane/crossplane/v2 v2.3.4 // indirect
+	github.com/crossplane/crossplane/v2 v2.3.5 // indirect
 	github.com/crossplane/function-sdk-go v0.7.1 // indirect
 	github.com/cyberphone/json-canonicalization v0.0.0-20241213102144-19d51d7fe467 // indirect
 	github.com/cyphar/filepath-securejoin v0.6.1 // indirect
@@ -165,7 +166,6 @@ require (
 	github.com/google/cel-go v0.30.0 // indirect
 	github.com/google/certificate-transparency-go v1.3.3 // indirect
 	github.com/google/gnostic-models v0.7.1 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/go-containerregistry/pkg/authn/k8schain v0.0.0-20260312205200-e9163014982e // indirect
 	github.com/google/go-containerregistry/pkg/authn/kubernetes v0.0.0-20250225234217-098045d5e61f // indirect
 	github.com/google/ko v0.18.1 // indirect
@@ -338,3 +338,5 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.2-0.20260122202528-d9cc6641c482 // indirect
 )
+
+replace github.com/crossplane/crossplane-runtime/v2 => github.com/crossplane/crossplane-runtime/v2 v2.3.3

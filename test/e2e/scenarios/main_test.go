@@ -95,17 +95,20 @@ func TestKCP(t *testing.T) {
 	reportFunctionCalls(ctx, t, e)
 }
 
-// TestCrossplaneNext runs Basic and Renewal again on a control plane of its own with the
-// newer Crossplane core (CROSSPLANE_CORE_NEXT, v2.4): the versions differ in how they watch
-// what an XR reads and collect what it stops composing, and both figures are reported.
-// The other scenarios run on v2.3 only, to stay within CI's time (test/e2e/README.md).
+// TestCrossplaneNext runs Basic, Renewal and Fleet again on a control plane of its own with
+// the other end of each supported range (docs/support.md): the newer Crossplane core
+// (CROSSPLANE_CORE_NEXT, v2.4), and the oldest cert-manager and provider-kubernetes, where
+// TestKCP runs Crossplane v2.3 with the newest. The Crossplane versions differ in how they
+// watch what an XR reads and collect what it stops composing, and both figures are reported.
+// The other scenarios run on TestKCP's versions only, to stay within CI's time
+// (test/e2e/README.md).
 func TestCrossplaneNext(t *testing.T) {
 	t.Parallel()
 	core := os.Getenv(stack.EnvCrossplaneCoreNext)
 	if core == "" {
 		t.Fatalf("%s is not set: run this through make e2e, which builds it", stack.EnvCrossplaneCoreNext)
 	}
-	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)))
+	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)), withOldestDependencies(t))
 	if !runAlone(t, "Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
@@ -288,6 +291,27 @@ func withCore(binary, crds string) func(*stack.Binaries, *stack.Options) {
 	}
 }
 
+// withOldestDependencies runs the stack with the oldest cert-manager and provider-kubernetes
+// docs/support.md supports.
+func withOldestDependencies(t *testing.T) func(*stack.Binaries, *stack.Options) {
+	certManager := os.Getenv(stack.EnvCertManagerOldest)
+	if certManager == "" {
+		t.Fatalf("%s is not set: run this through make e2e, which builds it", stack.EnvCertManagerOldest)
+	}
+	root, err := cluster.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xpkg := envOr(stack.EnvProviderKubernetesOldestXpkg, filepath.Join(root, "_output", "e2e-packages",
+		"provider-kubernetes-"+stack.ProviderKubernetesOldestVersion+"-"+runtime.GOARCH+".xpkg"))
+	return func(b *stack.Binaries, o *stack.Options) {
+		b.CertManager = certManager
+		o.CertManagerCRDs = os.Getenv(stack.EnvCertManagerOldestCRDs)
+		o.ProviderKubernetes.Package = xpkg
+		o.ProviderKubernetes.Version = stack.ProviderKubernetesOldestVersion
+	}
+}
+
 // setUp starts the stack and installs the packages, with progress on standard error (a cold
 // start takes a while; nobody should stare at a silent terminal). Options change the stack
 // before it starts.
@@ -319,12 +343,6 @@ func setUp(t *testing.T, opts ...func(*stack.Binaries, *stack.Options)) *env {
 			"provider-kubernetes-"+stack.ProviderKubernetesVersion+"-"+runtime.GOARCH+".xpkg")),
 		KCPCRDs: os.Getenv(kcpstandin.EnvCRDs),
 	}
-	for _, f := range append(strings.Split(pkgs.Function, ","), pkgs.Configuration, providerKubernetes.Package) {
-		if _, err := os.Stat(f); err != nil {
-			t.Fatalf("%v: run the e2e tests through make e2e, which builds the packages first (make build)", err)
-		}
-	}
-
 	o := stack.Options{
 		Dir:             cluster.OutputDir(t),
 		CrossplaneCRDs:  os.Getenv(stack.EnvCrossplaneCRDs),
@@ -336,6 +354,11 @@ func setUp(t *testing.T, opts ...func(*stack.Binaries, *stack.Options)) *env {
 	}
 	for _, opt := range opts {
 		opt(&bin, &o)
+	}
+	for _, f := range append(strings.Split(pkgs.Function, ","), pkgs.Configuration, o.ProviderKubernetes.Package) {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%v: run the e2e tests through make e2e, which builds the packages first (make build)", err)
+		}
 	}
 	o.Bin = bin
 	s, err := stack.Up(t.Context(), o)

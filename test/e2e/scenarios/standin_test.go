@@ -41,7 +41,7 @@ var (
 const creationGrace = 30 * time.Second
 
 // testStandIn proves the e2e can test what the function will compose inside kcp: real
-// provider-kubernetes v1.2.0, installed as the Configuration's dependency (InstallProviderKubernetes
+// provider-kubernetes (stack.ProviderKubernetesVersion), installed as the Configuration's dependency (InstallProviderKubernetes
 // waits for it, or applies a Provider naming its public package), acting through namespaced ProviderConfigs and
 // kubeconfig Secrets on a kcp stand-in (KCPStandIn: not kcp, see package kcpstandin) at
 // https://root-proxy.standin.svc.cluster.local:6443/clusters/root, with throwaway

@@ -17,14 +17,17 @@ import (
 )
 
 // Where provider-kubernetes comes from: the repository a Configuration's dependsOn names, the
-// version make/e2e-tools.mk pins, and the name Crossplane's dependency resolution gives the
-// Provider (its repository path as a DNS label).
+// newest and oldest versions make/e2e-tools.mk pins (docs/support.md), and the name
+// Crossplane's dependency resolution gives the Provider (its repository path as a DNS label).
 const (
-	ProviderKubernetesRepository = "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes"
-	ProviderKubernetesVersion    = "v1.2.0"
-	ProviderKubernetesName       = "crossplane-contrib-provider-kubernetes"
-	// EnvProviderKubernetesXpkg names the package make e2e builds.
-	EnvProviderKubernetesXpkg = "E2E_PROVIDER_KUBERNETES_XPKG"
+	ProviderKubernetesRepository    = "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes"
+	ProviderKubernetesVersion       = "v1.3.1"
+	ProviderKubernetesOldestVersion = "v1.2.0"
+	ProviderKubernetesName          = "crossplane-contrib-provider-kubernetes"
+	// EnvProviderKubernetesXpkg and EnvProviderKubernetesOldestXpkg name the packages make
+	// e2e builds.
+	EnvProviderKubernetesXpkg       = "E2E_PROVIDER_KUBERNETES_XPKG"
+	EnvProviderKubernetesOldestXpkg = "E2E_PROVIDER_KUBERNETES_OLDEST_XPKG"
 )
 
 // ProviderKubernetesArgs are the provider's flags in the e2e, after the health probe address:
@@ -41,11 +44,21 @@ type ProviderKubernetes struct {
 	// Package is provider-kubernetes' .xpkg for this machine's architecture (make e2e builds
 	// it and exports E2E_PROVIDER_KUBERNETES_XPKG).
 	Package string
+	// Version is the package's version (ProviderKubernetesVersion when empty): it is pushed,
+	// and a Provider names it, as that version.
+	Version string
 	// KCPCRDs is kcp's config/crds directory in the module cache (kcpstandin.ResolveCRDs
 	// exports E2E_KCP_CRDS).
 	KCPCRDs string
 	// Args replace ProviderKubernetesArgs when not nil.
 	Args []string
+}
+
+func (p *ProviderKubernetes) version() string {
+	if p.Version != "" {
+		return p.Version
+	}
+	return ProviderKubernetesVersion
 }
 
 func (p *ProviderKubernetes) args() []string {
@@ -61,7 +74,7 @@ func (p *ProviderKubernetes) args() []string {
 func (s *Stack) pushProviderKubernetes(ctx context.Context) error {
 	p := s.opts.ProviderKubernetes
 	repo := repoPath(ProviderKubernetesRepository)
-	if _, err := s.Push(ctx, p.Package, repo, ProviderKubernetesVersion); err != nil {
+	if _, err := s.Push(ctx, p.Package, repo, p.version()); err != nil {
 		return err
 	}
 	public := strings.TrimSuffix(ProviderKubernetesRepository, "/provider-kubernetes")
@@ -79,7 +92,7 @@ spec:
 	if err := s.Apply(ctx, []byte(mirror)); err != nil {
 		return err
 	}
-	s.Step("pushed provider-kubernetes %s to %s/%s", ProviderKubernetesVersion, s.Registry, repo)
+	s.Step("pushed provider-kubernetes %s to %s/%s", p.version(), s.Registry, repo)
 	return nil
 }
 
@@ -90,6 +103,7 @@ func (s *Stack) InstallProviderKubernetes(ctx context.Context) error {
 	if s.opts.ProviderKubernetes == nil {
 		return errors.New("the stack runs without Options.ProviderKubernetes")
 	}
+	version := s.opts.ProviderKubernetes.version()
 	if _, err := s.Kubectl(ctx, nil, "get", "provider.pkg.crossplane.io", ProviderKubernetesName); err != nil {
 		p := fmt.Sprintf(`apiVersion: pkg.crossplane.io/v1
 kind: Provider
@@ -97,11 +111,11 @@ metadata:
   name: %s
 spec:
   package: %s:%s
-`, ProviderKubernetesName, ProviderKubernetesRepository, ProviderKubernetesVersion)
+`, ProviderKubernetesName, ProviderKubernetesRepository, version)
 		if err := s.Apply(ctx, []byte(p)); err != nil {
 			return err
 		}
-		s.Step("applied Provider %s (%s:%s)", ProviderKubernetesName, ProviderKubernetesRepository, ProviderKubernetesVersion)
+		s.Step("applied Provider %s (%s:%s)", ProviderKubernetesName, ProviderKubernetesRepository, version)
 	}
 	if err := s.WaitCondition(ctx, 3*time.Minute, "Healthy", "provider.pkg.crossplane.io", ProviderKubernetesName); err != nil {
 		return err

@@ -128,6 +128,8 @@ const (
 	EnvCertManagerCRDs = "E2E_CERT_MANAGER_CRDS"
 	// EnvCrossplaneNextCRDs are the CRDs of the newer Crossplane core (CROSSPLANE_CORE_NEXT).
 	EnvCrossplaneNextCRDs = "E2E_CROSSPLANE_NEXT_CRDS"
+	// EnvCertManagerOldestCRDs are the CRDs of the oldest cert-manager (EnvCertManagerOldest).
+	EnvCertManagerOldestCRDs = "E2E_CERT_MANAGER_OLDEST_CRDS"
 	// EnvGatewayAPICRDs is Gateway API's standard channel of CRDs, of the version the root
 	// module pins (the function composes its TLSRoutes).
 	EnvGatewayAPICRDs = "E2E_GATEWAY_API_CRDS"
@@ -137,15 +139,18 @@ const (
 )
 
 // ResolveCRDs sets E2E_CROSSPLANE_CRDS, E2E_CROSSPLANE_NEXT_CRDS, E2E_CERT_MANAGER_CRDS,
-// E2E_GATEWAY_API_CRDS and E2E_PROMETHEUS_OPERATOR_CRDS, unless set, to the CRD directories of
-// the Crossplane core versions test/tools and test/tools/crossplane-next pin and of the
-// cert-manager, Gateway API and prometheus-operator versions the root module pins. Call it before cluster.Run re-executes into the network namespace,
-// which inherits the environment.
+// E2E_CERT_MANAGER_OLDEST_CRDS, E2E_GATEWAY_API_CRDS and E2E_PROMETHEUS_OPERATOR_CRDS, unless
+// set, to the CRD directories of the Crossplane core versions test/tools and
+// test/tools/crossplane-next pin, of the cert-manager test/e2e/tools/cert-manager-oldest pins,
+// and of the cert-manager, Gateway API and prometheus-operator versions the root module pins.
+// Call it before cluster.Run re-executes into the network namespace, which inherits the
+// environment.
 func ResolveCRDs(moduleRoot string) error {
 	for _, r := range []struct{ env, goModDir, module, sub string }{
 		{EnvCrossplaneCRDs, filepath.Join(moduleRoot, "test", "tools"), "github.com/crossplane/crossplane/v2", "cluster/crds"},
 		{EnvCrossplaneNextCRDs, filepath.Join(moduleRoot, "test", "tools", "crossplane-next"), "github.com/crossplane/crossplane/v2", "cluster/crds"},
 		{EnvCertManagerCRDs, moduleRoot, "github.com/cert-manager/cert-manager", "deploy/crds"},
+		{EnvCertManagerOldestCRDs, filepath.Join(moduleRoot, "test", "e2e", "tools", "cert-manager-oldest"), "github.com/cert-manager/cert-manager", "deploy/crds"},
 		{EnvGatewayAPICRDs, moduleRoot, "sigs.k8s.io/gateway-api", "config/crd/standard"},
 	} {
 		if os.Getenv(r.env) != "" {

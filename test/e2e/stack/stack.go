@@ -33,8 +33,10 @@ import (
 
 // Environment variables naming the binaries, exported by make/tools.mk and make/e2e-tools.mk.
 const (
-	EnvCertManager    = "E2E_CERT_MANAGER_CONTROLLER"
-	EnvCrossplaneCore = "CROSSPLANE_CORE"
+	EnvCertManager = "E2E_CERT_MANAGER_CONTROLLER"
+	// EnvCertManagerOldest is the oldest cert-manager docs/support.md supports.
+	EnvCertManagerOldest = "E2E_CERT_MANAGER_CONTROLLER_OLDEST"
+	EnvCrossplaneCore    = "CROSSPLANE_CORE"
 	// EnvCrossplaneCoreNext is the newer Crossplane core the e2e also runs on.
 	EnvCrossplaneCoreNext = "CROSSPLANE_CORE_NEXT"
 	EnvCrossplaneCLI      = "CROSSPLANE"

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -242,7 +242,7 @@ func ClusterRoleName(p *field.Path, role string) field.ErrorList {
 	if strings.TrimSpace(role) == "" {
 		return field.ErrorList{field.Required(p, "name a cluster role, such as cluster-admin, or remove the empty entry")}
 	}
-	if msgs := path.IsValidPathSegmentName(role); len(msgs) > 0 {
+	if msgs := content.IsPathSegmentName(role); len(msgs) > 0 {
 		return field.ErrorList{field.Invalid(p, role, "is not a cluster role name: "+strings.Join(msgs, "; "))}
 	}
 	if len(role) > MaxClusterRoleName {

@@ -101,3 +101,24 @@ func IgnoredCachePrefix(tag, prefix string) string {
 	}
 	return fmt.Sprintf("kcp %s's cache server ignores --etcd-prefix=%s and keeps its data under %s, which every other cache server on this etcd shares (kcp#4292 fixes this in the release after v0.32.3)", tag, prefix, stored)
 }
+
+// EmbeddedCacheStoragePrefix is where a root shard's embedded cache keeps its data in etcd,
+// for a root shard stored under shardPrefix. `kcp start` gives the embedded cache a copy of
+// the shard's etcd options, so once the cache server honours --etcd-prefix (kcp#4292) the
+// embedded cache honours the shard's: its keys land among the shard's own, where kcp reads
+// them as logical clusters of the shard (seen on kcp main, 2026-08-07: a logical cluster
+// "customresources" and "multiple apiexports" errors). Before that, and for no prefix or
+// /registry on every version, it is /cache.
+func EmbeddedCacheStoragePrefix(tag, shardPrefix string) string {
+	return CacheServerStoragePrefix(tag, shardPrefix)
+}
+
+// EmbeddedCacheCollides says why a root shard of kcp tag, stored under shardPrefix with an
+// embedded cache, would mix its cache's keys into its own; "" when they stay apart.
+func EmbeddedCacheCollides(tag, shardPrefix string) string {
+	stored := EmbeddedCacheStoragePrefix(tag, shardPrefix)
+	if stored == "/cache" {
+		return ""
+	}
+	return fmt.Sprintf("kcp %s's embedded cache stores under the root shard's own --etcd-prefix=%s, among the shard's keys, which kcp then reads as logical clusters of the shard (kcp#4292 made the cache honour the prefix; the embedded cache inherits the shard's)", tag, strings.TrimSuffix(shardPrefix, "/"))
+}

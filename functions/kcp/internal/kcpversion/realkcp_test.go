@@ -2,11 +2,14 @@ package kcpversion
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -16,28 +19,18 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
-// TestCacheServerStoragePrefixOnRealKCP holds CacheServerStoragePrefix to what kcp's own
-// cache-server does: started from KCP_BIN (kcp's default release, kcpimage.DefaultTag) on a
-// local etcd with --etcd-prefix=/probe-cache, it must write its keys where the gate says.
-// Skipped without KCP_BIN, as CI has no kcp binaries; etcd is E2E_ETCD, or bin/etcd, which
-// `make test` builds.
+// The tests below hold the gates to kcp's own binaries: KCP_BIN is a directory holding them,
+// built from kcp's release KCP_TAG (kcpimage.DefaultTag unless set; KCP_TAG=main for a build
+// of kcp's main branch, which counts as the newest kcp). They are skipped without KCP_BIN, as
+// CI has no kcp binaries; etcd is E2E_ETCD, or bin/etcd, which `make test` builds.
+
+// TestCacheServerStoragePrefixOnRealKCP: kcp's cache-server, started on a local etcd with
+// --etcd-prefix=/probe-cache, must write its keys where CacheServerStoragePrefix says.
 func TestCacheServerStoragePrefixOnRealKCP(t *testing.T) {
-	kcpBin := os.Getenv("KCP_BIN")
-	if kcpBin == "" {
-		t.Skip("KCP_BIN is not set: set it to a directory holding kcp's cache-server (kcp " + kcpimage.DefaultTag + ") to check the gate against it")
-	}
-	etcdBin := os.Getenv("E2E_ETCD")
-	if etcdBin == "" {
-		etcdBin = filepath.Join("..", "..", "..", "..", "bin", "etcd")
-	}
+	kcpBin, tag, etcdBin := realKCP(t)
 	dir := t.TempDir()
-	ports := freePorts(t, 4)
-	client := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
-	peer := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
-	start(t, filepath.Join(dir, "etcd.log"), etcdBin, "--data-dir="+filepath.Join(dir, "etcd"),
-		"--listen-client-urls="+client, "--advertise-client-urls="+client,
-		"--listen-peer-urls="+peer, "--initial-advertise-peer-urls="+peer, "--initial-cluster=default="+peer,
-		fmt.Sprintf("--listen-metrics-urls=http://127.0.0.1:%d", ports[2]))
+	client := startEtcd(t, etcdBin, dir)
+	ports := freePorts(t, 1)
 	ca := filepath.Join(dir, "client-ca.crt")
 	if err := os.WriteFile(ca, []byte(testworld.CAPEM()), 0o600); err != nil {
 		t.Fatal(err)
@@ -45,9 +38,9 @@ func TestCacheServerStoragePrefixOnRealKCP(t *testing.T) {
 	const asked = "/probe-cache"
 	start(t, filepath.Join(dir, "cache-server.log"), filepath.Join(kcpBin, "cache-server"),
 		"--etcd-servers="+client, "--etcd-prefix="+asked, "--client-ca-file="+ca,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", ports[3]), "--cert-dir="+filepath.Join(dir, "certs"))
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", ports[0]), "--cert-dir="+filepath.Join(dir, "certs"))
 
-	want := CacheServerStoragePrefix(kcpimage.DefaultTag, asked)
+	want := CacheServerStoragePrefix(tag, asked)
 	var got []string
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
 		got = topLevelKeys(t, etcdBin, client)
@@ -56,8 +49,90 @@ func TestCacheServerStoragePrefixOnRealKCP(t *testing.T) {
 		}
 	}
 	if len(got) != 1 || got[0] != want {
-		t.Errorf("kcp %s's cache-server started with --etcd-prefix=%s wrote under %v; CacheServerStoragePrefix says %s (logs in %s)", kcpimage.DefaultTag, asked, got, want, dir)
+		t.Errorf("kcp %s's cache-server started with --etcd-prefix=%s wrote under %v; CacheServerStoragePrefix says %s (logs in %s)", tag, asked, got, want, dir)
 	}
+}
+
+// TestEmbeddedCacheStoragePrefixOnRealKCP: kcp started with --etcd-prefix=/probe-root and its
+// embedded cache must, once ready, hold its keys under the shard's prefix and where
+// EmbeddedCacheStoragePrefix says the cache is: /cache apart on v0.32.3, the shard's own
+// prefix on kcp main.
+func TestEmbeddedCacheStoragePrefixOnRealKCP(t *testing.T) {
+	kcpBin, tag, etcdBin := realKCP(t)
+	dir := t.TempDir()
+	client := startEtcd(t, etcdBin, dir)
+	port := freePorts(t, 1)[0]
+	const asked = "/probe-root"
+	start(t, filepath.Join(dir, "kcp.log"), filepath.Join(kcpBin, "kcp"), "start",
+		"--root-directory="+filepath.Join(dir, "kcp"), "--etcd-servers="+client, "--etcd-prefix="+asked,
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port))
+	if err := waitReady(t.Context(), fmt.Sprintf("https://127.0.0.1:%d/readyz", port), 3*time.Minute); err != nil {
+		t.Fatalf("kcp %s: %v (logs in %s)", tag, err, dir)
+	}
+	want := []string{asked}
+	if cache := EmbeddedCacheStoragePrefix(tag, asked); cache != asked {
+		want = append(want, cache)
+	}
+	sort.Strings(want)
+	if got := topLevelKeys(t, etcdBin, client); !slices.Equal(got, want) {
+		t.Errorf("kcp %s started with --etcd-prefix=%s and an embedded cache wrote under %v; EmbeddedCacheStoragePrefix says %v (logs in %s)", tag, asked, got, want, dir)
+	}
+}
+
+// realKCP is KCP_BIN, the kcp release it was built from, and etcd; it skips the test without
+// KCP_BIN.
+func realKCP(t *testing.T) (kcpBin, tag, etcdBin string) {
+	t.Helper()
+	kcpBin = os.Getenv("KCP_BIN")
+	if kcpBin == "" {
+		t.Skip("KCP_BIN is not set: set it to a directory holding kcp's binaries (kcp " + kcpimage.DefaultTag + ", or KCP_TAG) to check the gates against them")
+	}
+	tag = os.Getenv("KCP_TAG")
+	if tag == "" {
+		tag = kcpimage.DefaultTag
+	}
+	etcdBin = os.Getenv("E2E_ETCD")
+	if etcdBin == "" {
+		etcdBin = filepath.Join("..", "..", "..", "..", "bin", "etcd")
+	}
+	return kcpBin, tag, etcdBin
+}
+
+// startEtcd runs a single-member etcd in dir until the test ends and returns its client URL.
+func startEtcd(t *testing.T, etcdBin, dir string) string {
+	t.Helper()
+	ports := freePorts(t, 3)
+	client := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	peer := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
+	start(t, filepath.Join(dir, "etcd.log"), etcdBin, "--data-dir="+filepath.Join(dir, "etcd"),
+		"--listen-client-urls="+client, "--advertise-client-urls="+client,
+		"--listen-peer-urls="+peer, "--initial-advertise-peer-urls="+peer, "--initial-cluster=default="+peer,
+		fmt.Sprintf("--listen-metrics-urls=http://127.0.0.1:%d", ports[2]))
+	return client
+}
+
+// waitReady waits until url answers 200: kcp serves /readyz to anyone.
+func waitReady(ctx context.Context, url string, timeout time.Duration) error {
+	// kcp's serving certificate is its own, made at start; readiness is all that is asked.
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // A local probe of a certificate made a moment ago.
+	last := "no answer"
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return nil
+		}
+		last = resp.Status
+	}
+	return fmt.Errorf("%s not ready after %s: %s", url, timeout, last)
 }
 
 // topLevelKeys lists the first path segment of every key in etcd, "/" included.

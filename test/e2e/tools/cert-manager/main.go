@@ -131,6 +131,8 @@ func run() error {
 	ctx = logf.NewContext(ctx, logf.Log, "controller")
 	log := logf.FromContext(ctx)
 
+	certificates := controller.CertificateOptions{EnableOwnerRef: o.enableOwnerRef}
+	withUpstreamBackoff(&certificates)
 	factory, err := controller.NewContextFactory(ctx, controller.ContextOptions{
 		APIServerHost:      o.master,
 		Kubeconfig:         o.kubeconfig,
@@ -140,9 +142,7 @@ func run() error {
 		IssuerOptions: controller.IssuerOptions{
 			ClusterResourceNamespace: o.clusterResourceNamespace,
 		},
-		CertificateOptions: controller.CertificateOptions{
-			EnableOwnerRef: o.enableOwnerRef,
-		},
+		CertificateOptions: certificates,
 	})
 	if err != nil {
 		return err

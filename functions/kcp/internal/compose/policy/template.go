@@ -37,7 +37,7 @@ const (
 	fixRemove   = "remove it: a client certificate needs none"
 )
 
-// certificateFields classifies every field of cert-manager's CertificateSpec (v1.19), by
+// certificateFields classifies every field of cert-manager's CertificateSpec (v1.21), by
 // JSON name. A template reaches only some of them (v1alpha1.CertificateSpecTemplate); the
 // others are classified too, so that adding one to the template is a decision already made,
 // and a field cert-manager adds fails TestEveryCertificateFieldIsClassified until it is made.
@@ -64,6 +64,7 @@ var certificateFields = map[string]rule{
 	"renewBefore":             {hold: Harmless},
 	"renewBeforePercentage":   {hold: Harmless},
 	"revisionHistoryLimit":    {hold: Harmless},
+	"renewal":                 {hold: Harmless}, // v1.21: delays or stops renewing only this certificate
 	"signatureAlgorithm":      {hold: Harmless},
 	"keystores":               {hold: Harmless},
 	"additionalOutputFormats": {hold: Harmless},

@@ -35,7 +35,7 @@ func TestCheckStoredSize(t *testing.T) {
 		return func(ws *v1alpha1.Workspace) {
 			for i := range n {
 				ws.ManagedFields = append(ws.ManagedFields, metav1.ManagedFieldsEntry{Manager: strings.Repeat("m", 100) + string(rune('a'+i%26)), Operation: metav1.ManagedFieldsOperationApply,
-					FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:clusterRoleBindings":{}}}`)}})
+					FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:clusterRoleBindings":{}}}`)})
 			}
 		}
 	}

@@ -6,8 +6,12 @@ import (
 )
 
 // composeMonitoring composes the front-proxy's PodMonitor when spec.monitoring asks for it.
-// The front-proxy serves /metrics to any client its TLS accepts; the client certificate,
-// from the RootShard's client CA, is what its merged client CA trusts.
+// The client certificate, from the RootShard's client CA, is what the front-proxy's merged
+// client CA trusts. kcp v0.32.3 serves /metrics to any client its TLS accepts; from kcp's next
+// release (f7e2689) the front-proxy also asks root for a SubjectAccessReview on get /metrics,
+// which the certificate's group, system:monitoring, passes under kcp's bootstrap policy (checked
+// on kcp main; a system:masters-only certificate fails, as the front-proxy drops that group).
+// So the same certificate serves both, and nothing here is gated on the version.
 func (c *composer) composeMonitoring() string {
 	labels := names.Labels(string(c.name), names.ComponentFrontProxy)
 	svc := c.name.Deployment()

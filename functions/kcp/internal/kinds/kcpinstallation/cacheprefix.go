@@ -66,3 +66,22 @@ func alreadyThere(st *observed.State, e v1alpha1.EtcdConfig) bool {
 		st.String(cacheServerKey, "spec", "etcd", "prefix") == e.Prefix &&
 		kcpversion.IgnoredCachePrefix(tag, e.Prefix) != ""
 }
+
+// checkEmbeddedCache keeps the root shard's embedded cache out of the root shard's own keys.
+// Without spec.cacheServer the root shard runs the cache inside itself, and from kcp v0.33
+// that cache stores under the shard's --etcd-prefix (kcpversion.EmbeddedCacheCollides): a
+// root shard under spec.etcd.external.prefix would read the cache's keys as its own logical
+// clusters. Refused before anything is composed; a root shard already running is kept as it
+// is, on the kcp version it runs.
+func checkEmbeddedCache(inst *v1alpha1.KcpInstallation) field.ErrorList {
+	s := inst.Spec
+	if s.CacheServer != nil || s.Etcd == nil || s.Etcd.External == nil {
+		return nil // a cache server of its own, or the managed etcd, whose root shard has no prefix
+	}
+	why := kcpversion.EmbeddedCacheCollides(kcpimage.Resolve(s.Image).Tag, s.Etcd.External.Prefix)
+	if why == "" {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(field.NewPath("spec", "etcd", "external", "prefix"),
+		why+"; add spec.cacheServer (the installation's own cache server, beside the root shard's keys), remove the prefix, or stay on kcp v0.32 (spec.image.tag)")}
+}

@@ -125,3 +125,75 @@ func TestCacheKeyspace(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbeddedCacheKeyspace: without spec.cacheServer the root shard runs an embedded cache,
+// which from kcp v0.33 stores under the root shard's own prefix; an installation whose root
+// shard has one (spec.etcd.external.prefix) is refused there, naming the ways out.
+//
+// The fields it reads are a tenant's (spec.etcd.external.prefix, spec.cacheServer,
+// spec.image.tag); this adds no field, only a refusal, so the platform's policy has nothing
+// new to decide. The hostile case is a tenant's own: a root shard that corrupts itself on
+// upgrade (ExternalPrefixOnNextKCP, ExternalPrefixOnMain), which the refusal prevents while
+// the running one is kept.
+func TestEmbeddedCacheKeyspace(t *testing.T) {
+	external := func(prefix, tag string) func(*v1alpha1.KcpInstallation) {
+		return func(i *v1alpha1.KcpInstallation) {
+			i.Spec.Etcd = &v1alpha1.InstallationEtcd{External: &v1alpha1.EtcdConfig{Endpoints: []string{"http://etcd:2379"}, Prefix: prefix}}
+			i.Spec.Image = &v1alpha1.ImageSpec{Tag: tag}
+		}
+	}
+	cacheServer := func(i *v1alpha1.KcpInstallation) {
+		i.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Embedded: true}
+	}
+	refused := func(tag string) []string {
+		return []string{"spec.etcd.external.prefix: Forbidden: kcp " + tag + "'s embedded cache stores under the root shard's own --etcd-prefix=/team-a, among the shard's keys, which kcp then reads as logical clusters of the shard (kcp#4292 made the cache honour the prefix; the embedded cache inherits the shard's); add spec.cacheServer (the installation's own cache server, beside the root shard's keys), remove the prefix, or stay on kcp v0.32 (spec.image.tag)"}
+	}
+	cases := map[string]struct {
+		reason   string
+		mods     []func(*v1alpha1.KcpInstallation)
+		wantErrs []string
+	}{
+		"ExternalPrefixOnV032": {
+			reason: "kcp v0.32.3's embedded cache stores under /cache, apart from the root shard's /team-a.",
+			mods:   []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.32.3")},
+		},
+		"ExternalPrefixOnNextKCP": {
+			reason:   "kcp v0.33.0's embedded cache would store among the root shard's keys under /team-a.",
+			mods:     []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.33.0")},
+			wantErrs: refused("v0.33.0"),
+		},
+		"ExternalPrefixOnMain": {
+			reason:   "A tag that is not a version counts as the newest kcp.",
+			mods:     []func(*v1alpha1.KcpInstallation){external("/team-a", "main")},
+			wantErrs: refused("main"),
+		},
+		"ExternalWithoutPrefix": {
+			reason: "Without a prefix the root shard stores under /registry and its cache under /cache.",
+			mods:   []func(*v1alpha1.KcpInstallation){external("", "v0.33.0")},
+		},
+		"OwnCacheServer": {
+			reason: "With spec.cacheServer the root shard runs no embedded cache.",
+			mods:   []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.33.0"), cacheServer},
+		},
+		"ManagedEtcd": {
+			reason: "The managed etcd's root shard has no prefix.",
+			mods:   []func(*v1alpha1.KcpInstallation){func(i *v1alpha1.KcpInstallation) { i.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.33.0"} }},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := smallest()
+			for _, m := range tc.mods {
+				m(inst)
+			}
+			_, errs := Compose(inst, observed.New(nil), frontProxyNameLength, noFlags)
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.wantErrs, got); diff != "" {
+				t.Errorf("%s\nCompose(...) errors: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

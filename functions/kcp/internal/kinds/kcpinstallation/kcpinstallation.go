@@ -82,6 +82,9 @@ func (c child) routeKey() resource.Name { return resource.Name("exposure-" + c.n
 // readiness.
 func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate ValidateXR, flags FlagsOf) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
 	var r result.Result[v1alpha1.KcpInstallationStatus]
+	if errs := checkEmbeddedCache(inst); len(errs) > 0 {
+		return r, errs
+	}
 	children, etcds, errs := build(inst, validate)
 	errs = append(errs, checkExtras(children, flags)...)
 	if len(errs) > 0 {

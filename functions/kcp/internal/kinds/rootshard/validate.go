@@ -9,6 +9,8 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -32,6 +34,7 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	}
 	errs = append(errs, check.Public(spec.Child("public"), s.Public, s.ShardBaseURL)...)
 	errs = append(errs, check.Etcd(spec.Child("etcd"), s.Etcd)...)
+	errs = append(errs, validateEmbeddedCache(spec, rs)...)
 	errs = append(errs, check.External(spec.Child("external"), s.External)...)
 	errs = append(errs, validateCertificates(spec.Child("certificates"), s.Certificates)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
@@ -45,6 +48,21 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	}
 	errs = append(errs, validateExtraVolumes(spec, rs)...)
 	return errs
+}
+
+// validateEmbeddedCache refuses a root shard whose embedded cache would store among its own
+// keys: from kcp v0.33 the cache inherits the shard's --etcd-prefix
+// (kcpversion.EmbeddedCacheCollides). A root shard already running is kept, on its version.
+func validateEmbeddedCache(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorList {
+	if rs.Spec.Cache.Ref != nil {
+		return nil
+	}
+	why := kcpversion.EmbeddedCacheCollides(kcpimage.Resolve(rs.Spec.Image).Tag, rs.Spec.Etcd.Prefix)
+	if why == "" {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(spec.Child("etcd", "prefix"),
+		why+"; name a CacheServer in spec.cache.ref, store the root shard without a prefix, or stay on kcp v0.32 (spec.image.tag)")}
 }
 
 // validateExtraVolumes rejects extra volumes whose names clash with generated ones and extra

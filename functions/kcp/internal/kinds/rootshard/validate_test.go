@@ -63,6 +63,26 @@ func TestValidate(t *testing.T) {
 			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Etcd.Endpoints = []string{"etcd:2379"} },
 			want:   []string{`spec.etcd.endpoints[0]: Invalid value: "etcd:2379": must be an etcd client URL such as https://etcd:2379`},
 		},
+		"EmbeddedCacheUnderPrefixOnV032": {
+			reason: "kcp v0.32.3's embedded cache stores under /cache, apart from a root shard under /root",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.Etcd.Prefix = "/root" },
+		},
+		"EmbeddedCacheUnderPrefixOnNextKCP": {
+			reason: "from kcp v0.33.0 the embedded cache stores under the root shard's prefix, among its keys",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Etcd.Prefix = "/root"
+				rs.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.33.0"}
+			},
+			want: []string{"spec.etcd.prefix: Forbidden: kcp v0.33.0's embedded cache stores under the root shard's own --etcd-prefix=/root, among the shard's keys, which kcp then reads as logical clusters of the shard (kcp#4292 made the cache honour the prefix; the embedded cache inherits the shard's); name a CacheServer in spec.cache.ref, store the root shard without a prefix, or stay on kcp v0.32 (spec.image.tag)"},
+		},
+		"CacheServerUnderPrefixOnNextKCP": {
+			reason: "a root shard with a CacheServer runs no embedded cache",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.Etcd.Prefix = "/root"
+				rs.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.33.0"}
+				rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: "cache"}
+			},
+		},
 		"ShardBaseURLWithPath": {
 			reason: "the base URL has no path: kcp appends its own",
 			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.ShardBaseURL = "https://root.example.com:6443/clusters/root" },

@@ -1,0 +1,1 @@
+../cert-manager/main.go
