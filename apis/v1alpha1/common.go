@@ -526,6 +526,22 @@ type ServiceAccountAuthentication struct {
 	Enabled bool `json:"enabled"`
 }
 
+// ObjectLimit is kcp's limit of objects per logical cluster (--logical-cluster-total-object-limit
+// and --logical-cluster-object-count-scan-interval).
+type ObjectLimit struct {
+	// Total is the most objects, of every kind together, one logical cluster may hold; kcp
+	// refuses to create more. It is checked against kcp's last count, so a burst of creations
+	// between two counts can pass it. A LogicalCluster's core.kcp.io/max-total-objects
+	// annotation, which only kcp's system users can set, overrides it for that logical cluster.
+	// +kubebuilder:validation:Minimum=1
+	Total int64 `json:"total"`
+
+	// ScanInterval is how often each replica counts every logical cluster's objects, reading
+	// all of the shard's keys in etcd. At least 10s; defaults to kcp's 1m.
+	// +optional
+	ScanInterval *metav1.Duration `json:"scanInterval,omitempty"`
+}
+
 // CommonShardSpec holds the fields shared by RootShard and Shard.
 type CommonShardSpec struct {
 	// ClusterDomain is the cluster's DNS domain, used in service FQDNs. Defaults to cluster.local.
@@ -558,6 +574,11 @@ type CommonShardSpec struct {
 	// Monitoring composes a PodMonitor for the shard's metrics.
 	// +optional
 	Monitoring *Monitoring `json:"monitoring,omitempty"`
+
+	// ObjectLimit bounds the objects each logical cluster (workspace) of this shard may hold.
+	// Needs kcp v0.33 or later. Not in kcp-operator.
+	// +optional
+	ObjectLimit *ObjectLimit `json:"objectLimit,omitempty"`
 
 	// Upgrade is what a change of spec.image may do: a downgrade is refused unless it allows it.
 	// +optional

@@ -109,6 +109,11 @@ type KcpInstallationSpec struct {
 	// +optional
 	Monitoring *Monitoring `json:"monitoring,omitempty"`
 
+	// ObjectLimit bounds the objects each logical cluster (workspace) of the root shard and
+	// every shard may hold. Needs kcp v0.33 or later.
+	// +optional
+	ObjectLimit *ObjectLimit `json:"objectLimit,omitempty"`
+
 	// Upgrade is what a change of spec.image may do. Every change of image rolls out in
 	// kcp's order, the root shard first and the front-proxies last; a downgrade is refused
 	// unless this allows it.

@@ -71,6 +71,14 @@ func SupportsCacheServerClientCA(tag string) bool {
 	return !ok || v.tilde(0, 29, 2) || v.tilde(0, 30, 2) || v.atLeast(0, 31, 0)
 }
 
+// SupportsObjectLimit gates the shards' --logical-cluster-total-object-limit and
+// --logical-cluster-object-count-scan-interval flags: >=0.33.0 (kcp 7984665, on main after
+// v0.32.3, in no release yet). An older kcp refuses to start with them.
+func SupportsObjectLimit(tag string) bool {
+	v, ok := Parse(tag)
+	return !ok || v.atLeast(0, 33, 0)
+}
+
 // CacheServerHonoursEtcdPrefix says whether the cache server stores its data under
 // --etcd-prefix: >=0.33.0. Up to v0.32.3 it sets its storage prefix to /cache whatever the
 // flag says (pkg/cache/server/config.go), so two cache servers of those versions sharing one

@@ -102,3 +102,23 @@ func TestEmbeddedCacheCollides(t *testing.T) {
 		})
 	}
 }
+
+func TestSupportsObjectLimit(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		tag    string
+		want   bool
+	}{
+		"Default":    {reason: "kcp v0.32.3 has no object limit flags and refuses to start with them.", tag: "v0.32.3", want: false},
+		"Next":       {reason: "kcp's next release (7984665) adds them.", tag: "v0.33.0", want: true},
+		"PreRelease": {reason: "A pre-release of 0.33.0 counts as 0.33.0.", tag: "v0.33.0-rc.1", want: true},
+		"NotSemver":  {reason: "A tag that is not a version counts as the newest kcp.", tag: "main", want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := SupportsObjectLimit(tc.tag); got != tc.want {
+				t.Errorf("%s\nSupportsObjectLimit(%q) = %t, want %t", tc.reason, tc.tag, got, tc.want)
+			}
+		})
+	}
+}

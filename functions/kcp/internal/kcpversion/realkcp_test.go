@@ -3,6 +3,7 @@ package kcpversion
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -63,10 +64,10 @@ func TestEmbeddedCacheStoragePrefixOnRealKCP(t *testing.T) {
 	client := startEtcd(t, etcdBin, dir)
 	port := freePorts(t, 1)[0]
 	const asked = "/probe-root"
-	start(t, filepath.Join(dir, "kcp.log"), filepath.Join(kcpBin, "kcp"), "start",
+	exited := start(t, filepath.Join(dir, "kcp.log"), filepath.Join(kcpBin, "kcp"), "start",
 		"--root-directory="+filepath.Join(dir, "kcp"), "--etcd-servers="+client, "--etcd-prefix="+asked,
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port))
-	if err := waitReady(t.Context(), fmt.Sprintf("https://127.0.0.1:%d/readyz", port), 3*time.Minute); err != nil {
+	if err := waitReady(t.Context(), fmt.Sprintf("https://127.0.0.1:%d/readyz", port), 3*time.Minute, exited); err != nil {
 		t.Fatalf("kcp %s: %v (logs in %s)", tag, err, dir)
 	}
 	want := []string{asked}
@@ -76,6 +77,27 @@ func TestEmbeddedCacheStoragePrefixOnRealKCP(t *testing.T) {
 	sort.Strings(want)
 	if got := topLevelKeys(t, etcdBin, client); !slices.Equal(got, want) {
 		t.Errorf("kcp %s started with --etcd-prefix=%s and an embedded cache wrote under %v; EmbeddedCacheStoragePrefix says %v (logs in %s)", tag, asked, got, want, dir)
+	}
+}
+
+// TestObjectLimitFlagsOnRealKCP: kcp started with the object limit flags must become ready
+// where SupportsObjectLimit says it has them, and refuse to start where it says not.
+func TestObjectLimitFlagsOnRealKCP(t *testing.T) {
+	kcpBin, tag, etcdBin := realKCP(t)
+	dir := t.TempDir()
+	client := startEtcd(t, etcdBin, dir)
+	port := freePorts(t, 1)[0]
+	log := filepath.Join(dir, "kcp.log")
+	exited := start(t, log, filepath.Join(kcpBin, "kcp"), "start",
+		"--root-directory="+filepath.Join(dir, "kcp"), "--etcd-servers="+client,
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
+		"--logical-cluster-total-object-limit=300", "--logical-cluster-object-count-scan-interval=10s")
+	ready := waitReady(t.Context(), fmt.Sprintf("https://127.0.0.1:%d/readyz", port), 3*time.Minute, exited)
+	switch want := SupportsObjectLimit(tag); {
+	case want && ready != nil:
+		t.Errorf("SupportsObjectLimit(%q) is true, but kcp did not start with the flags: %v (log %s)", tag, ready, log)
+	case !want && ready == nil:
+		t.Errorf("SupportsObjectLimit(%q) is false, but kcp started with the flags (log %s)", tag, log)
 	}
 }
 
@@ -111,12 +133,18 @@ func startEtcd(t *testing.T, etcdBin, dir string) string {
 	return client
 }
 
-// waitReady waits until url answers 200: kcp serves /readyz to anyone.
-func waitReady(ctx context.Context, url string, timeout time.Duration) error {
+// waitReady waits until url answers 200 (kcp serves /readyz to anyone), or until the process
+// has exited.
+func waitReady(ctx context.Context, url string, timeout time.Duration, exited <-chan struct{}) error {
 	// kcp's serving certificate is its own, made at start; readiness is all that is asked.
 	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // A local probe of a certificate made a moment ago.
 	last := "no answer"
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+		select {
+		case <-exited:
+			return errors.New("it exited")
+		default:
+		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return err
@@ -157,8 +185,9 @@ func topLevelKeys(t *testing.T, etcdBin, endpoint string) []string {
 	return keys
 }
 
-// start runs bin with args until the test ends, its output in log.
-func start(t *testing.T, log, bin string, args ...string) {
+// start runs bin with args until the test ends, its output in log. The channel is closed
+// when the process exits.
+func start(t *testing.T, log, bin string, args ...string) <-chan struct{} {
 	t.Helper()
 	f, err := os.Create(log)
 	if err != nil {
@@ -169,11 +198,17 @@ func start(t *testing.T, log, bin string, args ...string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s: %v", bin, err)
 	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-exited
 		_ = f.Close()
 	})
+	return exited
 }
 
 // freePorts returns n ports free on 127.0.0.1 now.

@@ -285,6 +285,7 @@ func (p *plan) common(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.Res
 	c := v1alpha1.CommonShardSpec{
 		ClusterDomain: s.ClusterDomain, Etcd: etcd, Replicas: replicas, Resources: res,
 		Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring, Upgrade: s.Upgrade,
+		ObjectLimit: s.ObjectLimit,
 	}
 	if x != nil {
 		c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging

@@ -10,8 +10,8 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
-// TestServerSettings: authentication, audit and authorization are the installation's and
-// reach the root shard and every shard alike (kcp needs them to agree); a component's extra
+// TestServerSettings: authentication, audit, authorization and the object limit are the
+// installation's and reach the root shard and every shard alike (kcp needs them to agree); a component's extra
 // arguments, volumes and logging, and a front-proxy's resources, reach that component only.
 func TestServerSettings(t *testing.T) {
 	auth := &v1alpha1.AuthSpec{ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true}, OIDC: &v1alpha1.OIDCConfiguration{IssuerURL: "https://sso.example.com", ClientID: "kcp"}}
@@ -20,11 +20,13 @@ func TestServerSettings(t *testing.T) {
 	vol := corev1.Volume{Name: "policies", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "policies"}}}}
 	mount := corev1.VolumeMount{Name: "policies", MountPath: "/etc/policies"}
 	small := &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}
+	limit := &v1alpha1.ObjectLimit{Total: 10000}
 
 	type got struct {
 		Auth              *v1alpha1.AuthSpec           `json:"auth"`
 		Audit             *v1alpha1.AuditSpec          `json:"audit"`
 		Authorization     *v1alpha1.AuthorizationSpec  `json:"authorization"`
+		ObjectLimit       *v1alpha1.ObjectLimit        `json:"objectLimit"`
 		ExtraArgs         []string                     `json:"extraArgs"`
 		ExtraVolumes      []corev1.Volume              `json:"extraVolumes"`
 		ExtraVolumeMounts []corev1.VolumeMount         `json:"extraVolumeMounts"`
@@ -42,13 +44,13 @@ func TestServerSettings(t *testing.T) {
 			want:   map[string]got{"team-a": {}, "team-a-alpha": {}, "team-a-public": {}, "team-a-cache": {}},
 		},
 		"InstallationWide": {
-			reason: "auth, audit and authorization reach the root shard and every shard, not the front-proxy or the cache server.",
+			reason: "auth, audit, authorization and the object limit reach the root shard and every shard, not the front-proxy or the cache server.",
 			mod: func(i *v1alpha1.KcpInstallation) {
-				i.Spec.Auth, i.Spec.Audit, i.Spec.Authorization = auth, audit, authz
+				i.Spec.Auth, i.Spec.Audit, i.Spec.Authorization, i.Spec.ObjectLimit = auth, audit, authz, limit
 			},
 			want: map[string]got{
-				"team-a":        {Auth: auth, Audit: audit, Authorization: authz},
-				"team-a-alpha":  {Auth: auth, Audit: audit, Authorization: authz},
+				"team-a":        {Auth: auth, Audit: audit, Authorization: authz, ObjectLimit: limit},
+				"team-a-alpha":  {Auth: auth, Audit: audit, Authorization: authz, ObjectLimit: limit},
 				"team-a-public": {},
 				"team-a-cache":  {},
 			},

@@ -83,6 +83,18 @@ func TestValidate(t *testing.T) {
 				rs.Spec.Cache.Ref = &corev1.LocalObjectReference{Name: "cache"}
 			},
 		},
+		"ObjectLimitOnV032": {
+			reason: "kcp v0.32.3 has no object limit flags and would not start with them",
+			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.ObjectLimit = &v1alpha1.ObjectLimit{Total: 10000} },
+			want:   []string{"spec.objectLimit: Forbidden: kcp v0.32.3 has no --logical-cluster-total-object-limit and would not start with it (it comes with kcp's release after v0.32.3); remove it, or run kcp v0.33.0 or later (spec.image.tag)"},
+		},
+		"ObjectLimitOnNextKCP": {
+			reason: "kcp v0.33.0 takes the object limit",
+			mod: func(rs *v1alpha1.RootShard) {
+				rs.Spec.ObjectLimit = &v1alpha1.ObjectLimit{Total: 10000}
+				rs.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.33.0"}
+			},
+		},
 		"ShardBaseURLWithPath": {
 			reason: "the base URL has no path: kcp appends its own",
 			mod:    func(rs *v1alpha1.RootShard) { rs.Spec.ShardBaseURL = "https://root.example.com:6443/clusters/root" },

@@ -356,6 +356,13 @@ func TestValidate(t *testing.T) {
 			sh.Spec.Public = &v1alpha1.PublicEndpoint{Hostname: "alpha.kcp.example.com", ServerCertificate: &v1alpha1.PublicServerCertificate{IssuerRef: v1alpha1.ObjectReference{Name: "letsencrypt", Kind: "ClusterIssuer"}}}
 			sh.Spec.ExtraVolumes = []corev1.Volume{{Name: "public-server-cert"}}
 		}, want: []string{`spec.extraVolumes[0].name: Duplicate value: "public-server-cert"`}},
+		"ObjectLimitOnV032": {reason: "kcp v0.32.3 would not start with the object limit flags", mod: func(sh *v1alpha1.Shard) {
+			sh.Spec.ObjectLimit = &v1alpha1.ObjectLimit{Total: 10000}
+		}, want: []string{"spec.objectLimit: Forbidden: kcp v0.32.3 has no --logical-cluster-total-object-limit and would not start with it (it comes with kcp's release after v0.32.3); remove it, or run kcp v0.33.0 or later (spec.image.tag)"}},
+		"ObjectLimitOnNextKCP": {reason: "kcp v0.33.0 takes the object limit", mod: func(sh *v1alpha1.Shard) {
+			sh.Spec.ObjectLimit = &v1alpha1.ObjectLimit{Total: 10000}
+			sh.Spec.Image = &v1alpha1.ImageSpec{Tag: "v0.33.0"}
+		}},
 		"Placed": {reason: "a placed shard with the URL the others reach it by", mod: inClusterB},
 		"PlacedWithoutBaseURL": {reason: "the shard's Service name resolves only in the cluster it runs in", mod: func(sh *v1alpha1.Shard) {
 			inClusterB(sh)

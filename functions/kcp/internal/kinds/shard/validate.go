@@ -5,6 +5,8 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 )
@@ -30,6 +32,8 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	errs = append(errs, check.Public(spec.Child("public"), s.Public, s.ShardBaseURL)...)
 	errs = append(errs, check.Etcd(spec.Child("etcd"), s.Etcd)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
+	tag := kcpimage.Resolve(s.Image).Tag
+	errs = append(errs, check.ObjectLimit(spec.Child("objectLimit"), s.ObjectLimit, tag, kcpversion.SupportsObjectLimit(tag))...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)

@@ -20,6 +20,7 @@ func (s Server) GeneratedFlags() []string {
 		sp.Auth = workload.Everything[v1alpha1.AuthSpec]()
 		sp.Logging = workload.Everything[v1alpha1.LoggingSpec]()
 		sp.Public = workload.Everything[v1alpha1.PublicEndpoint]()
+		sp.ObjectLimit = workload.Everything[v1alpha1.ObjectLimit]()
 	})
 	every.CacheServer, every.VirtualWorkspaceURL = "x", "x"
 	every.ServiceAccountCerts = []workload.ServiceAccountCert{{Owner: "x", Secret: "x"}}

@@ -19,7 +19,8 @@ func TestGeneratedFlags(t *testing.T) {
 		"RootShard": {
 			reason: "A plain root shard's flags include those its spec does not switch on (oidc, audit, etcd TLS), and never its extra arguments.",
 			server: Server{Name: "root", IsRoot: true, Spec: plain},
-			want:   []string{"client-ca-file", "etcd-servers", "etcd-prefix", "etcd-certfile", "tls-cert-file", "tls-sni-cert-key", "requestheader-client-ca-file", "service-account-key-file", "root-directory", "cache-kubeconfig", "oidc-issuer-url", "authentication-config", "authorization-webhook-config-file", "audit-policy-file", "token-auth-file", "shard-base-url", "shard-virtual-workspace-url", "run-virtual-workspaces", "v"},
+			want: []string{"client-ca-file", "etcd-servers", "etcd-prefix", "etcd-certfile", "tls-cert-file", "tls-sni-cert-key", "requestheader-client-ca-file", "service-account-key-file", "root-directory", "cache-kubeconfig", "oidc-issuer-url", "authentication-config", "authorization-webhook-config-file", "audit-policy-file", "token-auth-file", "shard-base-url", "shard-virtual-workspace-url", "run-virtual-workspaces", "v",
+				"logical-cluster-total-object-limit", "logical-cluster-object-count-scan-interval"},
 			absent: []string{"feature-gates", "shard-name", "mount-proxy-client-cert-file"},
 		},
 		"Shard": {

@@ -158,7 +158,23 @@ func (s Server) baseArgs() []string {
 		// while --shard-base-url keeps kcp's own traffic inside it.
 		args = append(args, "--shard-virtual-workspace-url="+names.PublicURL(s.Spec.Public))
 	}
-	return append(args, s.addons().Args...)
+	args = append(args, s.addons().Args...)
+	return append(args, s.objectLimitArgs()...)
+}
+
+// objectLimitArgs are the flags of spec.objectLimit, which kcp-operator does not have: after
+// all of kcp-operator's. Validation has refused them on a kcp without them
+// (check.ObjectLimit).
+func (s Server) objectLimitArgs() []string {
+	l := s.Spec.ObjectLimit
+	if l == nil {
+		return nil
+	}
+	args := []string{"--logical-cluster-total-object-limit=" + strconv.FormatInt(l.Total, 10)}
+	if l.ScanInterval != nil {
+		args = append(args, "--logical-cluster-object-count-scan-interval="+l.ScanInterval.Duration.String())
+	}
+	return args
 }
 
 // publicServerCertArgs serve the public certificate to clients that ask for a public name
