@@ -21,6 +21,9 @@ func (s *StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	leaf := r.TLS.VerifiedChains[0][0]
 	if !slices.Contains(leaf.Subject.Organization, AdminGroup) {
+		s.mu.Lock()
+		s.refused[leaf.Subject.CommonName]++
+		s.mu.Unlock()
 		writeStatus(w, http.StatusForbidden, "Forbidden", fmt.Sprintf("kcp stand-in: user %q (groups %q) is not in group %s, the only group the stand-in admits",
 			leaf.Subject.CommonName, leaf.Subject.Organization, AdminGroup))
 		return
@@ -58,6 +61,14 @@ func (s *StandIn) watching(path, rest string) (done func()) {
 			delete(s.watches, key)
 		}
 	}
+}
+
+// Refused is how many requests of user the front refused for want of the admin group: what
+// a client was told, whatever its client library makes of the answer.
+func (s *StandIn) Refused(user string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused[user]
 }
 
 // OpenWatches lists the watch requests open through the front for a workspace path, as

@@ -105,6 +105,8 @@ type StandIn struct {
 	backends map[string]*backend
 	// watches counts the open watch requests by "<path> <backend path>".
 	watches map[string]int
+	// refused counts the requests refused for want of the admin group, by user.
+	refused map[string]int
 	front   *http.Server
 	closed  bool
 }
@@ -155,6 +157,7 @@ func New(o Options) (*StandIn, error) {
 		pki:      p,
 		backends: map[string]*backend{},
 		watches:  map[string]int{},
+		refused:  map[string]int{},
 	}
 	s.upstream, err = p.transport()
 	if err != nil {
