@@ -38,17 +38,20 @@ func TestSupportMatrix(t *testing.T) {
 	if certManagerOldest == nil {
 		t.Fatalf("crossplane.yaml's %s does not start with cert-manager >= <version>: %q", requiresAnnotation, meta.Metadata.Annotations[requiresAnnotation])
 	}
-	providerRange := ""
+	providerOldest := ""
 	for _, d := range meta.Spec.DependsOn {
 		if d.Package == stack.ProviderKubernetesRepository {
-			providerRange = d.Version
+			providerOldest, _, _ = strings.Cut(strings.TrimPrefix(d.Version, ">="), " ")
 		}
+	}
+	if providerOldest == "" {
+		t.Fatalf("crossplane.yaml's dependsOn has no range >=<version> for %s", stack.ProviderKubernetesRepository)
 	}
 	k8sMinor := semver.MajorMinor(mk["E2E_KUBERNETES_VERSION"])
 	want := []supportRow{
 		{"Crossplane", strings.TrimPrefix(meta.Spec.Crossplane.Version, ">="), []string{mk["CROSSPLANE_CORE_VERSION"], mk["CROSSPLANE_CORE_NEXT_VERSION"]}},
 		{"cert-manager", certManagerOldest[1], []string{mk["E2E_CERT_MANAGER_OLDEST_VERSION"], mk["E2E_CERT_MANAGER_VERSION"]}},
-		{"provider-kubernetes", strings.TrimPrefix(strings.Fields(providerRange + " ")[0], ">="), []string{mk["E2E_PROVIDER_KUBERNETES_OLDEST_VERSION"], mk["E2E_PROVIDER_KUBERNETES_VERSION"]}},
+		{"provider-kubernetes", providerOldest, []string{mk["E2E_PROVIDER_KUBERNETES_OLDEST_VERSION"], mk["E2E_PROVIDER_KUBERNETES_VERSION"]}},
 		// Gateway API's oldest is the docs' own decision (TLSRoute v1's first release).
 		{"Gateway API", "", []string{goModVersion(t, "sigs.k8s.io/gateway-api")}},
 		{"Kubernetes", k8sMinor, []string{mk["E2E_KUBERNETES_VERSION"]}},
