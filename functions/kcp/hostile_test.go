@@ -111,6 +111,39 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 			spec:   `, "rootShard": {"replicas": 1000}, "frontProxies": [{"name": "public", "replicas": 2147483647}]`,
 			want:   []string{`spec.rootShard.replicas: Invalid value: 1000: must be between 0 and 10`, `spec.frontProxies[0].replicas: Invalid value: 2147483647`},
 		},
+		// spec.objectLimit (issue 40). Who sets it: whoever writes the KcpInstallation, a
+		// team with edit in its namespace, or the platform through a claim. Largest: total up
+		// to 2^63-1 (no limit at all, kcp's own default), scanInterval a duration of up to
+		// 1024 characters; the function admits no interval under 10s. What it costs the shared
+		// objects: no Tenant or shared RootShard reads it; it becomes two flags of the team's
+		// own root shard and shards. What it costs a shared etcd: each count reads all of the
+		// shard's keys, hence the 10s floor. It cannot widen a certificate or an identity
+		// (it sets no certificate field, no user, no group), and the platform's policy does
+		// not decide it: the schema, the 10s floor and the kcp version do.
+		"ObjectCountScanHammersSharedEtcd": {
+			reason: "A 1ms interval would read every key of the team's shards a thousand times a second, from an etcd other teams' installations may share.",
+			spec:   `, "image": {"tag": "v0.33.0"}, "objectLimit": {"total": 1000, "scanInterval": "1ms"}`,
+			want:   []string{`spec.objectLimit.scanInterval: Invalid value: "1ms": must be at least 10s`},
+		},
+		"ObjectLimitOnAKcpWithoutIt": {
+			reason: "kcp v0.32.3 exits on the unknown flag: the running root shard would be rolled into a crash loop.",
+			spec:   `, "objectLimit": {"total": 1000}`,
+			want:   []string{`spec.objectLimit: Forbidden: kcp v0.32.3 has no --logical-cluster-total-object-limit`},
+		},
+		"NegativeObjectLimit": {
+			reason: "A total below 1 is no limit to kcp (0) or nonsense; the absence of the field says no limit.",
+			spec:   `, "image": {"tag": "v0.33.0"}, "objectLimit": {"total": -5}`,
+			want:   []string{`spec.objectLimit.total: Invalid value: -5: must be at least 1`},
+		},
+		// The embedded cache's keyspace (issue 40): no new field. Who sets what it reads: the
+		// team (spec.etcd.external.prefix, spec.cacheServer, spec.image.tag), each bounded by
+		// the schema and check.EtcdPrefix. The hostile case is a team corrupting its own
+		// root shard on upgrade; the refusal keeps the running one on its version.
+		"EmbeddedCacheAmongTheRootShardsKeys": {
+			reason: "From kcp v0.33 the root shard's embedded cache would write among its own keys under the external etcd's prefix.",
+			spec:   `, "image": {"tag": "v0.33.0"}, "etcd": {"external": {"endpoints": ["https://etcd.team-a.svc:2379"], "prefix": "/team-a"}}`,
+			want:   []string{`spec.etcd.external.prefix: Forbidden: kcp v0.33.0's embedded cache stores under the root shard's own --etcd-prefix=/team-a`},
+		},
 		"VirtualWorkspaceKubeconfig": {
 			reason: "A virtual workspace server's --kubeconfig is the identity it acts with.",
 			spec:   `, "rootShard": {"virtualWorkspace": {"external": {"hostname": "vw.team-a.example.com"}, "extra": {"args": ["--kubeconfig=/mnt/other/kubeconfig"]}}}`,

@@ -62,12 +62,8 @@ func TestEmbeddedCacheStoragePrefixOnRealKCP(t *testing.T) {
 	kcpBin, tag, etcdBin := realKCP(t)
 	dir := t.TempDir()
 	client := startEtcd(t, etcdBin, dir)
-	port := freePorts(t, 1)[0]
 	const asked = "/probe-root"
-	exited := start(t, filepath.Join(dir, "kcp.log"), filepath.Join(kcpBin, "kcp"), "start",
-		"--root-directory="+filepath.Join(dir, "kcp"), "--etcd-servers="+client, "--etcd-prefix="+asked,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port))
-	if err := waitReady(t.Context(), fmt.Sprintf("https://127.0.0.1:%d/readyz", port), 3*time.Minute, exited); err != nil {
+	if err := startKCP(t, kcpBin, dir, client, "--etcd-prefix="+asked); err != nil {
 		t.Fatalf("kcp %s: %v (logs in %s)", tag, err, dir)
 	}
 	want := []string{asked}
@@ -86,18 +82,13 @@ func TestObjectLimitFlagsOnRealKCP(t *testing.T) {
 	kcpBin, tag, etcdBin := realKCP(t)
 	dir := t.TempDir()
 	client := startEtcd(t, etcdBin, dir)
-	port := freePorts(t, 1)[0]
-	log := filepath.Join(dir, "kcp.log")
-	exited := start(t, log, filepath.Join(kcpBin, "kcp"), "start",
-		"--root-directory="+filepath.Join(dir, "kcp"), "--etcd-servers="+client,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
-		"--logical-cluster-total-object-limit=300", "--logical-cluster-object-count-scan-interval=10s")
-	ready := waitReady(t.Context(), fmt.Sprintf("https://127.0.0.1:%d/readyz", port), 3*time.Minute, exited)
+	// The flags as parts/kcpserver renders spec.objectLimit (TestObjectLimitArgs pins them).
+	ready := startKCP(t, kcpBin, dir, client, "--logical-cluster-total-object-limit=300", "--logical-cluster-object-count-scan-interval=10s")
 	switch want := SupportsObjectLimit(tag); {
 	case want && ready != nil:
-		t.Errorf("SupportsObjectLimit(%q) is true, but kcp did not start with the flags: %v (log %s)", tag, ready, log)
+		t.Errorf("SupportsObjectLimit(%q) is true, but kcp did not start with the flags: %v (logs in %s)", tag, ready, dir)
 	case !want && ready == nil:
-		t.Errorf("SupportsObjectLimit(%q) is false, but kcp started with the flags (log %s)", tag, log)
+		t.Errorf("SupportsObjectLimit(%q) is false, but kcp started with the flags (logs in %s)", tag, dir)
 	}
 }
 
@@ -118,6 +109,17 @@ func realKCP(t *testing.T) (kcpBin, tag, etcdBin string) {
 		etcdBin = filepath.Join("..", "..", "..", "..", "bin", "etcd")
 	}
 	return kcpBin, tag, etcdBin
+}
+
+// startKCP runs `kcp start` with an embedded cache on etcd at client, its data and log in
+// dir, and args, until the test ends; it returns once kcp is ready, or why it is not.
+func startKCP(t *testing.T, kcpBin, dir, client string, args ...string) error {
+	t.Helper()
+	port := freePorts(t, 1)[0]
+	exited := start(t, filepath.Join(dir, "kcp.log"), filepath.Join(kcpBin, "kcp"), append([]string{"start",
+		"--root-directory=" + filepath.Join(dir, "kcp"), "--etcd-servers=" + client,
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port)}, args...)...)
+	return waitReady(t.Context(), fmt.Sprintf("https://127.0.0.1:%d/readyz", port), 3*time.Minute, exited)
 }
 
 // startEtcd runs a single-member etcd in dir until the test ends and returns its client URL.

@@ -26,6 +26,7 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	errs = append(errs, check.Templates(rs.Spec)...)
 	spec := field.NewPath("spec")
 	s := rs.Spec
+	tag := kcpimage.Resolve(s.Image).Tag
 
 	errs = append(errs, check.NameLength(rs.GetName(), MaxNameLength)...)
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
@@ -34,11 +35,10 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	}
 	errs = append(errs, check.Public(spec.Child("public"), s.Public, s.ShardBaseURL)...)
 	errs = append(errs, check.Etcd(spec.Child("etcd"), s.Etcd)...)
-	errs = append(errs, validateEmbeddedCache(spec, rs)...)
+	errs = append(errs, validateEmbeddedCache(spec, rs, tag)...)
 	errs = append(errs, check.External(spec.Child("external"), s.External)...)
 	errs = append(errs, validateCertificates(spec.Child("certificates"), s.Certificates)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
-	tag := kcpimage.Resolve(s.Image).Tag
 	errs = append(errs, check.ObjectLimit(spec.Child("objectLimit"), s.ObjectLimit, tag, kcpversion.SupportsObjectLimit(tag))...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
@@ -55,11 +55,11 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 // validateEmbeddedCache refuses a root shard whose embedded cache would store among its own
 // keys: from kcp v0.33 the cache inherits the shard's --etcd-prefix
 // (kcpversion.EmbeddedCacheCollides). A root shard already running is kept, on its version.
-func validateEmbeddedCache(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorList {
+func validateEmbeddedCache(spec *field.Path, rs *v1alpha1.RootShard, tag string) field.ErrorList {
 	if rs.Spec.Cache.Ref != nil {
 		return nil
 	}
-	why := kcpversion.EmbeddedCacheCollides(kcpimage.Resolve(rs.Spec.Image).Tag, rs.Spec.Etcd.Prefix)
+	why := kcpversion.EmbeddedCacheCollides(tag, rs.Spec.Etcd.Prefix)
 	if why == "" {
 		return nil
 	}
