@@ -45,7 +45,8 @@ check-generate: $(XRDGEN)
 ## render: render every example through `crossplane composition render`, fresh and converged,
 ## into _output/render/<example>/{fresh,converged}.yaml.
 .PHONY: render
-render: $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE)
+render: $(FUNCTION)
+	$(call build_tools,$(CROSSPLANE) $(CROSSPLANE_CORE))
 	@go run ./test/render/cmd/kcp-render -examples examples -out $(OUTPUT)/render
 
 ## bench: benchmark RunFunction per XR kind and state (fresh, converged; a RootShard with
@@ -110,12 +111,19 @@ e2e-schema: $(CROSSPLANE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL)
 crd-cost: $(CROSSPLANE) $(E2E_ETCD) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL)
 	@E2E_CRD_COST=1 go test ./test/e2e/schema/ -run '^TestCRDCost$$' -count=1 -v -timeout=30m
 
-E2E_BINARIES := $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_ETCDUTL) $(E2E_KUBE_APISERVER) $(E2E_KUBECTL) \
-	$(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBE_SCHEDULER) $(E2E_KWOK) $(E2E_CERT_MANAGER_CONTROLLER)
 HOST_ARCH := $(shell go env GOARCH)
 # The e2e pushes every arch's Function package as one multi-arch index, as `make push` does,
 # so Crossplane picks the host's platform from it.
 E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS))) E2E_CONFIGURATION_XPKG=$(CONFIGURATION_XPKG)
+
+# What each command needs, built first by build_tools (make/tools.mk): missing tools side by
+# side, with progress. The demo needs no Crossplane CLI (make/package.mk builds packages with
+# xpkgbuild) and no etcdctl; the order pairs different modules for the side-by-side builds.
+DEMO_TOOLS := $(E2E_KUBE_APISERVER) $(CROSSPLANE_CORE) $(E2E_CERT_MANAGER_CONTROLLER) $(E2E_KUBE_CONTROLLER_MANAGER) \
+	$(E2E_PROVIDER_KUBERNETES) $(E2E_KUBE_SCHEDULER) $(E2E_ETCD) $(E2E_KUBECTL) $(E2E_KWOK) $(RUNTIME_IMAGE) $(XPKG_BUILD)
+E2E_NEEDS := $(E2E_TOOLS) $(CROSSPLANE) $(CROSSPLANE_CORE) $(CROSSPLANE_CORE_NEXT) $(RUNTIME_IMAGE) $(XPKG_BUILD)
+TEST_TOOLS := $(DEMO_TOOLS) $(CROSSPLANE) $(GOLANGCI_LINT) $(CROSSPLANE_CORE_NEXT) $(XRDGEN) \
+	$(E2E_CERT_MANAGER_CONTROLLER_OLDEST) $(E2E_PROVIDER_KUBERNETES_OLDEST) $(E2E_ETCDCTL) $(E2E_ETCDUTL)
 
 ## e2e: install the packages `make build` produces on a real control plane (etcd,
 ## kube-apiserver, kube-controller-manager, cert-manager, Crossplane; local processes in a
@@ -129,8 +137,9 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 E2E_RUN ?=
 E2E_FLAGS ?=
 .PHONY: e2e
-e2e: build $(E2E_BINARIES) $(CROSSPLANE_CORE_NEXT) $(E2E_CERT_MANAGER_CONTROLLER_OLDEST) $(E2E_PROVIDER_KUBERNETES_XPKG) \
-	$(E2E_PROVIDER_KUBERNETES_OLDEST_XPKG)
+e2e:
+	$(call build_tools,$(E2E_NEEDS))
+	@$(MAKE) --no-print-directory build $(E2E_PROVIDER_KUBERNETES_XPKG) $(E2E_PROVIDER_KUBERNETES_OLDEST_XPKG)
 	@echo "== end-to-end scenarios on a real control plane (about 50 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.
@@ -167,16 +176,20 @@ fleet:
 ## crossplane.yaml and apis/*, pins the function at VERSION and carries registry metadata;
 ## every Function package embeds a non-root runtime image of its architecture.
 .PHONY: package-test
-package-test: build
+package-test: build $(CROSSPLANE)
 	@$(E2E_PACKAGES) go test ./test/pkg/ -count=1
 
 ## demo: bring up the local control plane, install the packages, apply examples/basic and
 ## show the XRs until the certificates are issued and the kubeconfig Secret exists; keeps
 ## running until Ctrl-C (or `make demo-down` in another terminal). Logs in _output/demo/.
+## Builds only what it runs: the packages for this machine's architecture, no Crossplane CLI.
 .PHONY: demo demo-down
-demo: build $(E2E_BINARIES) $(E2E_PROVIDER_KUBERNETES_XPKG)
+demo:
+	$(call build_tools,$(DEMO_TOOLS))
+	@$(MAKE) --no-print-directory build ARCHS=$(HOST_ARCH) $(E2E_PROVIDER_KUBERNETES_XPKG)
 	@go build -o $(OUTPUT)/demo/kcp-demo ./test/e2e/cmd/kcp-demo
-	@$(OUTPUT)/demo/kcp-demo -function $(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS))) -configuration $(CONFIGURATION_XPKG)
+	@# CROSSPLANE is emptied: the demo installs without the CLI, whether or not bin/ has it.
+	@CROSSPLANE= $(OUTPUT)/demo/kcp-demo -function $(PACKAGE_DIR)/function-kcp-$(HOST_ARCH).xpkg -configuration $(CONFIGURATION_XPKG)
 
 demo-down:
 	@if [ -f $(OUTPUT)/demo/demo.pid ] && kill $$(cat $(OUTPUT)/demo/demo.pid) 2>/dev/null; then \
@@ -192,7 +205,9 @@ lint: $(GOLANGCI_LINT)
 ## test: everything CI runs. The end-to-end packages under test/e2e need the binaries the
 ## e2e targets build, so they run through those targets, not through `go test ./...`.
 .PHONY: test
-test: check-generate $(FUNCTION) $(CROSSPLANE) $(CROSSPLANE_CORE) $(E2E_KUBECTL)
+test:
+	$(call build_tools,$(TEST_TOOLS))
+	@$(MAKE) --no-print-directory check-generate $(FUNCTION)
 	@$(MAKE) --no-print-directory lint
 	@# The render tests take about 9 minutes on 2 cores (every example converged through the
 	@# Crossplane CLI), close to go test's default 10-minute limit per package: 30m.

@@ -10,10 +10,9 @@
 # Like make/tools.mk, every binary is built once per pinned version into a
 # versioned file ($(BIN)/etcd-v3.6.7, ...) and exposed through a stable symlink
 # ($(BIN)/etcd, ...); present files are never rebuilt. The stable paths are
-# exported as E2E_* variables for test code. A cold build of everything takes
-# ~15-20 minutes on 2 cores (provider-kubernetes ~3 of them, kwok ~1, kube-scheduler
-# little after kube-controller-manager) and several GiB of
-# Go build cache; cache the binaries.
+# exported as E2E_* variables for test code. A cold build of all of them takes
+# several GiB of Go build cache (docs/performance.md says how long and how much);
+# cache the binaries.
 #
 # The versions below must match the go.mod files in test/e2e/tools; each recipe
 # checks that before building. See test/e2e/tools/README.md to bump one.
@@ -46,6 +45,12 @@ E2E_CERT_MANAGER_CONTROLLER_OLDEST := $(BIN)/cert-manager-controller-oldest
 E2E_PROVIDER_KUBERNETES_OLDEST     := $(BIN)/provider-kubernetes-oldest
 export E2E_ETCD E2E_ETCDCTL E2E_ETCDUTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBE_SCHEDULER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
 	E2E_PROVIDER_KUBERNETES E2E_KWOK E2E_CERT_MANAGER_CONTROLLER_OLDEST
+
+# Every binary above, ordered so that build_tools' side-by-side builds pair different modules
+# (two builds of one module would compile the same packages twice).
+E2E_TOOLS := $(E2E_KUBE_APISERVER) $(E2E_CERT_MANAGER_CONTROLLER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_PROVIDER_KUBERNETES) \
+	$(E2E_KUBE_SCHEDULER) $(E2E_ETCD) $(E2E_KUBECTL) $(E2E_KWOK) $(E2E_ETCDCTL) $(E2E_ETCDUTL) \
+	$(E2E_CERT_MANAGER_CONTROLLER_OLDEST) $(E2E_PROVIDER_KUBERNETES_OLDEST)
 
 E2E_TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/e2e/tools)
 
@@ -80,10 +85,10 @@ define e2e_check_version
 endef
 
 # e2e_build: $(1) = module dir, $(2) = ldflags, $(3) = package, $(4) = extra
-# build flags. Writes $@ atomically.
+# build flags, $(5) = what progress calls it. Writes $@ atomically.
 define e2e_build
 	@mkdir -p $(BIN)
-	@$(call e2e_go,$(1)) build -trimpath $(4) -ldflags "$(2)" -o $@.tmp $(3) && mv $@.tmp $@
+	@$(PROGRESS) "$(5)" '$(call e2e_go,$(1)) build -trimpath $(4) -ldflags "$(2)" -o $@.tmp $(3)' && mv $@.tmp $@
 endef
 
 # e2e_link: $(1) = stable symlink path, $(2) = versioned file name in $(BIN).
@@ -99,46 +104,39 @@ endef
 
 .PHONY: e2e-tools _e2e_tools_force
 ## e2e-tools: build the real-control-plane binaries for end-to-end tests into bin/.
-e2e-tools: $(E2E_ETCD) $(E2E_ETCDCTL) $(E2E_ETCDUTL) $(E2E_KUBE_APISERVER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_KUBE_SCHEDULER) $(E2E_KUBECTL) $(E2E_CERT_MANAGER_CONTROLLER) \
-	$(E2E_PROVIDER_KUBERNETES) $(E2E_KWOK) $(E2E_CERT_MANAGER_CONTROLLER_OLDEST) $(E2E_PROVIDER_KUBERNETES_OLDEST)
+e2e-tools:
+	$(call build_tools,$(E2E_TOOLS))
 _e2e_tools_force:
 
 $(BIN)/etcd-$(E2E_ETCD_VERSION):
 	$(call e2e_check_version,etcd,go.etcd.io/etcd/server/v3,$(E2E_ETCD_VERSION))
-	@echo "building etcd $(E2E_ETCD_VERSION) into $(BIN) (first time takes about 1.5 minutes)"
-	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/server/v3)
+	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/server/v3,,etcd $(E2E_ETCD_VERSION))
 
 $(BIN)/etcdctl-$(E2E_ETCD_VERSION):
 	$(call e2e_check_version,etcd,go.etcd.io/etcd/etcdctl/v3,$(E2E_ETCD_VERSION))
-	@echo "building etcdctl $(E2E_ETCD_VERSION) into $(BIN)"
-	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/etcdctl/v3)
+	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/etcdctl/v3,,etcdctl $(E2E_ETCD_VERSION))
 
 # etcdutl restores snapshots (etcdctl v3.6 no longer can): the e2e's Backup scenario
 # restores what the backup CronJob's commands saved.
 $(BIN)/etcdutl-$(E2E_ETCD_VERSION):
 	$(call e2e_check_version,etcd,go.etcd.io/etcd/etcdutl/v3,$(E2E_ETCD_VERSION))
-	@echo "building etcdutl $(E2E_ETCD_VERSION) into $(BIN)"
-	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/etcdutl/v3)
+	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/etcdutl/v3,,etcdutl $(E2E_ETCD_VERSION))
 
 $(BIN)/kube-apiserver-$(E2E_KUBERNETES_VERSION):
 	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
-	@echo "building kube-apiserver $(E2E_KUBERNETES_VERSION) into $(BIN) (first time takes several minutes)"
-	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-apiserver)
+	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-apiserver,,kube-apiserver $(E2E_KUBERNETES_VERSION))
 
 $(BIN)/kube-controller-manager-$(E2E_KUBERNETES_VERSION):
 	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
-	@echo "building kube-controller-manager $(E2E_KUBERNETES_VERSION) into $(BIN) (first time takes several minutes)"
-	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-controller-manager)
+	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-controller-manager,,kube-controller-manager $(E2E_KUBERNETES_VERSION))
 
 $(BIN)/kube-scheduler-$(E2E_KUBERNETES_VERSION):
 	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
-	@echo "building kube-scheduler $(E2E_KUBERNETES_VERSION) into $(BIN) (first time takes about a minute)"
-	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-scheduler)
+	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-scheduler,,kube-scheduler $(E2E_KUBERNETES_VERSION))
 
 $(BIN)/kubectl-$(E2E_KUBERNETES_VERSION):
 	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
-	@echo "building kubectl $(E2E_KUBERNETES_VERSION) into $(BIN)"
-	$(call e2e_build,kubernetes,$(E2E_KUBECTL_LDFLAGS),k8s.io/kubernetes/cmd/kubectl)
+	$(call e2e_build,kubernetes,$(E2E_KUBECTL_LDFLAGS),k8s.io/kubernetes/cmd/kubectl,,kubectl $(E2E_KUBERNETES_VERSION))
 
 # The cert-manager controller main is our own code (cert-manager/main.go; the oldest
 # module links the same file): rebuild it when its sources or its module change.
@@ -146,8 +144,7 @@ $(BIN)/kubectl-$(E2E_KUBERNETES_VERSION):
 define e2e_cert_manager_rule
 $(BIN)/cert-manager-controller-$(2): $(call e2e_module_srcs,$(1))
 	$$(call e2e_check_version,$(1),github.com/cert-manager/cert-manager,$(2))
-	@echo "building cert-manager-controller (cert-manager $(2)) into $(BIN) (first time takes about 2 minutes)"
-	$$(call e2e_build,$(1),$(call e2e_cert_manager_ldflags,$(2)),.,-buildvcs=false)
+	$$(call e2e_build,$(1),$(call e2e_cert_manager_ldflags,$(2)),.,-buildvcs=false,cert-manager-controller (cert-manager $(2)))
 endef
 $(eval $(call e2e_cert_manager_rule,cert-manager,$(E2E_CERT_MANAGER_VERSION)))
 $(eval $(call e2e_cert_manager_rule,cert-manager-oldest,$(E2E_CERT_MANAGER_OLDEST_VERSION)))
@@ -160,8 +157,7 @@ $(eval $(call e2e_cert_manager_rule,cert-manager-oldest,$(E2E_CERT_MANAGER_OLDES
 define e2e_provider_kubernetes_rule
 $(BIN)/provider-kubernetes-$(2): $(call e2e_module_srcs,$(1))
 	$$(call e2e_check_version,$(1),github.com/crossplane-contrib/provider-kubernetes,$(2))
-	@echo "building provider-kubernetes $(2) into $(BIN) (first time takes about 3 minutes)"
-	$$(call e2e_build,$(1),$(call e2e_provider_kubernetes_ldflags,$(2)),github.com/crossplane-contrib/provider-kubernetes/cmd/provider)
+	$$(call e2e_build,$(1),$(call e2e_provider_kubernetes_ldflags,$(2)),github.com/crossplane-contrib/provider-kubernetes/cmd/provider,,provider-kubernetes $(2))
 endef
 $(eval $(call e2e_provider_kubernetes_rule,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION)))
 $(eval $(call e2e_provider_kubernetes_rule,provider-kubernetes-oldest,$(E2E_PROVIDER_KUBERNETES_OLDEST_VERSION)))
@@ -169,13 +165,12 @@ $(eval $(call e2e_provider_kubernetes_rule,provider-kubernetes-oldest,$(E2E_PROV
 # kwok's controller (cmd/kwok): fake nodes and pods for the e2e, in place of kubelets.
 $(BIN)/kwok-$(E2E_KWOK_VERSION):
 	$(call e2e_check_version,kwok,sigs.k8s.io/kwok,$(E2E_KWOK_VERSION))
-	@echo "building kwok $(E2E_KWOK_VERSION) into $(BIN) (first time takes about a minute)"
-	$(call e2e_build,kwok,$(E2E_KWOK_LDFLAGS),sigs.k8s.io/kwok/cmd/kwok)
+	$(call e2e_build,kwok,$(E2E_KWOK_LDFLAGS),sigs.k8s.io/kwok/cmd/kwok,,kwok $(E2E_KWOK_VERSION))
 
 # provider-kubernetes' package, for the host's architecture only (the package runtime runs it
 # here): the module's package/crossplane.yaml and package/crds/*.yaml, and a runtime image
-# holding the binary at /provider, built like the function's (runtime-image, xpkg build). Needs
-# $(RUNTIME_IMAGE) and $(CROSSPLANE) from make/tools.mk.
+# holding the binary at /provider, built like the function's (runtime-image, xpkgbuild). Needs
+# $(RUNTIME_IMAGE) and $(XPKG_BUILD) from make/tools.mk.
 E2E_ARCH := $(shell go env GOARCH)
 E2E_PACKAGE_DIR := $(or $(OUTPUT),$(CURDIR)/_output)/e2e-packages
 # $(call e2e_provider_kubernetes_xpkg,<version>) is where that version's package is built.
@@ -194,7 +189,7 @@ $(E2E_PACKAGE_DIR)/provider-kubernetes-$(2)-runtime-$(E2E_ARCH).tar: $(BIN)/prov
 	@mkdir -p $$(@D)
 	@$(RUNTIME_IMAGE) -binary $$< -arch $(E2E_ARCH) -entrypoint /provider -o $$@
 
-$(call e2e_provider_kubernetes_xpkg,$(2)): $(E2E_PACKAGE_DIR)/provider-kubernetes-$(2)-runtime-$(E2E_ARCH).tar $(CROSSPLANE)
+$(call e2e_provider_kubernetes_xpkg,$(2)): $(E2E_PACKAGE_DIR)/provider-kubernetes-$(2)-runtime-$(E2E_ARCH).tar $(XPKG_BUILD)
 	@echo "package: building provider-kubernetes $(2) linux/$(E2E_ARCH) -> $$@"
 	@dir=$$$$($(call e2e_go,$(1)) list -m -f '{{.Dir}}' github.com/crossplane-contrib/provider-kubernetes) && \
 	  test -f "$$$$dir/package/crossplane.yaml" || { echo "provider-kubernetes module not in the module cache: $$$$dir" >&2; exit 1; }; \
@@ -202,8 +197,8 @@ $(call e2e_provider_kubernetes_xpkg,$(2)): $(E2E_PACKAGE_DIR)/provider-kubernete
 	  mkdir -p $$$$root/crds $$$$root-no-examples && \
 	  cp "$$$$dir/package/crossplane.yaml" $$$$root/ && \
 	  cp "$$$$dir"/package/crds/*.yaml $$$$root/crds/ && \
-	  $(CROSSPLANE) xpkg build --package-root=$$$$root \
-	    --embed-runtime-image-tarball=$$< --examples-root=$$$$root-no-examples -o $$@.tmp && mv $$@.tmp $$@
+	  $(XPKG_BUILD) -package-root $$$$root \
+	    -embed-runtime-image-tarball $$< -examples-root $$$$root-no-examples -o $$@
 endef
 $(eval $(call e2e_provider_kubernetes_package_rule,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION)))
 $(eval $(call e2e_provider_kubernetes_package_rule,provider-kubernetes-oldest,$(E2E_PROVIDER_KUBERNETES_OLDEST_VERSION)))

@@ -1,6 +1,6 @@
 # make/package.mk: the two Crossplane packages, built without Docker.
-# Included from the root Makefile after make/tools.mk (it needs $(CROSSPLANE)
-# and $(RUNTIME_IMAGE)). `make build` writes, for every arch in ARCHS:
+# Included from the root Makefile after make/tools.mk (it needs $(XPKG_BUILD)
+# and $(RUNTIME_IMAGE); make push, $(CROSSPLANE)). `make build` writes, for every arch in ARCHS:
 #
 #   $(PACKAGE_DIR)/function-kcp-<arch>               static linux binary
 #   $(PACKAGE_DIR)/function-kcp-runtime-<arch>.tar   runtime image (docker-save tarball)
@@ -73,7 +73,7 @@ build: package-check-version $(PACKAGES)
 ## from any other REGISTRY, users mirror it with an ImageConfig (see docs/install.md).
 REGISTRY ?= xpkg.crossplane.io/configuration-kcp
 comma := ,
-push: build
+push: build $(CROSSPLANE)
 	@$(CROSSPLANE) xpkg push -f $(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS))) $(REGISTRY)/function-kcp:$(VERSION)
 	@echo "pushed $(REGISTRY)/function-kcp:$(VERSION) ($(ARCHS))"
 	@$(CROSSPLANE) xpkg push -f $(CONFIGURATION_XPKG) $(REGISTRY)/configuration-kcp:$(VERSION)
@@ -102,11 +102,10 @@ $(FUNCTION_RUNTIMES): $(PACKAGE_DIR)/function-kcp-runtime-%.tar: $(PACKAGE_DIR)/
 	@$(RUNTIME_IMAGE) -binary $< -arch $* -o $@
 
 $(FUNCTION_XPKGS): $(PACKAGE_DIR)/function-kcp-%.xpkg: $(PACKAGE_DIR)/function-kcp-runtime-%.tar \
-		$(FUNCTION_PACKAGE_SRCS) $(CROSSPLANE)
+		$(FUNCTION_PACKAGE_SRCS) $(XPKG_BUILD)
 	@echo "package: building Function package linux/$* -> $@"
 	@mkdir -p $(NO_EXAMPLES)
-	@$(CROSSPLANE) xpkg build --package-root=package --embed-runtime-image-tarball=$< \
-	  --examples-root=$(NO_EXAMPLES) -o $@.tmp && mv $@.tmp $@
+	@$(XPKG_BUILD) -package-root package -embed-runtime-image-tarball $< -examples-root $(NO_EXAMPLES) -o $@
 
 # The staged file lists: rewritten only when the selection changes (a file added or
 # removed), so that a removed XRD or example also rebuilds the package.
@@ -119,7 +118,7 @@ $(PACKAGE_DIR)/configuration.files: _package_force
 # their repository paths (apis/<kind>/..., <example>/...). The examples are checked for
 # private keys as a last guard.
 $(CONFIGURATION_XPKG): $(CONFIGURATION_SRCS) $(PACKAGE_EXAMPLES_SRCS) \
-		$(PACKAGE_DIR)/configuration.files $(CROSSPLANE) | package-check-version
+		$(PACKAGE_DIR)/configuration.files $(XPKG_BUILD) | package-check-version
 	@echo "package: building Configuration package -> $@"
 	@rm -rf $(CONFIGURATION_STAGE) $(PACKAGE_EXAMPLES)
 	@mkdir -p $(CONFIGURATION_STAGE) $(PACKAGE_EXAMPLES)
@@ -127,5 +126,4 @@ $(CONFIGURATION_XPKG): $(CONFIGURATION_SRCS) $(PACKAGE_EXAMPLES_SRCS) \
 	@cd examples && cp --parents $(patsubst examples/%,%,$(PACKAGE_EXAMPLES_SRCS)) $(PACKAGE_EXAMPLES)/
 	@! grep -rlE -e '-----BEGIN ([A-Z]+ )?PRIVATE KEY-----' $(PACKAGE_EXAMPLES) || \
 	  { echo "the files above hold private keys; examples must not" >&2; exit 1; }
-	@$(CROSSPLANE) xpkg build --package-root=$(CONFIGURATION_STAGE) \
-	  --examples-root=$(PACKAGE_EXAMPLES) -o $@.tmp && mv $@.tmp $@
+	@$(XPKG_BUILD) -package-root $(CONFIGURATION_STAGE) -examples-root $(PACKAGE_EXAMPLES) -o $@

@@ -34,8 +34,28 @@ CROSSPLANE_CORE := $(BIN)/crossplane-core
 CROSSPLANE_CORE_NEXT := $(BIN)/crossplane-core-next
 XRDGEN          := $(BIN)/xrdgen
 RUNTIME_IMAGE   := $(BIN)/runtime-image
+XPKG_BUILD      := $(BIN)/xpkgbuild
 GOLANGCI_LINT   := $(BIN)/golangci-lint
-export CROSSPLANE CROSSPLANE_CORE CROSSPLANE_CORE_NEXT XRDGEN RUNTIME_IMAGE
+export CROSSPLANE CROSSPLANE_CORE CROSSPLANE_CORE_NEXT XRDGEN RUNTIME_IMAGE XPKG_BUILD
+
+# PROGRESS wraps each tool's build: which tool, how many are left, how long it took.
+PROGRESS := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))/progress.sh
+# TOOLS_JOBS tools build side by side: on 2 cores two go builds overlap one's linking and
+# module downloads with the other's compiling.
+TOOLS_JOBS ?= 2
+
+# $(call build_tools,<files>): build those of <files> that are missing, TOOLS_JOBS at a time,
+# with progress. A command's recipe calls it first, so that the tools it needs build side by
+# side (make's prerequisites would build one after another) and the count covers them all.
+define build_tools
+	@missing=""; for f in $(1); do [ -e "$$f" ] || missing="$$missing $$f"; done; \
+	if [ -n "$$missing" ]; then \
+	  n=$$(echo $$missing | wc -w); \
+	  echo "== building $$n pinned tools into $(BIN), $(TOOLS_JOBS) at a time (once; later runs skip them)"; \
+	  BUILD_PROGRESS=$$(mktemp -d) BUILD_TOTAL=$$n; export BUILD_PROGRESS BUILD_TOTAL; \
+	  $(MAKE) --no-print-directory -j$(TOOLS_JOBS) $$missing; status=$$?; rm -rf "$$BUILD_PROGRESS"; exit $$status; \
+	fi
+endef
 
 TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/tools)
 
@@ -48,6 +68,8 @@ TOOLS_VERSION_LDFLAG := github.com/crossplane/crossplane-runtime/v2/pkg/version.
 XRDGEN_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xrdgen/*.go)) \
 	$(TOOLS_DIR)/go.mod $(TOOLS_DIR)/go.sum
 RUNTIME_IMAGE_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/runtimeimage/*.go)) \
+	$(TOOLS_DIR)/go.mod $(TOOLS_DIR)/go.sum
+XPKG_BUILD_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xpkgbuild/*.go)) \
 	$(TOOLS_DIR)/go.mod $(TOOLS_DIR)/go.sum
 
 # tools_check_version: fail if test/tools/go.mod does not pin module $(1) at $(2).
@@ -68,53 +90,51 @@ endif
 endef
 
 .PHONY: tools _tools_force
-tools: $(CROSSPLANE) $(CROSSPLANE_CORE) $(XRDGEN) $(RUNTIME_IMAGE) $(GOLANGCI_LINT)
+tools:
+	$(call build_tools,$(CROSSPLANE) $(CROSSPLANE_CORE) $(XRDGEN) $(RUNTIME_IMAGE) $(XPKG_BUILD) $(GOLANGCI_LINT))
 _tools_force:
 
 $(BIN)/crossplane-$(CROSSPLANE_CLI_VERSION):
 	$(call tools_check_version,github.com/crossplane/cli/v2,$(CROSSPLANE_CLI_VERSION))
-	@echo "building Crossplane CLI $(CROSSPLANE_CLI_VERSION) into $(BIN) (first time takes several minutes)"
 	@mkdir -p $(BIN)
-	@$(TOOLS_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CLI_VERSION)" \
-	  -o $@.tmp github.com/crossplane/cli/v2/cmd/crossplane && mv $@.tmp $@
+	@$(PROGRESS) "Crossplane CLI $(CROSSPLANE_CLI_VERSION)" '$(TOOLS_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CLI_VERSION)" -o $@.tmp github.com/crossplane/cli/v2/cmd/crossplane' && mv $@.tmp $@
 
 $(BIN)/crossplane-core-$(CROSSPLANE_CORE_VERSION):
 	$(call tools_check_version,github.com/crossplane/crossplane/v2,$(CROSSPLANE_CORE_VERSION))
-	@echo "building Crossplane core $(CROSSPLANE_CORE_VERSION) into $(BIN) (first time takes several minutes)"
 	@mkdir -p $(BIN)
-	@$(TOOLS_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_VERSION)" \
-	  -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane && mv $@.tmp $@
+	@$(PROGRESS) "Crossplane core $(CROSSPLANE_CORE_VERSION)" '$(TOOLS_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_VERSION)" -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane' && mv $@.tmp $@
 
 $(BIN)/crossplane-core-$(CROSSPLANE_CORE_NEXT_VERSION):
 	@v=$$($(TOOLS_NEXT_GO) list -m -f '{{.Version}}' github.com/crossplane/crossplane/v2) && test "$$v" = "$(CROSSPLANE_CORE_NEXT_VERSION)" || \
 	  { echo "make/tools.mk wants Crossplane core $(CROSSPLANE_CORE_NEXT_VERSION) but test/tools/crossplane-next/go.mod has $$v" >&2; exit 1; }
-	@echo "building Crossplane core $(CROSSPLANE_CORE_NEXT_VERSION) into $(BIN) (first time takes several minutes)"
 	@mkdir -p $(BIN)
-	@$(TOOLS_NEXT_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_NEXT_VERSION)" \
-	  -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane && mv $@.tmp $@
+	@$(PROGRESS) "Crossplane core $(CROSSPLANE_CORE_NEXT_VERSION)" '$(TOOLS_NEXT_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_NEXT_VERSION)" -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane' && mv $@.tmp $@
 
 $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION):
 	@v=$$($(TOOLS_LINT_GO) list -m -f '{{.Version}}' github.com/golangci/golangci-lint/v2) && test "$$v" = "$(GOLANGCI_LINT_VERSION)" || \
 	  { echo "make/tools.mk wants golangci-lint $(GOLANGCI_LINT_VERSION) but test/tools/golangci-lint/go.mod has $$v" >&2; exit 1; }
-	@echo "building golangci-lint $(GOLANGCI_LINT_VERSION) into $(BIN) (first time takes a few minutes)"
 	@mkdir -p $(BIN)
-	@$(TOOLS_LINT_GO) build -trimpath -o $@.tmp github.com/golangci/golangci-lint/v2/cmd/golangci-lint && mv $@.tmp $@
+	@$(PROGRESS) "golangci-lint $(GOLANGCI_LINT_VERSION)" '$(TOOLS_LINT_GO) build -trimpath -o $@.tmp github.com/golangci/golangci-lint/v2/cmd/golangci-lint' && mv $@.tmp $@
 
 # xrdgen is our own code: rebuild it when its sources or the tools module change.
 $(BIN)/xrdgen-$(CONTROLLER_TOOLS_VERSION): $(XRDGEN_SRCS)
 	$(call tools_check_version,sigs.k8s.io/controller-tools,$(CONTROLLER_TOOLS_VERSION))
-	@echo "building xrdgen (controller-tools $(CONTROLLER_TOOLS_VERSION)) into $(BIN)"
 	@mkdir -p $(BIN)
-	@$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./xrdgen && mv $@.tmp $@
+	@$(PROGRESS) "xrdgen (controller-tools $(CONTROLLER_TOOLS_VERSION))" '$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./xrdgen' && mv $@.tmp $@
 
 # runtime-image builds the function's runtime image tarball without Docker (see
 # make/package.mk). Our own code too, so rebuilt like xrdgen; named after the
 # go-containerregistry version because that library writes the image format.
 $(BIN)/runtime-image-$(GGCR_VERSION): $(RUNTIME_IMAGE_SRCS)
 	$(call tools_check_version,github.com/google/go-containerregistry,$(GGCR_VERSION))
-	@echo "building runtime-image (go-containerregistry $(GGCR_VERSION)) into $(BIN)"
 	@mkdir -p $(BIN)
-	@$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./runtimeimage && mv $@.tmp $@
+	@$(PROGRESS) "runtime-image (go-containerregistry $(GGCR_VERSION))" '$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./runtimeimage' && mv $@.tmp $@
+
+# xpkgbuild builds the packages (make/package.mk) with crossplane-runtime's package builder,
+# the CLI's own, so that make build needs no Crossplane CLI. Our own code: rebuilt like xrdgen.
+$(XPKG_BUILD): $(XPKG_BUILD_SRCS)
+	@mkdir -p $(BIN)
+	@$(PROGRESS) "xpkgbuild (crossplane-runtime's package builder)" '$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./xpkgbuild' && mv $@.tmp $@
 
 $(eval $(call tools_link,$(CROSSPLANE),crossplane-$(CROSSPLANE_CLI_VERSION)))
 $(eval $(call tools_link,$(CROSSPLANE_CORE),crossplane-core-$(CROSSPLANE_CORE_VERSION)))

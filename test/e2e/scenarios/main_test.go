@@ -108,7 +108,7 @@ func TestCrossplaneNext(t *testing.T) {
 	if core == "" {
 		t.Fatalf("%s is not set: run this through make e2e, which builds it", stack.EnvCrossplaneCoreNext)
 	}
-	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)), withOldestDependencies(t))
+	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)), withOldestDependencies(t), withoutCLI)
 	if !runAlone(t, "Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
@@ -290,6 +290,11 @@ func withCore(binary, crds string) func(*stack.Binaries, *stack.Options) {
 		o.CrossplaneCRDs = crds
 	}
 }
+
+// withoutCLI installs the packages as make demo does, which has no Crossplane CLI: pushed
+// with go-containerregistry, the Configuration applied with kubectl (stack.Install). TestKCP
+// installs with the CLI, as the install guide does, so both ways are tested.
+func withoutCLI(b *stack.Binaries, _ *stack.Options) { b.CrossplaneCLI = "" }
 
 // withOldestDependencies runs the stack with the oldest cert-manager and provider-kubernetes
 // docs/support.md supports.

@@ -25,8 +25,8 @@ type Packages struct {
 }
 
 // Install pushes both packages to the local registry and installs them the way a user
-// does (docs/install.md): apply the README's ClusterRole, then `crossplane xpkg install
-// configuration` with the package's public reference. An ImageConfig rewrites the public
+// does (docs/install.md): apply the README's ClusterRole, then install the Configuration
+// with the package's public reference (installConfiguration). An ImageConfig rewrites the public
 // repository to the local registry (as a user mirroring packages would), so Crossplane
 // resolves the Function dependency from the Configuration's own dependsOn. Install returns when the Configuration and the Function are
 // Healthy and every XRD is Established.
@@ -67,18 +67,11 @@ spec:
 		return err
 	}
 
-	// As the install guide says: crossplane xpkg install, waiting until it is healthy.
 	ref := fmt.Sprintf("%s/configuration-kcp:%s", p.Repository, p.Version)
-	cmd := exec.CommandContext(ctx, s.opts.Bin.CrossplaneCLI, "xpkg", "install", "configuration", ref, "configuration-kcp", "--wait=3m")
-	cmd.Env = append(append(os.Environ(), proc.NoProxy...), "KUBECONFIG="+s.Kubeconfig)
-	out, err := cmd.CombinedOutput()
-	s.Step("applied %s; $ crossplane xpkg install configuration %s configuration-kcp --wait=3m", p.ClusterRole, ref)
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		s.Step("  %s", l)
+	if err := s.installConfiguration(ctx, ref); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("crossplane xpkg install configuration %s: %w", ref, err)
-	}
+	s.Step("applied %s", p.ClusterRole)
 
 	if err := s.WaitCondition(ctx, 3*time.Minute, "Healthy", "configuration", "configuration-kcp"); err != nil {
 		return err
@@ -105,6 +98,34 @@ spec:
 		}
 		return len(waiting) == 0, strings.Join(waiting, "; "), nil
 	})
+}
+
+// installConfiguration installs the Configuration ref as the install guide says: with
+// `crossplane xpkg install configuration`, waiting until it is healthy. Without the CLI (the
+// demo) it applies the Configuration object that command creates; Install then waits for
+// it either way.
+func (s *Stack) installConfiguration(ctx context.Context, ref string) error {
+	if s.opts.Bin.CrossplaneCLI == "" {
+		s.Step("$ kubectl apply: Configuration configuration-kcp, package %s", ref)
+		return s.Apply(ctx, []byte(fmt.Sprintf(`apiVersion: pkg.crossplane.io/v1
+kind: Configuration
+metadata:
+  name: configuration-kcp
+spec:
+  package: %s
+`, ref)))
+	}
+	cmd := exec.CommandContext(ctx, s.opts.Bin.CrossplaneCLI, "xpkg", "install", "configuration", ref, "configuration-kcp", "--wait=3m")
+	cmd.Env = append(append(os.Environ(), proc.NoProxy...), "KUBECONFIG="+s.Kubeconfig)
+	out, err := cmd.CombinedOutput()
+	s.Step("$ crossplane xpkg install configuration %s configuration-kcp --wait=3m", ref)
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		s.Step("  %s", l)
+	}
+	if err != nil {
+		return fmt.Errorf("crossplane xpkg install configuration %s: %w", ref, err)
+	}
+	return nil
 }
 
 // FunctionName is the name Crossplane's dependency resolution gives the Function package:

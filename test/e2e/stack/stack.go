@@ -39,7 +39,8 @@ const (
 	EnvCrossplaneCore    = "CROSSPLANE_CORE"
 	// EnvCrossplaneCoreNext is the newer Crossplane core the e2e also runs on.
 	EnvCrossplaneCoreNext = "CROSSPLANE_CORE_NEXT"
-	EnvCrossplaneCLI      = "CROSSPLANE"
+	// EnvCrossplaneCLI may be empty: the demo runs without the CLI (see Push and Install).
+	EnvCrossplaneCLI = "CROSSPLANE"
 )
 
 // Binaries are the paths of the programs the stack runs.
@@ -47,7 +48,10 @@ type Binaries struct {
 	Etcd, KubeAPIServer, KubeControllerManager, Kubectl string
 	KubeScheduler, Kwok                                 string
 	CertManager                                         string
-	CrossplaneCore, CrossplaneCLI                       string
+	CrossplaneCore                                      string
+	// CrossplaneCLI is "" when there is none: the stack then does what the CLI would
+	// with go-containerregistry and kubectl.
+	CrossplaneCLI string
 }
 
 // BinariesFromEnv reads the binaries' paths from the variables the Makefile exports.
@@ -73,7 +77,9 @@ func BinariesFromEnv() (Binaries, error) {
 		Kwok:                  get(EnvKwok),
 		CertManager:           get(EnvCertManager),
 		CrossplaneCore:        get(EnvCrossplaneCore),
-		CrossplaneCLI:         get(EnvCrossplaneCLI),
+	}
+	if os.Getenv(EnvCrossplaneCLI) != "" {
+		b.CrossplaneCLI = get(EnvCrossplaneCLI)
 	}
 	return b, errors.Join(errs...)
 }

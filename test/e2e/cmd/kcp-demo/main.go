@@ -2,9 +2,10 @@
 // kube-controller-manager, kube-scheduler, kwok fake nodes standing in for kubelets,
 // cert-manager, Crossplane, a local registry; local processes in a private network
 // namespace), installs configuration-kcp's packages as a user would, applies examples/basic,
-// shows the XRs with `crossplane resource trace` until every certificate is issued, the
-// Deployments exist and the kubeconfig Secret is written, and keeps everything running until
-// interrupted. kwok marks the pods running, so the XRs turn Ready, but no kcp runs.
+// shows the XRs and what they compose until every certificate is issued, the Deployments
+// exist and the kubeconfig Secret is written, prints the commands to look at them, and keeps
+// everything running until interrupted. kwok marks the pods running, so the XRs turn Ready,
+// but no kcp runs. It needs no Crossplane CLI.
 //
 // Run it with `make demo`; `make demo-down` stops it from another terminal.
 package main
@@ -15,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -110,12 +110,9 @@ func demo(ctx context.Context, fn, cfg string) error {
 	if err := os.WriteFile(filepath.Join(out, "demo.pid"), []byte(strconv.Itoa(os.Getppid())+"\n"), 0o644); err != nil {
 		return err
 	}
-	kubectl, err := writeWrapper(out, "kubectl", bin.Kubectl, "--kubeconfig="+s.Kubeconfig)
-	if err != nil {
-		return err
-	}
-	crossplane, err := writeWrapper(out, "crossplane", "env", "KUBECONFIG="+s.Kubeconfig, bin.CrossplaneCLI)
-	if err != nil {
+	// The wrapper sits alone in _output/demo/bin, so that putting that directory first on
+	// PATH makes `kubectl` the demo's, and the README's commands work as written.
+	if _, err := writeWrapper(filepath.Join(out, "bin"), "kubectl", bin.Kubectl, "--kubeconfig="+s.Kubeconfig); err != nil {
 		return err
 	}
 
@@ -136,39 +133,47 @@ func demo(ctx context.Context, fn, cfg string) error {
 	}
 	s.Step("applied examples/basic: a ClusterIssuer, a RootShard, a FrontProxy and a Kubeconfig in namespace %s", namespace)
 
-	took, err := watch(ctx, s, bin.CrossplaneCLI, start)
+	took, err := watch(ctx, s, start)
 	if err != nil {
-		return err
-	}
-	kcpKubeconfig := filepath.Join(out, "kcp-admin.kubeconfig")
-	data, err := s.SecretData(ctx, namespace, kubeconfigName)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(kcpKubeconfig, data["kubeconfig"], 0o600); err != nil {
 		return err
 	}
 
 	fmt.Printf(`
-%.0[7]fs after apply every certificate is issued, the Deployments %[8]s exist and the
-kubeconfig Secret %[1]s/%[2]s is written. The pods are scheduled onto kwok fake nodes, which
+%.0fs after apply every certificate is issued, the Deployments %s exist and the
+kubeconfig Secret %s/%s is written. The pods are scheduled onto kwok fake nodes, which
 stand in for kubelets: they are marked running, but no kcp process runs.
 
-The control plane keeps running until Ctrl-C here, or make demo-down elsewhere. Reach it with
-  %[3]s get rootshards,frontproxies,kubeconfigs -n %[1]s
-  %[3]s get certificates,deployments -n %[1]s
-  %[4]s resource trace rootshard.kcp.crossplane.io/root -n %[1]s
+The control plane keeps running until Ctrl-C here, or make demo-down elsewhere. Look at what
+it made from another terminal, in this directory (%s):
 
-The kcp admin kubeconfig (the Secret's content) is in %[6]s:
-  kubectl --kubeconfig %[6]s get workspaces
-It targets https://api.example.com:6443, the FrontProxy's external address. The pods here run
-no containers (kwok fake nodes): on a real cluster, point api.example.com at the front-proxy's
-LoadBalancer Service and use the kubeconfig as it is.
-`, namespace, kubeconfigName, kubectl, crossplane, s.Kubeconfig, kcpKubeconfig, took.Seconds(), strings.Join(basicDeployments, ", "))
+%s
+The admin kubeconfig targets https://api.example.com:6443, the FrontProxy's external address,
+where nothing runs here: on a real cluster, point api.example.com at the front-proxy's
+LoadBalancer Service and use it as it is (README.md, "Try it").
+`, took.Seconds(), strings.Join(basicDeployments, ", "), namespace, kubeconfigName, root, indent(LookCommands))
 
 	<-ctx.Done()
 	fmt.Println("\nStopping the control plane")
 	return nil
+}
+
+// LookCommands are what the demo tells a user to run, from the repository root, once
+// examples/basic is up. README.md's "Try it" holds the same commands in blocks marked to run
+// against the demo, which the e2e runs (TestLookCommandsAreInTheREADME holds the two together).
+var LookCommands = []string{
+	"export PATH=$PWD/_output/demo/bin:$PATH",
+	"kubectl get rootshards,frontproxies,kubeconfigs -n kcp",
+	"kubectl get certificates,deployments,pods -n kcp",
+	"kubectl get secret -n kcp kcp-admin-kubeconfig -o jsonpath='{.data.kubeconfig}' | base64 -d > admin.kubeconfig",
+}
+
+// indent prints commands one per line, indented as a block to copy.
+func indent(commands []string) string {
+	var b strings.Builder
+	for _, c := range commands {
+		b.WriteString("  " + c + "\n")
+	}
+	return b.String()
 }
 
 // basicDeployments are the Deployments examples/basic composes once every certificate they
@@ -233,10 +238,10 @@ func observe(ctx context.Context, s *stack.Stack) (progress, error) {
 	return p, nil
 }
 
-// watch prints `crossplane resource trace` of the basic example's XRs every few seconds
-// until every certificate the XRs compose is issued, their Deployments exist and the
-// Kubeconfig is Ready (its Secret written). It returns how long that took from start.
-func watch(ctx context.Context, s *stack.Stack, cli string, start time.Time) (time.Duration, error) {
+// watch prints the basic example's XRs and what they compose every few seconds until every
+// certificate the XRs compose is issued, their Deployments exist and the Kubeconfig is Ready
+// (its Secret written). It returns how long that took from start.
+func watch(ctx context.Context, s *stack.Stack, start time.Time) (time.Duration, error) {
 	err := s.Eventually(ctx, 10*time.Minute, "certificates issued, Deployments created and kubeconfig written", func(ctx context.Context) (bool, string, error) {
 		p, err := observe(ctx, s)
 		if err != nil {
@@ -244,12 +249,11 @@ func watch(ctx context.Context, s *stack.Stack, cli string, start time.Time) (ti
 			return false, err.Error(), nil
 		}
 		fmt.Printf("\n--- %s (%.0fs after apply): %s\n", time.Now().Format(time.TimeOnly), time.Since(start).Seconds(), p)
-		for _, xr := range []string{"rootshard.kcp.crossplane.io/root", "frontproxy.kcp.crossplane.io/frontproxy", "kubeconfig.kcp.crossplane.io/admin"} {
-			cmd := exec.CommandContext(ctx, cli, "resource", "trace", xr, "-n", namespace)
-			cmd.Env = append(os.Environ(), "KUBECONFIG="+s.Kubeconfig)
-			b, _ := cmd.CombinedOutput()
-			fmt.Print(string(b))
+		out, err := s.Kubectl(ctx, nil, "get", "rootshards,frontproxies,kubeconfigs,certificatesets,certificates,deployments", "-n", namespace)
+		if err != nil {
+			out = []byte(err.Error() + "\n")
 		}
+		fmt.Print(string(out))
 		if !p.done() {
 			select {
 			case <-ctx.Done():
@@ -268,6 +272,9 @@ func writeWrapper(dir, name string, command ...string) (string, error) {
 	enter := fmt.Sprintf("nsenter --net=/proc/%d/ns/net --", os.Getpid())
 	if inUserNamespace() {
 		enter = fmt.Sprintf("nsenter --preserve-credentials --user --net --target=%d --", os.Getpid())
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
 	}
 	path := filepath.Join(dir, name)
 	script := fmt.Sprintf("#!/bin/sh\n# %s against the demo's API server, inside its network namespace.\nexec %s %s \"$@\"\n", name, enter, strings.Join(command, " "))
