@@ -163,8 +163,8 @@ e2e:
 ## rest window over all (E2E_REST_WINDOW, default 2m). Prints time to Ready against
 ## cert-manager alone for the same certificates, CPU and memory per process, and the cost at
 ## rest per installation per minute (docs/performance.md, "A fleet of installations").
-## CORE=current runs it on Crossplane v2.3, the default (next) on v2.4. Outside CI: N=10
-## takes about 15 minutes.
+## CORE=current runs it on Crossplane v2.3, the default (next) on v2.4. Outside CI; how long
+## each N takes is in that section.
 N ?= 10
 TEAMS ?= 0
 CORE ?= next

@@ -80,7 +80,7 @@ e2e_module_srcs = $(filter-out %_test.go,$(wildcard $(E2E_TOOLS_DIR)/$(1)/*.go $
 
 # e2e_check_version: fail unless test/e2e/tools/$(1)/go.mod pins module $(2) at $(3).
 define e2e_check_version
-	@v=$$($(call e2e_go,$(1)) list -m -f '{{.Version}}' $(2)) && test "$$v" = "$(3)" || \
+	@v=$$($(call e2e_go,$(1)) list -m -f '{{.Version}}' $(2) 2>/dev/null) && test "$$v" = "$(3)" || \
 	  { echo "make/e2e-tools.mk wants $(2) $(3) but test/e2e/tools/$(1)/go.mod has $$v" >&2; exit 1; }
 endef
 

@@ -18,7 +18,15 @@ else
 	echo "building $name"
 fi
 start=$(date +%s)
-bash -c "$1"
+# The build's own output (go's "downloading" lines, hundreds on a fresh machine) would bury
+# the progress lines: keep it, and show it only if the build fails.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! bash -c "$1" > "$log" 2>&1; then
+	cat "$log" >&2
+	echo "building $name failed: the command was $1" >&2
+	exit 1
+fi
 took=$(( $(date +%s) - start ))
 took="$((took / 60))m$((took % 60))s"
 if [ -n "${BUILD_PROGRESS:-}" ]; then

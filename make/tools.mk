@@ -74,7 +74,7 @@ XPKG_BUILD_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xpkgbuild/*.go
 
 # tools_check_version: fail if test/tools/go.mod does not pin module $(1) at $(2).
 define tools_check_version
-	@v=$$($(TOOLS_GO) list -m -f '{{.Version}}' $(1)) && test "$$v" = "$(2)" || \
+	@v=$$($(TOOLS_GO) list -m -f '{{.Version}}' $(1) 2>/dev/null) && test "$$v" = "$(2)" || \
 	  { echo "make/tools.mk wants $(1) $(2) but test/tools/go.mod has $$v" >&2; exit 1; }
 endef
 
@@ -105,13 +105,13 @@ $(BIN)/crossplane-core-$(CROSSPLANE_CORE_VERSION):
 	@$(PROGRESS) "Crossplane core $(CROSSPLANE_CORE_VERSION)" '$(TOOLS_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_VERSION)" -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane' && mv $@.tmp $@
 
 $(BIN)/crossplane-core-$(CROSSPLANE_CORE_NEXT_VERSION):
-	@v=$$($(TOOLS_NEXT_GO) list -m -f '{{.Version}}' github.com/crossplane/crossplane/v2) && test "$$v" = "$(CROSSPLANE_CORE_NEXT_VERSION)" || \
+	@v=$$($(TOOLS_NEXT_GO) list -m -f '{{.Version}}' github.com/crossplane/crossplane/v2 2>/dev/null) && test "$$v" = "$(CROSSPLANE_CORE_NEXT_VERSION)" || \
 	  { echo "make/tools.mk wants Crossplane core $(CROSSPLANE_CORE_NEXT_VERSION) but test/tools/crossplane-next/go.mod has $$v" >&2; exit 1; }
 	@mkdir -p $(BIN)
 	@$(PROGRESS) "Crossplane core $(CROSSPLANE_CORE_NEXT_VERSION)" '$(TOOLS_NEXT_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_NEXT_VERSION)" -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane' && mv $@.tmp $@
 
 $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION):
-	@v=$$($(TOOLS_LINT_GO) list -m -f '{{.Version}}' github.com/golangci/golangci-lint/v2) && test "$$v" = "$(GOLANGCI_LINT_VERSION)" || \
+	@v=$$($(TOOLS_LINT_GO) list -m -f '{{.Version}}' github.com/golangci/golangci-lint/v2 2>/dev/null) && test "$$v" = "$(GOLANGCI_LINT_VERSION)" || \
 	  { echo "make/tools.mk wants golangci-lint $(GOLANGCI_LINT_VERSION) but test/tools/golangci-lint/go.mod has $$v" >&2; exit 1; }
 	@mkdir -p $(BIN)
 	@$(PROGRESS) "golangci-lint $(GOLANGCI_LINT_VERSION)" '$(TOOLS_LINT_GO) build -trimpath -o $@.tmp github.com/golangci/golangci-lint/v2/cmd/golangci-lint' && mv $@.tmp $@

@@ -9,7 +9,7 @@ import (
 )
 
 func TestBlocks(t *testing.T) {
-	doc := "# Title\n\n```yaml\na: 1\n```\n\n- item\n  ```shell\n  make test\n  ```\n\n```go\nignored\n```\n"
+	doc := "# Title\n\n```yaml\na: 1\n```\n\n- item\n  ```shell\n  make test\n  ```\n\n```go\nignored\n```\n\n```\nlayout\n```\n"
 	path := filepath.Join(t.TempDir(), "doc.md")
 	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
@@ -22,6 +22,7 @@ func TestBlocks(t *testing.T) {
 		"OneLanguage":   {reason: "Only blocks of the language.", langs: []string{"yaml"}, want: []string{"a: 1\n"}},
 		"IndentedFence": {reason: "A fence inside a list item counts, its lines as written.", langs: []string{"shell", "sh"}, want: []string{"  make test\n"}},
 		"None":          {reason: "No block of the language.", langs: []string{"bash"}},
+		"Bare":          {reason: "A bare fence is a block of its own, never another block's closing fence.", langs: []string{""}, want: []string{"layout\n"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

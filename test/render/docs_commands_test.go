@@ -26,6 +26,7 @@ import (
 //   - make targets must exist in the Makefile;
 //   - cmctl (cert-manager's CLI) only as cmctl renew;
 //   - go only as go test of a package of this repository, whose -run names a test it has;
+//   - export only as the README's PATH to make demo's kubectl;
 //   - a few standard tools (sed, grep, diff, base64) are taken as they are; any other
 //     program fails the test until it is added here.
 //
@@ -76,6 +77,12 @@ func TestDocsCommands(t *testing.T) {
 					case "go":
 						checkGoTest(t, c)
 					case "sed", "grep", "diff", "base64":
+					case "export":
+						// Only the README's way onto make demo's control plane: its
+						// kubectl wrapper first on PATH.
+						if len(c.Args) != 2 || !strings.HasPrefix(c.Args[1], "PATH=$PWD/_output/demo/bin:") {
+							t.Errorf("%s: the docs export only PATH=$PWD/_output/demo/bin:$PATH (make demo's kubectl)", c)
+						}
 					case "cmctl":
 						// cert-manager's CLI, which the docs ask users to have: only its
 						// verbs are checked.

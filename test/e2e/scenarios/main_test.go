@@ -129,7 +129,7 @@ func TestCrossplaneNext(t *testing.T) {
 
 // scenarioFuncs are the functions of Plan's scenarios.
 var scenarioFuncs = map[string]func(*testing.T, *env){
-	"Basic": testBasic, "Renewal": testRenewal, "BadInput": testBadInput, "Delete": testDelete, "Migrate": testMigrate,
+	"Basic": testBasic, "DemoCommands": testDemoCommands, "Renewal": testRenewal, "BadInput": testBadInput, "Delete": testDelete, "Migrate": testMigrate,
 	"Sharded": testSharded, "KeepsWhatRuns": testKeepsWhatRuns, "InKCP": testInKCP, "MultiCluster": testMultiCluster,
 	"Tenant": testTenant, "HostileTenant": testHostileTenant, "Claim": testClaim, "Upgrade": testUpgrade,
 	"Production": testProduction, "Backup": testBackup, "SharedKCP": testSharedKCP, "Topology": testTopology,

@@ -42,6 +42,7 @@ type Scenario struct {
 var Plan = []Scenario{
 	{Name: "Basic", Lane: LaneAlone, Namespaces: []string{"kcp"}},
 
+	{Name: "DemoCommands", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp"}},
 	{Name: "Renewal", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp"}},
 	{Name: "BadInput", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp"}},
 	{Name: "Delete", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp"}},

@@ -22,13 +22,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
-	"github.com/spf13/afero"
-
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xpkg"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xpkg/parser"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xpkg/parser/examples"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xpkg/parser/yaml"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/spf13/afero"
 )
 
 func main() {
