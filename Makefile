@@ -140,18 +140,18 @@ E2E_FLAGS ?=
 e2e:
 	$(call build_tools,$(E2E_NEEDS))
 	@$(MAKE) --no-print-directory build $(E2E_PROVIDER_KUBERNETES_XPKG) $(E2E_PROVIDER_KUBERNETES_OLDEST_XPKG)
-	@echo "== end-to-end scenarios on a real control plane (about 50 minutes; logs in _output/e2e/TestKCP)"
+	@echo "== end-to-end scenarios on a real control plane (about 28 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.
-	@# TestKCP takes about 2,900 s on 2 cores with TestCrossplaneNext (about 1,450 s) beside it
-	@# (see test/e2e/README.md); 65m leaves room for a slower machine and still fails, with
-	@# every goroutine's stack, before CI's 90 minutes.
+	@# The e2e takes about 28 minutes on 2 cores, after about 30 minutes of tools and other tests
+	@# on a fresh machine (docs/performance.md, "A first run"): 55m leaves a slower machine
+	@# twice the time and still fails, with every goroutine's stack, before CI's 90 minutes.
 	@# -test.parallel: the two top-level tests and three topologies run side by side (the
 	@# default is one per core).
 	@# On failure the failing tests and their messages (a timeout's panic, which goes to
 	@# standard error, too) are printed again last, where a CI log's tail shows them; the whole
 	@# output stays in $(OUTPUT)/e2e/scenarios.out.
-	@status=0; $(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=65m -test.parallel=5 $(if $(E2E_RUN),-test.run '$(E2E_RUN)') $(E2E_FLAGS) \
+	@status=0; $(E2E_PACKAGES) $(OUTPUT)/e2e/scenarios.test -test.timeout=55m -test.parallel=5 $(if $(E2E_RUN),-test.run '$(E2E_RUN)') $(E2E_FLAGS) \
 	  2>&1 | tee $(OUTPUT)/e2e/scenarios.out || status=$$?; \
 	if [ $$status -ne 0 ]; then echo "== e2e failures (whole output in $(OUTPUT)/e2e/scenarios.out)"; \
 	  grep -E '^ *--- FAIL|^ *[a-z0-9_]+\.go:[0-9]+: |^panic: ' $(OUTPUT)/e2e/scenarios.out | grep -vE ' main_test\.go:[0-9]+: \[ *[0-9.]+s\] ' | cut -c1-600 | head -n 80; fi; \
@@ -209,8 +209,9 @@ test:
 	$(call build_tools,$(TEST_TOOLS))
 	@$(MAKE) --no-print-directory check-generate $(FUNCTION)
 	@$(MAKE) --no-print-directory lint
-	@# The render tests take about 9 minutes on 2 cores (every example converged through the
-	@# Crossplane CLI), close to go test's default 10-minute limit per package: 30m.
+	@# The render package converges every example through the Crossplane CLI, minutes on 2
+	@# cores (docs/performance.md, "A first run"): 30m, not go test's 10-minute default, leaves
+	@# a slower machine room.
 	@echo "== unit and render tests"; go test -timeout 30m $$(go list ./... | grep -v '/test/e2e/scenarios\|/test/e2e/schema\|/test/pkg')
 	@echo "== tools module tests"; cd test/tools && GOWORK=off go test ./...
 	@echo "== benchmarks, one iteration each (they must keep working; make bench measures)"; go test -run '^$$' -bench RunFunction -benchtime=1x ./functions/kcp/ > /dev/null
