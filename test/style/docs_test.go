@@ -1,7 +1,6 @@
 package style
 
 import (
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -64,36 +63,26 @@ func TestDocsNameTheVersion(t *testing.T) {
 // performance is where every measured figure is stated.
 const performance = "docs/performance.md"
 
-// figureFiles are the files whose measured figures must come from docs/performance.md:
-// README.md, the makefiles, test/e2e/README.md and docs/ but for the generated reference.
+// figureFiles are the files whose measured figures must come from docs/performance.md: the
+// Markdown files users read (markdown.DocFiles) but performance.md itself, and the makefiles.
 func figureFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{"README.md", "Makefile", "test/e2e/README.md"}
+	docs, err := markdown.DocFiles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
 	mk, err := filepath.Glob(filepath.Join(root, "make", "*.mk"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	files := []string{"Makefile"}
 	for _, f := range mk {
 		files = append(files, filepath.Join("make", filepath.Base(f)))
 	}
-	err = filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, f := range docs {
+		if f != filepath.FromSlash(performance) {
+			files = append(files, f)
 		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && rel == filepath.Join("docs", "reference") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(rel, ".md") && rel != filepath.FromSlash(performance) {
-			files = append(files, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return files
 }
