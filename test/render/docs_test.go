@@ -30,18 +30,16 @@ func fencedBlocks(t *testing.T, path string, langs ...string) []string {
 	return blocks
 }
 
-// docFiles are the Markdown files users read.
+// docFiles are the Markdown files users read (markdown.DocFiles), as paths.
 func docFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{filepath.Join(repoRoot, "README.md")}
-	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
-			files = append(files, path)
-		}
-		return err
-	})
+	rel, err := markdown.DocFiles(repoRoot)
 	if err != nil {
 		t.Fatal(err)
+	}
+	files := make([]string, 0, len(rel))
+	for _, f := range rel {
+		files = append(files, filepath.Join(repoRoot, f))
 	}
 	return files
 }
