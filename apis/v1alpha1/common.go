@@ -385,6 +385,10 @@ type AuditSpec struct {
 	Policy *AuditPolicySpec `json:"policy,omitempty"`
 	// +optional
 	Webhook *AuditWebhookSpec `json:"webhook,omitempty"`
+	// Log writes audit events to files on a volume of the pod, rotated and pruned by kcp.
+	// Not in kcp-operator.
+	// +optional
+	Log *AuditLogSpec `json:"log,omitempty"`
 }
 
 // AuditPolicySpec names the ConfigMap holding the audit policy.
@@ -583,6 +587,23 @@ type CommonShardSpec struct {
 	// Upgrade is what a change of spec.image may do: a downgrade is refused unless it allows it.
 	// +optional
 	Upgrade *UpgradePolicy `json:"upgrade,omitempty"`
+
+	// HomeWorkspaces turns kcp's home workspaces off, or chooses who gets one. kcp's default,
+	// when unset: on, for every authenticated user. Not in kcp-operator.
+	// +optional
+	HomeWorkspaces *HomeWorkspaces `json:"homeWorkspaces,omitempty"`
+
+	// Batteries are the default objects kcp creates (--batteries-included). Defaults to
+	// [workspace-types], as kcp-operator; [] creates none. Not in kcp-operator.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=2
+	Batteries *[]Battery `json:"batteries,omitempty"`
+
+	// Profiling serves Go's pprof endpoints on the pod's loopback address, for kubectl
+	// port-forward. Not in kcp-operator.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
 
 	// +optional
 	Authorization *AuthorizationSpec `json:"authorization,omitempty"`

@@ -110,6 +110,11 @@ type FrontProxySpec struct {
 
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
+
+	// Profiling serves Go's pprof endpoints on the pod's loopback address, for kubectl
+	// port-forward. Not in kcp-operator.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
 }
 
 // PathMappingEntry routes a path prefix to a backend.

@@ -119,6 +119,24 @@ type KcpInstallationSpec struct {
 	// unless this allows it.
 	// +optional
 	Upgrade *UpgradePolicy `json:"upgrade,omitempty"`
+
+	// HomeWorkspaces of the root shard and every shard, which must agree for a user's ~ to
+	// resolve wherever it lands. kcp's default, when unset: on, for every authenticated user.
+	// +optional
+	HomeWorkspaces *HomeWorkspaces `json:"homeWorkspaces,omitempty"`
+
+	// Batteries are the default objects the root shard and every shard create. Defaults to
+	// [workspace-types]; [] creates none.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=2
+	Batteries *[]Battery `json:"batteries,omitempty"`
+
+	// Profiling of every kcp component (root shard, shards, front-proxies, virtual workspace
+	// servers); a component's own profiling replaces it. In a namespace the platform's policy
+	// does not allow it for (data.features.profiling), it is refused.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
 }
 
 // InstallationExternal is the public address of an installation.
@@ -304,6 +322,10 @@ type InstallationRootShard struct {
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
 
+	// Profiling of this component, instead of spec.profiling.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
+
 	// Extra adds arguments, volumes and log verbosity to this component's container.
 	// +optional
 	Extra *ComponentExtra `json:"extra,omitempty"`
@@ -374,6 +396,10 @@ type InstallationShard struct {
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
 
+	// Profiling of this component, instead of spec.profiling.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
+
 	// Extra adds arguments, volumes and log verbosity to this component's container.
 	// +optional
 	Extra *ComponentExtra `json:"extra,omitempty"`
@@ -400,6 +426,10 @@ type InstallationVirtualWorkspace struct {
 	// Scheduling of the server's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Profiling of this server, instead of spec.profiling.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
 
 	// Extra adds arguments, volumes and log verbosity to the server's container.
 	// +optional
@@ -479,6 +509,10 @@ type InstallationFrontProxy struct {
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Profiling of this component, instead of spec.profiling.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
 
 	// Extra adds arguments, volumes and log verbosity to this component's container.
 	// +optional

@@ -86,6 +86,12 @@ type VirtualWorkspaceSpec struct {
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
 
+	// Profiling serves Go's pprof endpoints on the pod's loopback address, for kubectl
+	// port-forward. Not with a custom command, whose server may not take the flag. Not in
+	// kcp-operator.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
+
 	// Upgrade is what a change of spec.image may do: a downgrade is refused unless it allows it.
 	// +optional
 	Upgrade *UpgradePolicy `json:"upgrade,omitempty"`

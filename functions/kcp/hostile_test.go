@@ -135,6 +135,43 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 			spec:   `, "image": {"tag": "v0.33.0"}, "objectLimit": {"total": -5}`,
 			want:   []string{`spec.objectLimit.total: Invalid value: -5: must be at least 1`},
 		},
+		// spec.homeWorkspaces, spec.batteries, spec.profiling (and each component's) and
+		// spec.audit.log (issue 42). Who sets them: whoever writes the KcpInstallation, a team
+		// with edit in its namespace, or the platform through a claim. Largest: 32 creator
+		// groups of 253 characters, two batteries, a port, an audit log of 1000 files of
+		// 10 GiB on a claim of the namespace. What they cost the shared objects: nothing, no
+		// Tenant or shared RootShard reads them; they become flags and one volume of the
+		// team's own kcp. Profiling and audit logs spend the platform's CPU and disks and
+		// expose kcp's memory to whoever may port-forward, so the platform's policy decides
+		// them (data.features), and the flags they set can no longer come through extra.args.
+		// Creator groups decide who gets a workspace inside the team's own kcp only; they
+		// cannot widen a certificate or an identity, and are refused where kcp would read them
+		// as other groups.
+		"ProfilerOnThePodNetwork": {
+			reason: "A profiler on 0.0.0.0 would serve kcp's heap, credentials included, to every pod of every team: the flag is the package's now, refused in extra.args.",
+			spec:   `, "rootShard": {"extra": {"args": ["--profiler-address=0.0.0.0:6060"]}}`,
+			want:   []string{`spec.rootShard.extra.args[0]: Forbidden: --profiler-address is generated for this component`},
+		},
+		"ProfilingWithoutThePolicy": {
+			reason: "Profiling through its field needs the platform's allowance.",
+			spec:   `, "frontProxies": [{"name": "public", "profiling": {"enabled": true}}]`,
+			want:   []string{`spec.frontProxies[0].profiling: Forbidden: profiling is not allowed for installations in namespace team-a by the platform's policy`},
+		},
+		"AuditLogWithoutThePolicy": {
+			reason: "Audit files fill the platform's disks: refused without the platform's allowance.",
+			spec:   `, "audit": {"policy": {"configMap": {"name": "audit", "key": "policy.yaml"}}, "log": {"maxBackups": 1000, "maxSize": 10240}}`,
+			want:   []string{`spec.audit.log: Forbidden: an audit log is not allowed for installations in namespace team-a`},
+		},
+		"AuditFileThroughExtraArgs": {
+			reason: "Nor can extra.args write the audit log around the policy.",
+			spec:   `, "shards": [{"name": "alpha", "extra": {"args": ["--audit-log-path=/tmp/audit.log"]}}]`,
+			want:   []string{`spec.shards[0].extra.args[0]: Forbidden: --audit-log-path is generated for this component`},
+		},
+		"CreatorGroupSmuggledThroughAComma": {
+			reason: "kcp splits the groups at commas; the group is refused where the tenant wrote it.",
+			spec:   `, "homeWorkspaces": {"enabled": true, "creatorGroups": ["developers,system:masters"]}`,
+			want:   []string{`spec.homeWorkspaces.creatorGroups[0]: Invalid value: "developers,system:masters": must not contain a comma`},
+		},
 		// The embedded cache's keyspace (issue 40): no new field. Who sets what it reads: the
 		// team (spec.etcd.external.prefix, spec.cacheServer, spec.image.tag), each bounded by
 		// the schema and check.EtcdPrefix. The hostile case is a team corrupting its own

@@ -39,6 +39,9 @@ type Policy struct {
 	// Gateways of other namespaces that front-proxies may attach TLSRoutes to, each for the
 	// namespaces it lists. A Gateway of the installation's own namespace is the tenant's.
 	Gateways []AllowedGateway `json:"gateways,omitempty"`
+	// Features are what installations may turn on beyond the default, each in the namespaces
+	// it lists. An installation of a platform namespace may turn on every one.
+	Features AllowedFeatures `json:"features,omitempty"`
 	// PlatformNamespaces are the namespaces only the platform writes. Its XRs there keep
 	// kcp-operator's freedom over certificate templates; every other namespace is a
 	// tenant's. Exact names only: "*" would make every tenant the platform.
@@ -51,6 +54,42 @@ type AllowedGateway struct {
 	Namespace string `json:"namespace"`
 	// Namespaces whose installations may use it, or ["*"] for every namespace.
 	Namespaces []string `json:"namespaces"`
+}
+
+// AllowedFeatures lists, per feature, the namespaces whose installations may turn it on, or
+// ["*"] for every namespace. Each spends what the platform pays for or exposes what the
+// platform guards, so a tenant gets it only where the platform says so.
+type AllowedFeatures struct {
+	// Profiling (spec.profiling and every component's): a profile takes CPU of the
+	// platform's nodes while it runs, and a heap profile holds kcp's credentials, for anyone
+	// allowed to port-forward to the pods.
+	Profiling []string `json:"profiling,omitempty"`
+	// AuditLogs (spec.audit.log): files on the node's disk (an emptyDir) or on a claim,
+	// which the platform's storage pays for, next to whatever ships them.
+	AuditLogs []string `json:"auditLogs,omitempty"`
+}
+
+// Feature names a field of AllowedFeatures, as data.features spells it.
+type Feature string
+
+// Features a tenant's installation may be allowed.
+const (
+	FeatureProfiling Feature = "profiling"
+	FeatureAuditLogs Feature = "auditLogs"
+)
+
+// AllowsFeature reports whether an installation in namespace may turn f on.
+func (p Policy) AllowsFeature(namespace string, f Feature) bool {
+	if p.Platform(namespace) {
+		return true
+	}
+	switch f {
+	case FeatureProfiling:
+		return listed(p.Features.Profiling, namespace)
+	case FeatureAuditLogs:
+		return listed(p.Features.AuditLogs, namespace)
+	}
+	return false
 }
 
 // AllowedIssuer allows XRs in Namespaces to use one issuer.

@@ -40,6 +40,7 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	}
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
+	errs = append(errs, check.Profiling(spec.Child("profiling"), s.Profiling)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
 	errs = append(errs, validateAuth(spec.Child("auth"), s.Auth)...)
 	if r := s.CABundleSecretRef; r != nil && r.Name == "" {

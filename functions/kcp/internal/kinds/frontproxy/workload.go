@@ -68,6 +68,7 @@ func (c *composer) proxy() proxy.Proxy {
 		Secrets:             secrets(c.name, c.root, names.RootCASecret(c.rs), s.CABundleSecretRef != nil),
 		Auth:                s.Auth,
 		ServiceAccountCerts: c.serviceAccountCerts(),
+		Profiling:           s.Profiling,
 	}
 	if s.PublicServerCertificate != nil {
 		p.PublicServingCert = c.name.Cert(c.root, names.CertPublicServer)

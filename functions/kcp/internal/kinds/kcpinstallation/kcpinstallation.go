@@ -179,6 +179,7 @@ func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcds []*manage
 	case known:
 		errs = append(errs, checkIssuers(inst, pol)...)
 		errs = append(errs, checkGateways(inst, pol)...)
+		errs = append(errs, checkFeatures(inst, pol)...)
 	}
 	errs = append(errs, checkTakeover(inst, children, etcds, st)...)
 	if len(errs) > 0 {
@@ -280,12 +281,12 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 
 // common is what every shard, the root shard included, has alike: authentication, audit,
 // authorization and monitoring are the installation's.
-func (p *plan) common(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements, x *v1alpha1.ComponentExtra) v1alpha1.CommonShardSpec {
+func (p *plan) common(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.ResourceRequirements, x *v1alpha1.ComponentExtra, prof *v1alpha1.Profiling) v1alpha1.CommonShardSpec {
 	s := p.inst.Spec
 	c := v1alpha1.CommonShardSpec{
 		ClusterDomain: s.ClusterDomain, Etcd: etcd, Replicas: replicas, Resources: res,
 		Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring, Upgrade: s.Upgrade,
-		ObjectLimit: s.ObjectLimit,
+		ObjectLimit: s.ObjectLimit, HomeWorkspaces: s.HomeWorkspaces, Batteries: s.Batteries, Profiling: prof.Over(s.Profiling),
 	}
 	if x != nil {
 		c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
@@ -301,12 +302,12 @@ func (p *plan) rootShard(cache v1alpha1.CacheConfig, first v1alpha1.Installation
 	rs := v1alpha1.RootShardSpec{External: p.external, Cache: cache, Certificates: s.Certificates}
 	rs.External.PrivateHostname, rs.External.PrivatePort = privateAddress(p.inst, first, p.external)
 	if r := s.RootShard; r != nil {
-		rs.CommonShardSpec = p.common(p.store(""), r.Replicas, r.Resources, r.Extra)
+		rs.CommonShardSpec = p.common(p.store(""), r.Replicas, r.Resources, r.Extra, r.Profiling)
 		rs.ShardBaseURL = r.ShardBaseURL
 		rs.Public, rs.ServiceTemplate = public(r.Public)
 		rs.DeploymentTemplate = r.Scheduling.Over(s.Scheduling).DeploymentTemplate()
 	} else {
-		rs.CommonShardSpec = p.common(p.store(""), nil, nil, nil)
+		rs.CommonShardSpec = p.common(p.store(""), nil, nil, nil, nil)
 		rs.DeploymentTemplate = s.Scheduling.DeploymentTemplate()
 	}
 	// The root shard's internal proxy runs beside it: the same image (SetImage), the same
@@ -346,7 +347,7 @@ func (p *plan) shard(i int, sh v1alpha1.InstallationShard) {
 		p.etcds = append(p.etcds, own)
 		shardEtcd = own.Client("") // alone in it: no prefix needed
 	}
-	spec := v1alpha1.ShardSpec{CommonShardSpec: p.common(shardEtcd, sh.Replicas, sh.Resources, sh.Extra), RootShard: p.root()}
+	spec := v1alpha1.ShardSpec{CommonShardSpec: p.common(shardEtcd, sh.Replicas, sh.Resources, sh.Extra, sh.Profiling), RootShard: p.root()}
 	spec.ShardBaseURL = sh.ShardBaseURL
 	spec.Public, spec.ServiceTemplate = public(sh.Public)
 	spec.DeploymentTemplate = sh.Scheduling.Over(s.Scheduling).DeploymentTemplate()
@@ -394,6 +395,7 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 		DeploymentTemplate: fp.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
 		Resources:          fp.Resources,
 		Monitoring:         s.Monitoring,
+		Profiling:          fp.Profiling.Over(s.Profiling),
 	}
 	if x := fp.Extra; x != nil {
 		spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
@@ -454,6 +456,7 @@ func (p *plan) virtualWorkspace(vw *v1alpha1.InstallationVirtualWorkspace, shard
 	spec := v1alpha1.VirtualWorkspaceSpec{
 		External: externalConfig(vw.External), Upgrade: s.Upgrade, Replicas: vw.Replicas, Resources: vw.Resources,
 		ClusterDomain: s.ClusterDomain, DeploymentTemplate: vw.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
+		Profiling: vw.Profiling.Over(s.Profiling),
 	}
 	if shard == "" {
 		spec.Target.RootShardRef = &corev1.LocalObjectReference{Name: p.name.RootShard()}

@@ -29,6 +29,48 @@ func checkGateways(inst *v1alpha1.KcpInstallation, p policy.Policy) field.ErrorL
 	return errs
 }
 
+// checkFeatures refuses every feature the installation turns on that the policy does not
+// allow in its namespace, naming each field that turns it on.
+func checkFeatures(inst *v1alpha1.KcpInstallation, p policy.Policy) field.ErrorList {
+	var errs field.ErrorList
+	ns := inst.GetNamespace()
+	refuse := func(path *field.Path, f policy.Feature, what string) {
+		if p.AllowsFeature(ns, f) {
+			return
+		}
+		errs = append(errs, field.Forbidden(path, fmt.Sprintf(
+			"%s is not allowed for installations in namespace %s by the platform's policy (%s %s, data.features.%s); remove it, or ask the platform team to allow it there",
+			what, ns, policy.Kind, policy.Name, f)))
+	}
+	spec := field.NewPath("spec")
+	s := inst.Spec
+	if a := s.Audit; a != nil && a.Log != nil {
+		refuse(spec.Child("audit", "log"), policy.FeatureAuditLogs, "an audit log")
+	}
+	profiling := func(path *field.Path, pr *v1alpha1.Profiling) {
+		if pr.On() {
+			refuse(path, policy.FeatureProfiling, "profiling")
+		}
+	}
+	profiling(spec.Child("profiling"), s.Profiling)
+	if r := s.RootShard; r != nil {
+		profiling(spec.Child("rootShard", "profiling"), r.Profiling)
+		if r.VirtualWorkspace != nil {
+			profiling(spec.Child("rootShard", "virtualWorkspace", "profiling"), r.VirtualWorkspace.Profiling)
+		}
+	}
+	for i, sh := range s.Shards {
+		profiling(spec.Child("shards").Index(i).Child("profiling"), sh.Profiling)
+		if sh.VirtualWorkspace != nil {
+			profiling(spec.Child("shards").Index(i).Child("virtualWorkspace", "profiling"), sh.VirtualWorkspace.Profiling)
+		}
+	}
+	for i, fp := range s.FrontProxies {
+		profiling(spec.Child("frontProxies").Index(i).Child("profiling"), fp.Profiling)
+	}
+	return errs
+}
+
 // checkIssuers refuses every issuer reference of the installation that the policy does not
 // allow in its namespace, naming the field and the policy. It holds in every namespace, the
 // platform's included: an installation names its issuers, not a template of them.

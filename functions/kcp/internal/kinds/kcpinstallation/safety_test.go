@@ -68,6 +68,28 @@ func gatewayPolicy(gateways ...map[string]any) map[string]any {
 	return p
 }
 
+// featurePolicy is the platform's EnvironmentConfig allowing features in these namespaces,
+// and naming platform its namespace.
+func featurePolicy(features map[string]any) map[string]any {
+	p := policyObject()
+	p["data"].(map[string]any)["features"] = features
+	p["data"].(map[string]any)["platformNamespaces"] = []any{"platform"}
+	return p
+}
+
+// profiled turns profiling on for the whole installation.
+func profiled(i *v1alpha1.KcpInstallation) {
+	i.Spec.Profiling = &v1alpha1.Profiling{Enabled: true}
+}
+
+// auditLogged writes the installation's audit events to files.
+func auditLogged(i *v1alpha1.KcpInstallation) {
+	i.Spec.Audit = &v1alpha1.AuditSpec{
+		Policy: &v1alpha1.AuditPolicySpec{ConfigMap: &v1alpha1.LocalDataKeyReference{Name: "audit", Key: "policy.yaml"}},
+		Log:    &v1alpha1.AuditLogSpec{},
+	}
+}
+
 // xr is an XR of one of the function's kinds in the tenant's namespace, controlled by the
 // object named by controller ("" for none).
 func xr(kind, name string, controller metav1.OwnerReference) map[string]any {
@@ -298,6 +320,60 @@ func TestSafety(t *testing.T) {
 			reason: "The platform allows its Gateway for every namespace.",
 			inst:   tenant(gateway("shared", "gateways")),
 			world:  testworld.New().Answer(policyAnswered).Object(gatewayPolicy(map[string]any{"name": "shared", "namespace": "gateways", "namespaces": []any{"*"}})),
+		},
+		"ProfilingWithoutPolicy": {
+			reason: "A profile takes the platform's CPU and a heap profile holds kcp's credentials: refused unless the platform allows it, naming the field and the policy.",
+			inst:   tenant(profiled),
+			world:  testworld.New().Answer(policyAnswered),
+			want:   want{errs: []string{"spec.profiling: Forbidden: profiling is not allowed for installations in namespace tenant by the platform's policy (EnvironmentConfig kcp-self-service, data.features.profiling); remove it, or ask the platform team to allow it there"}},
+		},
+		"ProfilingOfOneComponent": {
+			reason: "A component's own profiling is refused at its own field, wherever it is turned on.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "edge", VirtualWorkspace: &v1alpha1.InstallationVirtualWorkspace{
+					External: v1alpha1.InstallationExternal{Hostname: "vw.example.com"}, Profiling: &v1alpha1.Profiling{Enabled: true},
+				}}}
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Profiling: &v1alpha1.Profiling{Enabled: true}}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want: want{errs: []string{
+				"spec.shards[0].virtualWorkspace.profiling: Forbidden: profiling is not allowed",
+				"spec.frontProxies[0].profiling: Forbidden: profiling is not allowed",
+			}},
+		},
+		"ProfilingOffIsNotAsked": {
+			reason: "A component that turns profiling off asks for nothing, whatever the installation says.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Profiling: &v1alpha1.Profiling{Port: 7070}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+		},
+		"ProfilingAllowedElsewhere": {
+			reason: "A rule for other namespaces does not allow this one.",
+			inst:   tenant(profiled),
+			world:  testworld.New().Answer(policyAnswered).Object(featurePolicy(map[string]any{"profiling": []any{"team-b"}})),
+			want:   want{errs: []string{"spec.profiling: Forbidden: profiling is not allowed for installations in namespace tenant"}},
+		},
+		"ProfilingAllowed": {
+			reason: "The platform allows profiling in the namespace.",
+			inst:   tenant(profiled),
+			world:  testworld.New().Answer(policyAnswered).Object(featurePolicy(map[string]any{"profiling": []any{"tenant"}})),
+		},
+		"ProfilingAllowsNoAuditLog": {
+			reason: "Each feature is allowed on its own: profiling allowed everywhere does not allow an audit log.",
+			inst:   tenant(profiled, auditLogged),
+			world:  testworld.New().Answer(policyAnswered).Object(featurePolicy(map[string]any{"profiling": []any{"*"}})),
+			want:   want{errs: []string{"spec.audit.log: Forbidden: an audit log is not allowed for installations in namespace tenant by the platform's policy (EnvironmentConfig kcp-self-service, data.features.auditLogs)"}},
+		},
+		"AuditLogAllowedEverywhere": {
+			reason: `"*" allows every namespace.`,
+			inst:   tenant(auditLogged),
+			world:  testworld.New().Answer(policyAnswered).Object(featurePolicy(map[string]any{"auditLogs": []any{"*"}})),
+		},
+		"FeaturesInAPlatformNamespace": {
+			reason: "The platform's own installations may turn on every feature.",
+			inst:   tenant(profiled, auditLogged, func(i *v1alpha1.KcpInstallation) { i.Namespace = "platform" }),
+			world:  testworld.New().Answer(policyAnswered).Object(featurePolicy(nil)),
 		},
 		"RouteNameTaken": {
 			reason: "A TLSRoute of the front-proxy's name that this installation does not control is left alone.",

@@ -34,6 +34,7 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	tag := kcpimage.Resolve(s.Image).Tag
 	errs = append(errs, check.ObjectLimit(spec.Child("objectLimit"), s.ObjectLimit, tag, kcpversion.SupportsObjectLimit(tag))...)
+	errs = append(errs, check.ServerFeatures(spec, &s.CommonShardSpec)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)

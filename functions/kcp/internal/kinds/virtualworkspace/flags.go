@@ -17,6 +17,7 @@ func GeneratedFlags(vw *v1alpha1.VirtualWorkspace) []string {
 	spec.ExtraArgs, spec.Command = nil, nil
 	every := spec
 	every.Logging = workload.Everything[v1alpha1.LoggingSpec]()
+	every.Profiling = workload.Everything[v1alpha1.Profiling]()
 	actual := vwserver.Server{Name: vw.Name, Spec: &spec, Root: names.RootShard("x")}
 	all := vwserver.Server{Name: vw.Name, Spec: &every, Root: names.RootShard("x"), CacheServer: "x"}
 	return check.FlagNames(append(actual.Args(), all.Args()...))

@@ -31,6 +31,10 @@ func Validate(vw *v1alpha1.VirtualWorkspace) field.ErrorList {
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
+	errs = append(errs, check.Profiling(spec.Child("profiling"), s.Profiling)...)
+	if s.Profiling.On() && len(s.Command) > 0 {
+		errs = append(errs, field.Forbidden(spec.Child("profiling"), "a custom spec.command's server may not take --profiler-address; remove profiling, or pass the flag your server takes in spec.extraArgs"))
+	}
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)
 	if r := s.KubeconfigSecretRef; r != nil && r.Name == "" {
 		errs = append(errs, field.Required(spec.Child("kubeconfigSecretRef", "name"), "name the Secret whose kubeconfig key the server uses, or remove kubeconfigSecretRef to use the target's logical-cluster-admin kubeconfig"))

@@ -485,6 +485,16 @@ func TestArgs(t *testing.T) {
 			command: []string{"/virtual-workspaces"},
 			args:    join(base, []string{admin, ext, authnAdmin, cache, "-v=4", "--shard-external-url=https://api.example.com:6443", "--endpoint-base=x"}),
 		},
+		"Profiling": {
+			reason: "the profiler listens on the pod's loopback address, after every flag of kcp-operator's and before extraArgs",
+			vw: virtualWorkspace(func(vw *v1alpha1.VirtualWorkspace) {
+				vw.Spec.Profiling = &v1alpha1.Profiling{Enabled: true, Port: 7070}
+				vw.Spec.ExtraArgs = []string{"--endpoint-base=x"}
+			}),
+			base:    withRoot(testworld.RootShard()),
+			command: []string{"/virtual-workspaces"},
+			args:    join(base, []string{admin, ext, authnAdmin, "--profiler-address=127.0.0.1:7070", "--endpoint-base=x"}),
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -971,6 +981,21 @@ func TestValidate(t *testing.T) {
 		want   []string
 	}{
 		"Valid": {reason: "the default VirtualWorkspace is valid", mod: func(*v1alpha1.VirtualWorkspace) {}},
+		"ProfilingWithCustomCommand": {
+			reason: "a custom server may not take --profiler-address",
+			mod: func(vw *v1alpha1.VirtualWorkspace) {
+				vw.Spec.Command = []string{"/access-vw"}
+				vw.Spec.Profiling = &v1alpha1.Profiling{Enabled: true}
+			},
+			want: []string{"spec.profiling: Forbidden: a custom spec.command's server may not take --profiler-address; remove profiling, or pass the flag your server takes in spec.extraArgs"},
+		},
+		"ProfilerOnServingPort": {
+			reason: "a profiler on the server's own port would keep it from starting",
+			mod: func(vw *v1alpha1.VirtualWorkspace) {
+				vw.Spec.Profiling = &v1alpha1.Profiling{Enabled: true, Port: 6443}
+			},
+			want: []string{"spec.profiling.port: Invalid value: 6443: is a port kcp serves on ([6443 6444]); choose another, or remove port for 6060"},
+		},
 		"BothTargets": {
 			reason: "exactly one target",
 			mod: func(vw *v1alpha1.VirtualWorkspace) {

@@ -21,6 +21,8 @@ func (s Server) GeneratedFlags() []string {
 		sp.Logging = workload.Everything[v1alpha1.LoggingSpec]()
 		sp.Public = workload.Everything[v1alpha1.PublicEndpoint]()
 		sp.ObjectLimit = workload.Everything[v1alpha1.ObjectLimit]()
+		sp.HomeWorkspaces = workload.Everything[v1alpha1.HomeWorkspaces]()
+		sp.Profiling = workload.Everything[v1alpha1.Profiling]()
 	})
 	every.CacheServer, every.VirtualWorkspaceURL = "x", "x"
 	every.ServiceAccountCerts = []workload.ServiceAccountCert{{Owner: "x", Secret: "x"}}

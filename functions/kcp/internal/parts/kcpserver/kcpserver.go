@@ -128,7 +128,7 @@ func (s Server) baseArgs() []string {
 	args = append(args,
 		"--logical-cluster-admin-kubeconfig=/etc/kcp/logical-cluster-admin-kubeconfig/kubeconfig",
 		"--external-logical-cluster-admin-kubeconfig=/etc/kcp/external-logical-cluster-admin-kubeconfig/kubeconfig",
-		"--batteries-included=workspace-types",
+		s.batteriesArg(),
 		"--root-directory=",
 		"--enable-leader-election=true",
 		"--logging-format=json",
@@ -159,7 +159,8 @@ func (s Server) baseArgs() []string {
 		args = append(args, "--shard-virtual-workspace-url="+names.PublicURL(s.Spec.Public))
 	}
 	args = append(args, s.addons().Args...)
-	return append(args, s.objectLimitArgs()...)
+	args = append(args, s.objectLimitArgs()...)
+	return append(args, s.featureArgs()...)
 }
 
 // objectLimitArgs are the flags of spec.objectLimit, which kcp-operator does not have: after
@@ -244,7 +245,8 @@ func (s Server) Mounts() workload.Mounts {
 		m.Secret("cache-server-ca", cs.CA(), "/etc/cache-server/tls/ca/root")
 		m.Secret("cache-server-client-cert", cs.ClientCertificate(), "/etc/cache-server/tls/client-certificate")
 	}
-	return append(m, s.addons().Mounts...)
+	m = append(m, s.addons().Mounts...)
+	return append(m, s.auditLog().Mounts...)
 }
 
 // ClientCASecret is the client CA bundle the server trusts: the merged bundle when a client
@@ -279,6 +281,7 @@ func (s Server) Deployment(replicas int32, podAnnotations map[string]string) *ap
 		ImagePullPolicy: corev1.PullIfNotPresent,
 		Command:         []string{"/kcp", "start"},
 		Args:            s.Args(),
+		Env:             s.auditLog().Env,
 		Ports:           workload.HTTPSPort(),
 		VolumeMounts:    mounts,
 		Resources:       workload.MergeResources(workload.ShardResources(), s.Spec.Resources),
@@ -295,6 +298,7 @@ func (s Server) Deployment(replicas int32, podAnnotations map[string]string) *ap
 		PullSecrets:    img.PullSecrets,
 		PodAnnotations: podAnnotations,
 		Template:       s.Spec.DeploymentTemplate,
+		FSGroup:        s.auditLog().FSGroup,
 	}.Build()
 }
 

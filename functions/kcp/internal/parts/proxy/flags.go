@@ -16,6 +16,7 @@ func (p Proxy) GeneratedFlags() []string {
 	every.PublicServingCert, every.PublicDNSNames = "x", []string{"x"}
 	every.Logging = workload.Everything[v1alpha1.LoggingSpec]()
 	every.Auth = workload.Everything[v1alpha1.AuthSpec]()
+	every.Profiling = workload.Everything[v1alpha1.Profiling]()
 	every.ServiceAccountCerts = []workload.ServiceAccountCert{{Owner: "x", Secret: "x"}}
 	return check.FlagNames(append(p.Args(), every.Args()...))
 }

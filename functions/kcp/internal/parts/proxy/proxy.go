@@ -93,6 +93,8 @@ type Proxy struct {
 	Auth                   *v1alpha1.AuthSpec
 	ServiceAccountCerts    []workload.ServiceAccountCert
 	AdditionalPathMappings []PathMapping
+	// Profiling is front-proxy only, as in the FrontProxy's spec.
+	Profiling *v1alpha1.Profiling
 }
 
 // PathMapping is one entry of kcp-front-proxy's mapping file. Fields are declared in the
@@ -199,6 +201,9 @@ func (p Proxy) Args() []string {
 	}
 	if p.Mode == FrontProxy {
 		args = append(args, workload.Authentication(p.Auth, p.ServiceAccountCerts).Args...)
+	}
+	if p.Profiling.On() {
+		args = append(args, "--profiler-address="+p.Profiling.Address())
 	}
 	// Unlike kcp-operator (quirk 12) extra arguments come last, so they can override.
 	return append(args, p.ExtraArgs...)

@@ -214,6 +214,14 @@ func TestArgs(t *testing.T) {
 				[]string{"--authentication-drop-groups=override"},
 			),
 		},
+		"FrontProxyProfiling": {
+			reason: "A front-proxy's profiler listens on the loopback address, after authentication and before extra args.",
+			proxy: frontProxy(func(p *Proxy) {
+				p.Profiling = &v1alpha1.Profiling{Enabled: true}
+				p.ExtraArgs = []string{"--v=6"}
+			}),
+			want: concat(baseArgs, requestHeaderArgs("kcp-front-proxy,kcp-mounts-proxy"), []string{"--profiler-address=127.0.0.1:6060", "--v=6"}),
+		},
 		"FrontProxyDropEmptyGroup": {
 			reason: "dropGroups: [\"\"] clears kcp's default drop list with an empty flag value.",
 			proxy: frontProxy(func(p *Proxy) {

@@ -102,6 +102,9 @@ func (s Server) Args() []string {
 	if l := s.Spec.Logging; l != nil && l.Level != 0 {
 		args = append(args, "-v="+strconv.Itoa(l.Level))
 	}
+	if p := s.Spec.Profiling; p.On() && len(s.Spec.Command) == 0 {
+		args = append(args, "--profiler-address="+p.Address())
+	}
 	return append(args, s.Spec.ExtraArgs...)
 }
 

@@ -107,6 +107,9 @@ type Deployment struct {
 	// PodAnnotations roll the pods when they change (certificate revisions, config hash).
 	PodAnnotations map[string]string
 	Template       *v1alpha1.DeploymentTemplate
+	// FSGroup, when set, makes the pod's volumes writable by that group: a claim the
+	// container writes to (an audit log) may belong to root.
+	FSGroup *int64
 }
 
 // Build returns the apps/v1 Deployment.
@@ -137,6 +140,7 @@ func (d Deployment) Build() *appsv1.Deployment {
 			},
 		},
 	}
+	dep.Spec.Template.Spec.SecurityContext.FSGroup = d.FSGroup
 	applyDeploymentTemplate(dep, d.Template)
 	return dep
 }
