@@ -229,6 +229,12 @@ type ManagedEtcd struct {
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
 
+	// Profiling of the members, instead of spec.profiling: etcd serves Go's pprof endpoints
+	// on its client port, to clients with the cluster's client certificate, so port does not
+	// apply.
+	// +optional
+	Profiling *Profiling `json:"profiling,omitempty"`
+
 	// Backup takes snapshots of the cluster on a schedule into a PersistentVolumeClaim of the
 	// installation's namespace: a CronJob <cluster>-backup runs etcdctl snapshot save with
 	// the cluster's client certificate, then keeps the newest retention snapshots. None

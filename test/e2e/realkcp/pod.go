@@ -38,6 +38,10 @@ type Pod struct {
 // etc is the directory the pod's processes see as /etc.
 func (p *Pod) etc() string { return filepath.Join(p.dir, "etc") }
 
+// MountDir is the directory of this machine the pod's processes see at path, a mount path
+// outside /etc (an emptyDir or a claim): what they write there is read back here.
+func (p *Pod) MountDir(path string) string { return filepath.Join(p.dir, "mounts", path) }
+
 // writeVolumes writes what the container mounts: the files of each Secret and ConfigMap volume
 // under /etc at its mount path, an empty directory for every other mount.
 func (p *Pod) writeVolumes(ctx context.Context, r Reader, namespace string, spec corev1.PodSpec, c corev1.Container) error {

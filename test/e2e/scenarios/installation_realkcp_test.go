@@ -118,6 +118,7 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 	}
 	e.Step("RealKCP %s: shards %v registered with the root shard %.1fs after start", ns, names, time.Since(start).Seconds())
 	workspaceOnEachShard(ctx, t, e, admin, ns, exited, names...)
+	checkServerFeaturesOnRealKCP(ctx, t, e, c, pods, admin, ns)
 
 	adminKubeconfig := secretKey(ctx, t, e, ns, secret, "kubeconfig")
 	for _, host := range proxies {

@@ -17,7 +17,9 @@ import (
 // CA verifies the serving certificate for the server name, and the client certificate is in
 // the group system:monitoring and issued by the CA the component trusts (kcp v0.32.3 answers
 // such a certificate's GET /metrics and refuses it every resource: see parts/monitoring).
-// No prometheus-operator or Prometheus runs here.
+// A managed etcd cluster's PodMonitor (want names no Secret: "") selects its StatefulSet's
+// pods and scrapes the members' metrics port over plain HTTP, which etcd serves without a
+// certificate. No prometheus-operator or Prometheus runs here.
 func checkPodMonitors(ctx context.Context, t *testing.T, e *env, ns string, want map[string]string, labels map[string]string) {
 	t.Helper()
 	var list struct {
@@ -73,6 +75,14 @@ func checkPodMonitors(ctx context.Context, t *testing.T, e *env, ns string, want
 				t.Errorf("PodMonitor %s: label %s=%q, want %q (spec.monitoring.labels, what the Prometheus selects)", name, k, pm.Metadata.Labels[k], v)
 			}
 		}
+		if len(pm.Spec.Endpoints) != 1 {
+			t.Fatalf("PodMonitor %s: %d endpoints, want 1", name, len(pm.Spec.Endpoints))
+		}
+		if want[name] == "" {
+			ep := pm.Spec.Endpoints[0]
+			checkEtcdPodMonitor(ctx, t, e, ns, name, pm.Spec.Selector.MatchLabels, ep.Port, ep.Scheme, ep.TLSConfig.CA.Secret.Name)
+			continue
+		}
 		var dep struct {
 			Spec struct {
 				Selector struct {
@@ -85,9 +95,6 @@ func checkPodMonitors(ctx context.Context, t *testing.T, e *env, ns string, want
 		}
 		if !maps.Equal(pm.Spec.Selector.MatchLabels, dep.Spec.Selector.MatchLabels) {
 			t.Errorf("PodMonitor %s selects %v, want its Deployment's pods %v", name, pm.Spec.Selector.MatchLabels, dep.Spec.Selector.MatchLabels)
-		}
-		if len(pm.Spec.Endpoints) != 1 {
-			t.Fatalf("PodMonitor %s: %d endpoints, want 1", name, len(pm.Spec.Endpoints))
 		}
 		ep := pm.Spec.Endpoints[0]
 		if ep.Port != "https" || ep.Path != "/metrics" || ep.Scheme != "HTTPS" || ep.Interval != "30s" {
@@ -119,6 +126,36 @@ func checkPodMonitors(ctx context.Context, t *testing.T, e *env, ns string, want
 		if client.NotAfter.Before(time.Now()) {
 			t.Errorf("PodMonitor %s: client certificate expired %s", name, client.NotAfter)
 		}
+	}
+}
+
+// checkEtcdPodMonitor checks the PodMonitor of the managed etcd cluster name: it selects the
+// StatefulSet's pods and scrapes, over plain HTTP, the port its container serves metrics on.
+func checkEtcdPodMonitor(ctx context.Context, t *testing.T, e *env, ns, name string, selector map[string]string, port, scheme, tlsCA string) {
+	t.Helper()
+	var sts struct {
+		Spec struct {
+			Selector struct {
+				MatchLabels map[string]string `json:"matchLabels"`
+			} `json:"selector"`
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Ports []struct{ Name string } `json:"ports"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := e.GetJSON(ctx, &sts, "statefulset.apps", "-n", ns, name); err != nil {
+		t.Fatalf("PodMonitor %s scrapes neither a Deployment nor the StatefulSet %s: %v", name, name, err)
+	}
+	if !maps.Equal(selector, sts.Spec.Selector.MatchLabels) {
+		t.Errorf("PodMonitor %s selects %v, want its StatefulSet's pods %v", name, selector, sts.Spec.Selector.MatchLabels)
+	}
+	served := slices.ContainsFunc(sts.Spec.Template.Spec.Containers[0].Ports, func(p struct{ Name string }) bool { return p.Name == port })
+	if port != "metrics" || !served || scheme != "HTTP" || tlsCA != "" {
+		t.Errorf("PodMonitor %s: port %s (served by etcd: %t), scheme %s, TLS CA %q; want etcd's metrics port, over plain HTTP", name, port, served, scheme, tlsCA)
 	}
 }
 

@@ -165,8 +165,11 @@ func testProduction(t *testing.T, e *env) {
 	})
 	t.Run("PodSecurityRestricted", func(t *testing.T) { checkPodSecurity(ctx, t, e, ns) })
 	t.Run("PodMonitors", func(t *testing.T) {
-		// Each PodMonitor, by the Secret of the serving certificate it must verify.
+		// Each PodMonitor, by the Secret of the serving certificate it must verify; etcd's,
+		// scraped over plain HTTP, by none.
 		checkPodMonitors(ctx, t, e, ns, map[string]string{
+			"prod-etcd":               "",
+			"prod-beta-etcd":          "",
 			"prod-kcp":                "prod-server",
 			"prod-alpha-shard-kcp":    "prod-alpha-server",
 			"prod-beta-shard-kcp":     "prod-beta-server",

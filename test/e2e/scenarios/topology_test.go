@@ -60,6 +60,7 @@ var topologies = []topology{
 	{example: "topology-self-signed", namespace: "kcp-dekker", installation: "dekker", etcdReplicas: 3},
 	{example: "topology-public-shards", namespace: "kcp-vespucci", installation: "vespucci", etcdReplicas: 3, publicCA: letsEncryptStandIn},
 	{example: "topology-dual-front-proxy", namespace: "kcp-comer", installation: "comer", etcdReplicas: 1},
+	{example: "server-features", namespace: "kcp-features", installation: "features", etcdReplicas: 1},
 	{example: "topology-self-signed-xrs", namespace: "dekker"},
 	{example: "topology-public-shards-xrs", namespace: "vespucci", publicCA: letsEncryptStandIn},
 	{example: "topology-dual-front-proxy-xrs", namespace: "comer"},
@@ -315,12 +316,14 @@ func applyMergedPolicy(ctx context.Context, t *testing.T, e *env) {
 		Namespaces []string `json:"namespaces"`
 	}
 	var all []issuer
+	features := map[string][]string{}
 	for _, tp := range topologies {
 		for _, d := range exampleDocs(t, e, tp.example) {
 			var o struct {
 				stack.Object
 				Data struct {
-					Issuers []issuer `json:"issuers"`
+					Issuers  []issuer            `json:"issuers"`
+					Features map[string][]string `json:"features"`
 				} `json:"data"`
 			}
 			if err := yaml.Unmarshal(d, &o); err != nil {
@@ -328,12 +331,15 @@ func applyMergedPolicy(ctx context.Context, t *testing.T, e *env) {
 			}
 			if isPolicy(o.Object) {
 				all = append(all, o.Data.Issuers...)
+				for f, namespaces := range o.Data.Features {
+					features[f] = append(features[f], namespaces...)
+				}
 			}
 		}
 	}
 	policy, err := yaml.Marshal(map[string]any{
 		"apiVersion": "apiextensions.crossplane.io/v1beta1", "kind": "EnvironmentConfig",
-		"metadata": map[string]any{"name": "kcp-self-service"}, "data": map[string]any{"issuers": all},
+		"metadata": map[string]any{"name": "kcp-self-service"}, "data": map[string]any{"issuers": all, "features": features},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -341,7 +347,7 @@ func applyMergedPolicy(ctx context.Context, t *testing.T, e *env) {
 	if err := e.Apply(ctx, policy); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("applied the policy of the three topologies, merged: %d issuers", len(all))
+	t.Logf("applied the policy of the topologies, merged: %d issuers, features %v", len(all), features)
 }
 
 // standInCA makes a self-signed CA certificate and key, PEM-encoded.

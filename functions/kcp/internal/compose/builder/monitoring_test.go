@@ -78,7 +78,7 @@ func TestMonitoring(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			b := New("root", "ns", tc.st)
-			w := b.Monitoring(tc.m, "spec.monitoring", target, client)
+			w := b.Monitoring(tc.m, "spec.monitoring", target, &client)
 			got := want{composed: map[resource.Name]resource.Ready{}, requirements: b.Inputs.Requirements(), warning: w}
 			for _, o := range b.Set.Objects() {
 				got.composed[o.Name] = o.Ready

@@ -23,5 +23,5 @@ func (c *composer) composeMonitoring() string {
 	}
 	secretLabels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerFrontProxy: string(c.name)}
 	client := monitoring.ClientCertificate(t.ClientSecret, c.Namespace, c.root.CA(names.CAClient), labels, secretLabels)
-	return c.Monitoring(c.fp.Spec.Monitoring, "spec.monitoring", t, client)
+	return c.Monitoring(c.fp.Spec.Monitoring, "spec.monitoring", t, &client)
 }

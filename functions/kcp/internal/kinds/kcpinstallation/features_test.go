@@ -1,11 +1,13 @@
 package kcpinstallation
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
 )
 
 // TestFeatures: home workspaces and batteries are the installation's and reach the root
@@ -82,4 +84,57 @@ func TestFeatures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEtcdProfiling: managed etcd's profiling is the installation's unless its cluster sets
+// its own, has no port of its own to choose, and counts as profiling for the platform's policy.
+func TestEtcdProfiling(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.KcpInstallation)
+		want   []string
+	}{
+		"Valid": {
+			reason: "Profiling without a port on the installation's cluster and a shard's.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Etcd = &v1alpha1.InstallationEtcd{Managed: &v1alpha1.ManagedEtcd{Profiling: &v1alpha1.Profiling{Enabled: true}}}
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "beta", ManagedEtcd: &v1alpha1.ManagedEtcd{Profiling: &v1alpha1.Profiling{}}}}
+			},
+		},
+		"Port": {
+			reason: "etcd serves profiles on its client port: a port of their own would say otherwise.",
+			mod: func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Shards = []v1alpha1.InstallationShard{{Name: "beta", ManagedEtcd: &v1alpha1.ManagedEtcd{Profiling: &v1alpha1.Profiling{Enabled: true, Port: 7070}}}}
+			},
+			want: []string{"spec.shards[0].managedEtcd.profiling.port: Forbidden: etcd serves its profiles on its client port"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := smallest()
+			tc.mod(inst)
+			var got []string
+			for _, e := range Validate(inst) {
+				got = append(got, e.Error())
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("%s\nValidate(): got %q, want %d errors starting %q", tc.reason, got, len(tc.want), tc.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Errorf("%s\nValidate()[%d]:\n got: %s\nwant: %s...", tc.reason, i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+
+	t.Run("Policy", func(t *testing.T) {
+		inst := tenant(func(i *v1alpha1.KcpInstallation) {
+			i.Spec.Etcd = &v1alpha1.InstallationEtcd{Managed: &v1alpha1.ManagedEtcd{Profiling: &v1alpha1.Profiling{Enabled: true}}}
+		})
+		errs := checkFeatures(inst, policy.Policy{})
+		if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "spec.etcd.managed.profiling: Forbidden: profiling is not allowed") {
+			t.Errorf("checkFeatures(): got %v, want spec.etcd.managed.profiling refused: a heap profile of etcd holds every key of kcp", errs)
+		}
+	})
 }

@@ -113,6 +113,9 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
 	for _, etcd := range etcds {
 		ready, why := etcd.Compose(b)
+		if w := etcd.ComposeMonitoring(b); w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
 		comp := v1alpha1.InstallationComponent{Kind: "StatefulSet", Name: etcd.Name(), Ready: ready, Message: why}
 		if !ready {
 			waiting = append(waiting, "etcd "+etcd.Name())
@@ -150,6 +153,8 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 		r.Status.URL = names.ExternalURL(fp.xr.(*v1alpha1.FrontProxy).Spec.External)
 	}
 	r.Desired = b.Set
+	// What the composing read: prometheus-operator's CRD, for the etcd clusters' PodMonitors.
+	r.Requirements = append(r.Requirements, b.Inputs.Requirements()...)
 	r.Status.KubeconfigSecret = names.Installation(inst.GetName()).AdminKubeconfigSecret(inst.Spec.Admin)
 	r.Status.Phase = v1alpha1.PhaseRunning
 	ready := condition.Condition{Type: TypeComponentsReady, Status: true, Reason: "Ready", Message: fmt.Sprintf("All %d components are Ready.", len(r.Status.Components))}
@@ -479,6 +484,7 @@ func shardCluster(inst *v1alpha1.KcpInstallation, sh v1alpha1.InstallationShard)
 	return &managedetcd.Cluster{
 		Installation: inst.GetName(), Shard: sh.Name, Namespace: inst.GetNamespace(), ClusterDomain: inst.Spec.ClusterDomain,
 		Spec: *sh.ManagedEtcd, Scheduling: sh.ManagedEtcd.Scheduling.Over(inst.Spec.Scheduling),
+		Monitoring: inst.Spec.Monitoring, Profiling: sh.ManagedEtcd.Profiling.Over(inst.Spec.Profiling),
 	}
 }
 
@@ -498,10 +504,11 @@ func etcdStore(inst *v1alpha1.KcpInstallation) (func(shard string) v1alpha1.Etcd
 		}, nil
 	}
 	c := &managedetcd.Cluster{Installation: inst.GetName(), Namespace: inst.GetNamespace(), ClusterDomain: inst.Spec.ClusterDomain}
-	c.Scheduling = inst.Spec.Scheduling
+	c.Scheduling, c.Monitoring, c.Profiling = inst.Spec.Scheduling, inst.Spec.Monitoring, inst.Spec.Profiling
 	if e != nil && e.Managed != nil {
 		c.Spec = *e.Managed
 		c.Scheduling = e.Managed.Scheduling.Over(inst.Spec.Scheduling)
+		c.Profiling = e.Managed.Profiling.Over(inst.Spec.Profiling)
 	}
 	return func(shard string) v1alpha1.EtcdConfig {
 		if shard == "" {

@@ -53,6 +53,9 @@ func checkFeatures(inst *v1alpha1.KcpInstallation, p policy.Policy) field.ErrorL
 		}
 	}
 	profiling(spec.Child("profiling"), s.Profiling)
+	if e := s.Etcd; e != nil && e.Managed != nil {
+		profiling(spec.Child("etcd", "managed", "profiling"), e.Managed.Profiling)
+	}
 	if r := s.RootShard; r != nil {
 		profiling(spec.Child("rootShard", "profiling"), r.Profiling)
 		if r.VirtualWorkspace != nil {
@@ -61,6 +64,9 @@ func checkFeatures(inst *v1alpha1.KcpInstallation, p policy.Policy) field.ErrorL
 	}
 	for i, sh := range s.Shards {
 		profiling(spec.Child("shards").Index(i).Child("profiling"), sh.Profiling)
+		if sh.ManagedEtcd != nil {
+			profiling(spec.Child("shards").Index(i).Child("managedEtcd", "profiling"), sh.ManagedEtcd.Profiling)
+		}
 		if sh.VirtualWorkspace != nil {
 			profiling(spec.Child("shards").Index(i).Child("virtualWorkspace", "profiling"), sh.VirtualWorkspace.Profiling)
 		}

@@ -125,6 +125,9 @@ func validateManagedEtcd(p *field.Path, c managedetcd.Cluster, m *v1alpha1.Manag
 		errs = append(errs, field.NotSupported(p.Child("replicas"), r, []string{"1", "3"}))
 	}
 	errs = append(errs, check.Resources(p.Child("resources"), m.Resources)...)
+	if pr := m.Profiling; pr != nil && pr.Port != 0 {
+		errs = append(errs, field.Forbidden(p.Child("profiling", "port"), "etcd serves its profiles on its client port, to clients with the cluster's client certificate, not on a port of their own; remove port"))
+	}
 	if s := m.Storage; s != nil {
 		errs = append(errs, check.PositiveQuantity(p.Child("storage", "size"), s.Size)...)
 	}

@@ -52,7 +52,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	c.composeAccess()
 	c.composeRegistrations()
 	target, client := c.server().Monitoring(map[string]string{names.LabelOwnerRootShard: string(c.name)})
-	warning := c.Monitoring(rs.Spec.Monitoring, "spec.monitoring", target, client)
+	warning := c.Monitoring(rs.Spec.Monitoring, "spec.monitoring", target, &client)
 	image := c.RunningImage(shard.Key, rs.Status.Image, proxy.Key)
 	c.composeReference(image)
 	available := c.Report(shard, proxy)

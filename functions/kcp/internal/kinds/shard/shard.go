@@ -102,7 +102,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{field.InternalError(placedField, out.Err)}
 	}
 	target, client := srv.Monitoring(map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)})
-	warning := c.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, client)
+	warning := c.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, &client)
 	available := c.Report(out)
 	r := builder.Composed(c.Builder, v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh)}, warning)
 	r.Conditions = append(r.Conditions, c.registered())

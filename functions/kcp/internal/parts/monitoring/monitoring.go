@@ -50,6 +50,9 @@ type Target struct {
 	ServingSecret string
 	// ClientSecret is the client certificate's Secret (see ClientCertificate).
 	ClientSecret string
+	// PlainHTTPPort, when set, is the container port serving metrics over plain HTTP, and
+	// only metrics (managed etcd's): scraped without TLS, ServerName and the Secrets unused.
+	PlainHTTPPort string
 }
 
 // PodMonitor scrapes every pod of the target over HTTPS with the client certificate.
@@ -69,11 +72,15 @@ func (t Target) PodMonitor(m *v1alpha1.Monitoring) *monitoringv1.PodMonitor {
 		Scheme:   &scheme,
 		Interval: monitoringv1.Duration(m.Interval),
 	}
-	ep.TLSConfig = &monitoringv1.SafeTLSConfig{
-		CA:         monitoringv1.SecretOrConfigMap{Secret: secretKey(t.ServingSecret, "ca.crt")},
-		Cert:       monitoringv1.SecretOrConfigMap{Secret: secretKey(t.ClientSecret, "tls.crt")},
-		KeySecret:  secretKey(t.ClientSecret, "tls.key"),
-		ServerName: ptr.To(t.ServerName),
+	if t.PlainHTTPPort != "" {
+		ep.Port, ep.Scheme = ptr.To(t.PlainHTTPPort), ptr.To(monitoringv1.SchemeHTTP)
+	} else {
+		ep.TLSConfig = &monitoringv1.SafeTLSConfig{
+			CA:         monitoringv1.SecretOrConfigMap{Secret: secretKey(t.ServingSecret, "ca.crt")},
+			Cert:       monitoringv1.SecretOrConfigMap{Secret: secretKey(t.ClientSecret, "tls.crt")},
+			KeySecret:  secretKey(t.ClientSecret, "tls.key"),
+			ServerName: ptr.To(t.ServerName),
+		}
 	}
 	return &monitoringv1.PodMonitor{
 		TypeMeta:   metav1.TypeMeta{APIVersion: monitoringv1.SchemeGroupVersion.String(), Kind: monitoringv1.PodMonitorsKind},

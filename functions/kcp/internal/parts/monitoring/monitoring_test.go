@@ -67,6 +67,27 @@ func TestPodMonitor(t *testing.T) {
 	}
 }
 
+// TestPlainHTTPPodMonitor: a target that serves only metrics over plain HTTP (managed etcd) is
+// scraped there, without TLS and without a certificate.
+func TestPlainHTTPPodMonitor(t *testing.T) {
+	etcd := map[string]string{"app.kubernetes.io/instance": "dev", "app.kubernetes.io/component": "etcd"}
+	target := Target{Name: "dev-etcd", Namespace: "team-a", Labels: etcd, Selector: etcd, PlainHTTPPort: "metrics"}
+	http := monitoringv1.SchemeHTTP
+	want := &monitoringv1.PodMonitor{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "monitoring.coreos.com/v1", Kind: "PodMonitor"},
+		ObjectMeta: metav1.ObjectMeta{Name: "dev-etcd", Namespace: "team-a", Labels: etcd},
+		Spec: monitoringv1.PodMonitorSpec{
+			Selector: metav1.LabelSelector{MatchLabels: etcd},
+			PodMetricsEndpoints: []monitoringv1.PodMetricsEndpoint{{
+				Port: ptr.To("metrics"), Path: "/metrics", Scheme: &http, Interval: "30s",
+			}},
+		},
+	}
+	if diff := cmp.Diff(want, target.PodMonitor(&v1alpha1.Monitoring{Enabled: true, Interval: "30s"})); diff != "" {
+		t.Errorf("PodMonitor(...) of a plain HTTP target: -want, +got:\n%s", diff)
+	}
+}
+
 func TestClientCertificate(t *testing.T) {
 	got := ClientCertificate("root-monitoring", "kcp", "root-client-ca", nil, nil).Certificate()
 	if diff := cmp.Diff([]string{"system:monitoring"}, got.Spec.Subject.Organizations); diff != "" {

@@ -39,6 +39,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/monitoring"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
@@ -84,6 +85,11 @@ type Cluster struct {
 	Spec          v1alpha1.ManagedEtcd
 	// Scheduling of the members: spec.etcd.managed.scheduling over spec.scheduling.
 	Scheduling *v1alpha1.Scheduling
+	// Monitoring is the installation's: a PodMonitor scrapes the members' metrics port.
+	Monitoring *v1alpha1.Monitoring
+	// Profiling, the cluster's own over the installation's, serves Go's pprof endpoints on
+	// the client port, to clients with the cluster's client certificate.
+	Profiling *v1alpha1.Profiling
 }
 
 // Name is the StatefulSet's and the client Service's name.
@@ -212,6 +218,16 @@ func (c Cluster) Compose(b *builder.Builder) (ready bool, why string) {
 	}
 }
 
+// ComposeMonitoring composes the members' PodMonitor when the installation asks for
+// monitoring. etcd serves its metrics, and nothing else, over plain HTTP on a port of their
+// own, so Prometheus needs no certificate; it returns a warning while prometheus-operator is
+// not installed.
+func (c Cluster) ComposeMonitoring(b *builder.Builder) (warning string) {
+	labels := names.Labels(c.instance(), ComponentEtcd)
+	t := monitoring.Target{Name: c.Name(), Namespace: c.Namespace, Labels: labels, Selector: labels, PlainHTTPPort: "metrics"}
+	return b.Monitoring(c.Monitoring, "spec.monitoring", t, nil)
+}
+
 func selfSignedIssuer(name, namespace string, labels map[string]string) *cmv1.Issuer {
 	return &cmv1.Issuer{
 		TypeMeta:   metav1.TypeMeta{APIVersion: cmv1.SchemeGroupVersion.String(), Kind: cmv1.IssuerKind},
@@ -264,7 +280,7 @@ func (c Cluster) args() []string {
 	for i := range c.Replicas() {
 		initial = append(initial, fmt.Sprintf("%s-%d=https://%s:%d", c.Name(), i, c.memberHost(i), PeerPort))
 	}
-	return []string{
+	args := []string{
 		"--name=$(POD_NAME)",
 		"--data-dir=" + dataDir + "/data",
 		fmt.Sprintf("--listen-client-urls=https://0.0.0.0:%d", ClientPort),
@@ -287,6 +303,10 @@ func (c Cluster) args() []string {
 		"--auto-compaction-retention=5m",
 		"--snapshot-count=5000",
 	}
+	if c.Profiling.On() {
+		args = append(args, "--enable-pprof=true")
+	}
+	return args
 }
 
 func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {

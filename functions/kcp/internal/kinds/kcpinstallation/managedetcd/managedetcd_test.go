@@ -1,11 +1,13 @@
 package managedetcd
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/google/go-cmp/cmp"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
@@ -15,6 +17,8 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/monitoring"
 )
 
 func cluster(spec v1alpha1.ManagedEtcd) Cluster {
@@ -207,6 +211,73 @@ func TestStatefulSetScheduling(t *testing.T) {
 			got := corev1.PodSpec{NodeSelector: p.NodeSelector, Affinity: p.Affinity, Tolerations: p.Tolerations, PriorityClassName: p.PriorityClassName, TopologySpreadConstraints: p.TopologySpreadConstraints}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nstatefulSet() scheduling: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestProfilingAndMonitoring(t *testing.T) {
+	crd := map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": monitoring.CRD}}
+	crdKey := result.Requirement{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: monitoring.CRD, ClusterScoped: true}.Key()
+	cases := map[string]struct {
+		reason      string
+		profiling   *v1alpha1.Profiling
+		monitoring  *v1alpha1.Monitoring
+		wantPprof   bool
+		wantMonitor bool
+	}{
+		"Neither": {
+			reason: "Without them etcd gets no pprof flag and no PodMonitor.",
+		},
+		"ProfilingOff": {
+			reason:    "enabled: false adds no flag.",
+			profiling: &v1alpha1.Profiling{},
+		},
+		"Profiling": {
+			reason:    "etcd serves pprof on its client port, behind its client certificates: only the flag.",
+			profiling: &v1alpha1.Profiling{Enabled: true},
+			wantPprof: true,
+		},
+		"Monitoring": {
+			reason:      "The installation's monitoring scrapes the members' metrics port over plain HTTP, with no certificate of its own.",
+			monitoring:  &v1alpha1.Monitoring{Enabled: true},
+			wantMonitor: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := cluster(v1alpha1.ManagedEtcd{})
+			c.Profiling, c.Monitoring = tc.profiling, tc.monitoring
+			st := observed.New(nil).WithObject(crd).Answer(crdKey)
+			b := builder.New("dev", "team-a", st)
+			c.Compose(b)
+			before := len(b.Set.Objects())
+			if w := c.ComposeMonitoring(b); w != "" {
+				t.Errorf("%s\nComposeMonitoring(): warning %q with prometheus-operator's CRD present", tc.reason, w)
+			}
+			var monitors []*monitoringv1.PodMonitor
+			for _, o := range b.Set.Objects() {
+				if pm, ok := o.Resource.(*monitoringv1.PodMonitor); ok {
+					monitors = append(monitors, pm)
+				}
+			}
+			if added := len(b.Set.Objects()) - before; added != len(monitors) {
+				t.Errorf("%s\nComposeMonitoring() added %d objects besides %d PodMonitors: etcd's metrics need no certificate", tc.reason, added-len(monitors), len(monitors))
+			}
+			switch {
+			case tc.wantMonitor && len(monitors) != 1:
+				t.Errorf("%s\nComposeMonitoring(): %d PodMonitors, want 1", tc.reason, len(monitors))
+			case tc.wantMonitor:
+				ep := monitors[0].Spec.PodMetricsEndpoints[0]
+				if monitors[0].Name != "dev-etcd" || *ep.Port != "metrics" || ep.TLSConfig != nil {
+					t.Errorf("%s\nPodMonitor %s scrapes port %s with TLS %v, want dev-etcd on metrics without TLS", tc.reason, monitors[0].Name, *ep.Port, ep.TLSConfig)
+				}
+			case len(monitors) != 0:
+				t.Errorf("%s\nComposeMonitoring(): %d PodMonitors, want none", tc.reason, len(monitors))
+			}
+			args := c.statefulSet(map[string]string{}).Spec.Template.Spec.Containers[0].Args
+			if got := slices.Contains(args, "--enable-pprof=true"); got != tc.wantPprof {
+				t.Errorf("%s\n--enable-pprof=true in etcd's args: got %t, want %t", tc.reason, got, tc.wantPprof)
 			}
 		})
 	}
