@@ -62,4 +62,11 @@ type ShardStatus struct {
 	// BaseURL is the URL other kcp components use to reach this shard.
 	// +optional
 	BaseURL string `json:"baseURL,omitempty"`
+
+	// AvailableReplicas is how many of the shard's pods are available, unset while that is
+	// not known (the Deployment is not observed yet, or its cluster is unreachable). While it
+	// is 0 the RootShard keeps kcp from scheduling new workspaces onto the shard
+	// (docs/shard-availability.md).
+	// +optional
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
 }

@@ -6,10 +6,29 @@ import (
 	"encoding/pem"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
+
+// installPodMonitorCRD installs prometheus-operator's PodMonitor CRD, as the platform
+// installs it, for the examples whose golden render has PodMonitors (their testdata stands
+// for it). No prometheus-operator or Prometheus runs here, so nothing scrapes: the tests
+// check what Prometheus would read.
+func installPodMonitorCRD(ctx context.Context, t *testing.T, e *env) {
+	t.Helper()
+	pm := filepath.Join(os.Getenv(stack.EnvPrometheusOperatorCRDs), "monitoring.coreos.com_podmonitors.yaml")
+	if _, err := e.ApplyFiles(ctx, pm); err != nil {
+		t.Fatalf("prometheus-operator's PodMonitor CRD (%s): %v", stack.EnvPrometheusOperatorCRDs, err)
+	}
+	if err := e.WaitCondition(ctx, time.Minute, "Established", "crd", "podmonitors.monitoring.coreos.com"); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // checkPodMonitors checks the PodMonitors of a KcpInstallation with spec.monitoring as
 // Prometheus would use them: each selects exactly its Deployment's pods, carries the user's

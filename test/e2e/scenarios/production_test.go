@@ -38,15 +38,7 @@ func testProduction(t *testing.T, e *env) {
 	if err := e.WaitCondition(ctx, time.Minute, "Established", "crd", "tlsroutes.gateway.networking.k8s.io"); err != nil {
 		t.Fatal(err)
 	}
-	// prometheus-operator's PodMonitor CRD, as the platform installs it; no prometheus-operator
-	// or Prometheus runs here, so nothing scrapes: the test checks what Prometheus would read.
-	pm := filepath.Join(os.Getenv(stack.EnvPrometheusOperatorCRDs), "monitoring.coreos.com_podmonitors.yaml")
-	if _, err := e.ApplyFiles(ctx, pm); err != nil {
-		t.Fatalf("prometheus-operator's PodMonitor CRD (%s): %v", stack.EnvPrometheusOperatorCRDs, err)
-	}
-	if err := e.WaitCondition(ctx, time.Minute, "Established", "crd", "podmonitors.monitoring.coreos.com"); err != nil {
-		t.Fatal(err)
-	}
+	installPodMonitorCRD(ctx, t, e)
 	golden := goldenRender(t, e, "production")
 	wantRefs, wantCerts := goldenRefs(t, golden)
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
 // testShardedRealKCP runs examples/sharded as real kcp (package realkcp): an etcd at the
@@ -71,6 +73,30 @@ spec:
 	e.Step("RealKCP sharded: shard-1 and shard-2 registered with the root shard %.1fs after start, seen through the front-proxy", time.Since(start).Seconds())
 
 	workspaceOnEachShard(ctx, t, e, admin, ns, exited, "shard-1", "shard-2")
+
+	// A shard that stops takes no new workspace until it is back: provider-kubernetes reaches
+	// root-proxy, as the RootShard's access kubeconfig names it, to annotate kcp's Shard.
+	stopRelay, err := e.ReachFromProviders(stack.KCPProxyHost(ns, "root"), pods["root-proxy"].NetNS(), pods["root-proxy"].IP+":6443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("ShardAvailability", func(t *testing.T) {
+		const shard = "shard-2-shard-kcp"
+		stop := func() {
+			pods[shard].Stop()
+			delete(pods, shard) // stopped on purpose: exited() no longer watches it
+		}
+		restart := func() func() error {
+			p, err := c.RunDeployment(ctx, ns, shard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pods[shard] = p
+			return exited
+		}
+		testShardAvailabilityOnRealKCP(ctx, t, e, admin, ns, "root", "shard-2", stop, restart)
+	})
+	stopRelay()
 
 	// The example's Kubeconfig for shard-1: its CA trusts shard-1's serving certificate and
 	// shard-1 accepts its client certificate.

@@ -76,6 +76,7 @@ var topologies = []topology{
 // policies are merged into one, as a platform team running all three would write it.
 func testTopology(t *testing.T, e *env) {
 	applyMergedPolicy(t.Context(), t, e)
+	installPodMonitorCRD(t.Context(), t, e) // examples/server-features monitors kcp and its etcd
 	// Two waves: the three installations, then the per-kind XRs (the topologies' twins and
 	// the external virtual workspace). All at once, cert-manager would issue some 200
 	// RSA-4096 certificates together, more than two cores do within the scenarios' timeouts.

@@ -314,6 +314,20 @@ func (s *State) DeploymentAvailable(name resource.Name) bool {
 		conditionIn(s.workload(name, "status", "conditions"), "Available") == "True"
 }
 
+// DeploymentServing returns how many replicas of a composed Deployment are available, and
+// whether that is known: the Deployment is observed with a status, here or, through a
+// provider-kubernetes Object that can reach it, in another cluster. Kubernetes leaves a count
+// of zero out of the status.
+func (s *State) DeploymentServing(name resource.Name) (int32, bool) {
+	if !s.Exists(name) || s.workload(name, "status", "observedGeneration") == nil {
+		return 0, false
+	}
+	if _, unreachable := s.Unreachable(name); unreachable {
+		return 0, false
+	}
+	return int32(s.workload(name, "status", "availableReplicas").GetNumberValue()), true
+}
+
 // DeploymentImage returns the image of a composed Deployment's first container: the
 // component's own, before any sidecar a user adds.
 func (s *State) DeploymentImage(name resource.Name) string {

@@ -124,17 +124,17 @@ func (c *composer) composeAccessKubeconfig(paths []string) {
 }
 
 // composeRegistrations observes, for every Shard of this RootShard, kcp's Shard object of
-// that name in root, and deregisters the shards whose Shard XR is gone, as kcp-operator's
-// Shard finalizer does. Deregistration takes two reconciles: the Object is first given the
+// that name in root, keeps it out of scheduling while the shard is down (availability.go),
+// and deregisters the shards whose Shard XR is gone, as kcp-operator's Shard finalizer does. Deregistration takes two reconciles: the Object is first given the
 // Delete policy, then left out, so Crossplane deletes it and provider-kubernetes deletes the
 // kcp object (tolerating NotFound). An Object that only observes is dropped without touching
 // kcp; that is what happens when the whole installation is deleted, kcp with it, which would
 // otherwise leave Objects waiting forever for a kcp that is gone.
 func (c *composer) composeRegistrations() {
 	shards := map[string]bool{}
-	for _, n := range c.shardNames() {
-		shards[n] = true
-		c.registration(n, inkcp.PoliciesObserve)
+	for _, sh := range required.ShardsOf(c.St, c.rs.Name) {
+		shards[sh.Name] = true
+		c.registration(sh.Name, inkcp.PoliciesObserveUpdate, c.unschedulable(sh))
 	}
 	for _, key := range c.St.ComposedNames() {
 		if !strings.HasPrefix(string(key), registrationPrefix) {
@@ -151,7 +151,7 @@ func (c *composer) composeRegistrations() {
 		case slices.Contains(c.St.Strings(key, "spec", "managementPolicies"), "Delete"):
 			// Left out: Crossplane deletes it, and provider-kubernetes the kcp Shard.
 		default:
-			c.registration(shard, inkcp.PoliciesObserveDelete)
+			c.registration(shard, inkcp.PoliciesObserveDelete, "")
 		}
 	}
 }
@@ -159,10 +159,10 @@ func (c *composer) composeRegistrations() {
 // registrationPrefix starts the composition resource name of a registration Object.
 const registrationPrefix = "registration-"
 
-// registration composes the Object observing shard's kcp Shard object in root. It counts as
-// ready whatever kcp says: whether a shard registered is the Shard's to report, and a
-// RootShard must not wait for its shards.
-func (c *composer) registration(shard string, policies []string) {
+// registration composes the Object observing shard's kcp Shard object in root, annotated
+// unschedulable when that says why. It counts as ready whatever kcp says: whether a shard
+// registered is the Shard's to report, and a RootShard must not wait for its shards.
+func (c *composer) registration(shard string, policies []string, unschedulable string) {
 	c.Set.Add(resource.Name(registrationPrefix+shard), inkcp.Object{
 		Name:           c.name.Registration(shard),
 		Namespace:      c.Namespace,
@@ -170,6 +170,6 @@ func (c *composer) registration(shard string, policies []string) {
 		Annotations:    map[string]string{names.AnnotationWorkspace: names.RootWorkspace},
 		ProviderConfig: c.name.ProviderConfig(names.RootWorkspace),
 		Policies:       policies,
-		Manifest:       inkcp.Shard(shard),
+		Manifest:       inkcp.Shard(shard, unschedulable),
 	}.Unstructured(), resource.ReadyTrue)
 }

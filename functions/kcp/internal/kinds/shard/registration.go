@@ -63,3 +63,50 @@ func registered(st *observed.State, root names.RootShard, shard string) conditio
 	c.Message += "."
 	return c
 }
+
+// TypeSchedulable says whether kcp may schedule new workspaces onto this shard, as kcp's
+// Shard object says: not while it carries kcp's unschedulable annotation, which the
+// RootShard sets while none of this shard's pods is available (and anyone may set by hand).
+const TypeSchedulable = "Schedulable"
+
+// Reasons of Schedulable.
+const (
+	ReasonSchedulable   = "Schedulable"
+	ReasonUnschedulable = "Unschedulable"
+)
+
+// schedulable reports Schedulable for the composer's shard, observed only where the
+// registration is (registered says why).
+func (c *composer) schedulable() condition.Condition {
+	if !c.read.SameNamespace(c.Namespace) {
+		return condition.Condition{Type: TypeSchedulable, Reason: ReasonNotObserved, Message: fmt.Sprintf(
+			"RootShard %s/%s is in another namespace; whether kcp schedules workspaces onto this shard is observed there, by its Object %s.",
+			c.rs.Namespace, c.rs.Name, c.root.Registration(c.sh.GetName()))}
+	}
+	return schedulable(c.St, c.root, c.sh.GetName())
+}
+
+// schedulable reports Schedulable from kcp's Shard object as the RootShard's Object last
+// observed it; NotObserved until it has.
+func schedulable(st *observed.State, root names.RootShard, shard string) condition.Condition {
+	c := condition.Condition{Type: TypeSchedulable, Reason: ReasonNotObserved}
+	name := root.Registration(shard)
+	l := st.Object(inkcp.KindObject, name)
+	status, _ := l.Object["status"].(map[string]any)
+	atProvider, _ := status["atProvider"].(map[string]any)
+	manifest, _ := atProvider["manifest"].(map[string]any)
+	meta, _ := manifest["metadata"].(map[string]any)
+	if meta == nil {
+		c.Message = fmt.Sprintf("kcp's Shard %s is not observed in workspace root yet (Object %s).", shard, name)
+		return c
+	}
+	annotations, _ := meta["annotations"].(map[string]any)
+	if why, ok := annotations[inkcp.UnschedulableAnnotation]; ok {
+		c.Reason = ReasonUnschedulable
+		c.Message = fmt.Sprintf("kcp schedules no new workspace onto this shard: kcp's Shard %s is annotated %s (%v).", shard, inkcp.UnschedulableAnnotation, why)
+		return c
+	}
+	c.Status, c.Reason = true, ReasonSchedulable
+	c.Message = fmt.Sprintf("kcp may schedule new workspaces onto this shard (kcp's Shard %s, observed by Object %s).", shard, name)
+	return c
+}

@@ -52,3 +52,45 @@ func TestRegistered(t *testing.T) {
 		})
 	}
 }
+
+// TestSchedulable: Schedulable says what kcp's Shard object, as the RootShard's Object last
+// observed it, tells kcp's scheduler.
+func TestSchedulable(t *testing.T) {
+	observedWith := func(annotations map[string]any) map[string]any {
+		o := registrationObject(map[string]any{"type": "Ready", "status": "True"})
+		meta := map[string]any{"name": "alpha"}
+		if annotations != nil {
+			meta["annotations"] = annotations
+		}
+		o["status"].(map[string]any)["atProvider"] = map[string]any{"manifest": map[string]any{"apiVersion": "core.kcp.io/v1alpha1", "kind": "Shard", "metadata": meta}}
+		return o
+	}
+	cases := map[string]struct {
+		reason string
+		world  *testworld.World
+		want   condition.Condition
+	}{
+		"NotObserved": {
+			reason: "Before provider-kubernetes has observed kcp's Shard, nothing is known.",
+			world:  testworld.New().Object(registrationObject()),
+			want:   condition.Condition{Type: TypeSchedulable, Reason: ReasonNotObserved, Message: "kcp's Shard alpha is not observed in workspace root yet (Object root-registration-alpha)."},
+		},
+		"Schedulable": {
+			reason: "Without the annotation kcp's scheduler may choose the shard; other annotations do not matter.",
+			world:  testworld.New().Object(observedWith(map[string]any{"team": "a"})),
+			want:   condition.Condition{Type: TypeSchedulable, Status: true, Reason: ReasonSchedulable, Message: "kcp may schedule new workspaces onto this shard (kcp's Shard alpha, observed by Object root-registration-alpha)."},
+		},
+		"Unschedulable": {
+			reason: "With it, whoever set it, kcp skips the shard; the message passes on why.",
+			world:  testworld.New().Object(observedWith(map[string]any{"experimental.core.kcp.io/unschedulable": "no pod is available"})),
+			want:   condition.Condition{Type: TypeSchedulable, Reason: ReasonUnschedulable, Message: "kcp schedules no new workspace onto this shard: kcp's Shard alpha is annotated experimental.core.kcp.io/unschedulable (no pod is available)."},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, schedulable(tc.world.State(), names.RootShard("root"), "alpha")); diff != "" {
+				t.Errorf("%s\nSchedulable: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

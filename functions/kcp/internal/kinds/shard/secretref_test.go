@@ -165,7 +165,13 @@ func TestSecretRefOfAnotherNamespace(t *testing.T) {
 	}
 	want := condition.Condition{Type: TypeRegistered, Reason: ReasonNotObserved,
 		Message: "RootShard kcp-platform/root is in another namespace (spec.rootShard.secretRef.name (RootShard kcp-platform/root, by its reference Secret root-reference)); whether kcp registered this shard is observed there, by its Object root-registration-alpha."}
-	if diff := cmp.Diff(want, r.Conditions[len(r.Conditions)-1]); diff != "" {
+	var got condition.Condition
+	for _, c := range r.Conditions {
+		if c.Type == TypeRegistered {
+			got = c
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Registered says where the registration is observed: -want, +got:\n%s", diff)
 	}
 	for _, req := range r.Requirements {

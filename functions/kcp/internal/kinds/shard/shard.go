@@ -104,8 +104,12 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	target, client := srv.Monitoring(map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)})
 	warning := c.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, &client)
 	available := c.Report(out)
-	r := builder.Composed(c.Builder, v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh)}, warning)
-	r.Conditions = append(r.Conditions, c.registered())
+	status := v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh)}
+	if n, known := c.St.DeploymentServing(out.Key); known {
+		status.AvailableReplicas = &n
+	}
+	r := builder.Composed(c.Builder, status, warning)
+	r.Conditions = append(r.Conditions, c.registered(), c.schedulable())
 	return r, nil
 }
 

@@ -77,9 +77,9 @@ func TestComposeConverged(t *testing.T) {
 		t.Errorf("A Shard composes kcp-operator's 7 certificates, 3 kubeconfigs, Deployment and Service, and a PodDisruptionBudget for its 2 replicas.\n-want, +got:\n%s", diff)
 	}
 	for _, c := range r.Conditions {
-		// Whether kcp registered the shard is kcp's to say, through the RootShard's Object
-		// (TestRegistered); everything else is settled.
-		if !c.Status && c.Type != TypeRegistered {
+		// Whether kcp registered the shard, and schedules onto it, is kcp's to say, through
+		// the RootShard's Object (TestRegistered, TestSchedulable); everything else is settled.
+		if !c.Status && c.Type != TypeRegistered && c.Type != TypeSchedulable {
 			t.Errorf("converged: condition %s is False: %s", c.Type, c.Message)
 		}
 	}

@@ -29,8 +29,13 @@ var (
 	// PoliciesKeep creates and updates but never deletes: for a workspace, whose data
 	// outlives its XR unless the user opts in.
 	PoliciesKeep = []string{"Observe", "Create", "Update", "LateInitialize"}
-	// PoliciesObserve only reads: a kcp Shard object is kcp's own, written by the shard.
+	// PoliciesObserve only reads.
 	PoliciesObserve = []string{"Observe"}
+	// PoliciesObserveUpdate reads, and applies its manifest's fields to an object that
+	// exists, never creating or deleting it: a kcp Shard object is kcp's own, written by the
+	// shard, and provider-kubernetes' server-side apply owns only the fields the manifest
+	// names, so every other field, the user's labels included, stays as it is.
+	PoliciesObserveUpdate = []string{"Observe", "Update"}
 	// PoliciesObserveDelete reads, and deletes once the Object is deleted: a shard's
 	// registration that is to go.
 	PoliciesObserveDelete = []string{"Observe", "Delete"}
@@ -148,10 +153,19 @@ func ClusterRoleBinding(name string, labels map[string]string, clusterRole strin
 	}
 }
 
-// Shard is the manifest of kcp's Shard object name, as the Observe policy reads it: only
-// what identifies it.
-func Shard(name string) map[string]any {
-	return map[string]any{"apiVersion": "core.kcp.io/v1alpha1", "kind": "Shard", "metadata": map[string]any{"name": name}}
+// UnschedulableAnnotation on a kcp Shard object keeps kcp's workspace scheduler from
+// choosing the shard for a new workspace (kcp v0.32.3 and main: its value does not matter,
+// only its presence). Its removal requeues the workspaces kcp could not schedule.
+const UnschedulableAnnotation = "experimental.core.kcp.io/unschedulable"
+
+// Shard is the manifest of kcp's Shard object name: what identifies it and, when
+// unschedulable says why, the UnschedulableAnnotation.
+func Shard(name, unschedulable string) map[string]any {
+	meta := map[string]any{"name": name}
+	if unschedulable != "" {
+		meta["annotations"] = map[string]any{UnschedulableAnnotation: unschedulable}
+	}
+	return map[string]any{"apiVersion": "core.kcp.io/v1alpha1", "kind": "Shard", "metadata": meta}
 }
 
 // WorkspaceType names a kcp WorkspaceType.

@@ -16,7 +16,7 @@ func TestRender(t *testing.T) {
 		"Object": {
 			reason: "An Object carries its manifest, policies and the ProviderConfig of its workspace.",
 			got: Object{Name: "admin-binding-x", Namespace: "kcp", Labels: map[string]string{"l": "v"}, Annotations: map[string]string{"a": "w"},
-				ProviderConfig: "root-kcp-operator.root", Policies: PoliciesObserveDelete, Manifest: Shard("alpha")}.Unstructured().Object,
+				ProviderConfig: "root-kcp-operator.root", Policies: PoliciesObserveDelete, Manifest: Shard("alpha", "")}.Unstructured().Object,
 			want: `apiVersion: kubernetes.m.crossplane.io/v1alpha1
 kind: Object
 metadata:
