@@ -126,16 +126,44 @@ func (p *Pod) writeHosts(hosts map[string]string) error {
 // namespace, with its /etc and its other mounts.
 func (p *Pod) Command(ctx context.Context, env []string, bin string, args ...string) *exec.Cmd {
 	script := `mount --bind "$0" /etc`
+	// A mount path that does not exist on this machine (/var/log/kcp/audit) gets a tmpfs on
+	// its nearest ancestor that does (/var/log), once, so that it can be made there.
+	for _, a := range tmpfsAncestors(p.mounts) {
+		script += fmt.Sprintf(` && mount -t tmpfs tmpfs %q`, a)
+	}
 	for _, m := range p.mounts {
-		// A mount path that does not exist on this machine gets a tmpfs on its parent first.
-		script += fmt.Sprintf(` && { [ -d %[1]q ] || { mount -t tmpfs tmpfs %[2]q && mkdir -p %[1]q; }; } && mount --bind %[3]q %[1]q`,
-			m, filepath.Dir(m), filepath.Join(p.dir, "mounts", m))
+		script += fmt.Sprintf(` && mkdir -p %[1]q && mount --bind %[2]q %[1]q`, m, filepath.Join(p.dir, "mounts", m))
 	}
 	script += ` && exec "$@"`
 	cmd := exec.CommandContext(ctx, "nsenter", append([]string{fmt.Sprintf("--net=/proc/%d/ns/net", p.holder.PID()), "--",
 		"unshare", "-m", "--propagation", "private", "sh", "-c", script, p.etc(), bin}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	return cmd
+}
+
+// tmpfsAncestors are the nearest existing ancestors of the mount paths that do not exist on
+// this machine, shallowest first, leaving out any under another: a tmpfs there hides what the
+// machine has below it, in the pod's private mount namespace only.
+func tmpfsAncestors(mounts []string) []string {
+	var out []string
+	for _, m := range mounts {
+		if _, err := os.Stat(m); err == nil {
+			continue
+		}
+		a := filepath.Dir(m)
+		for a != "/" {
+			if _, err := os.Stat(a); err == nil {
+				break
+			}
+			a = filepath.Dir(a)
+		}
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return slices.DeleteFunc(slices.Clone(out), func(a string) bool {
+		return slices.ContainsFunc(out, func(b string) bool { return b != a && strings.HasPrefix(a, strings.TrimSuffix(b, "/")+"/") })
+	})
 }
 
 // start runs a long-lived process in the pod, its log at <pod dir>/<name>.log; Stop stops it.

@@ -185,3 +185,42 @@ func TestServiceNames(t *testing.T) {
 		t.Errorf("the root shard's pod is known by exactly the Service that selects it (a Service without a selector selects nothing): -want, +got:\n%s", diff)
 	}
 }
+
+func TestTmpfsAncestors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "var", "log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		reason string
+		mounts []string
+		want   []string
+	}{
+		"Exists": {
+			reason: "A mount path that exists needs no tmpfs.",
+			mounts: []string{filepath.Join(dir, "var", "log")},
+		},
+		"Parent": {
+			reason: "A missing path whose parent exists gets a tmpfs on its parent.",
+			mounts: []string{filepath.Join(dir, "var", "log", "kcp")},
+			want:   []string{filepath.Join(dir, "var", "log")},
+		},
+		"Deeper": {
+			reason: "A path missing two levels deep gets one tmpfs on the nearest ancestor that exists.",
+			mounts: []string{filepath.Join(dir, "var", "log", "kcp", "audit")},
+			want:   []string{filepath.Join(dir, "var", "log")},
+		},
+		"Nested": {
+			reason: "A tmpfs under another would hide what was made in the first: only the shallowest.",
+			mounts: []string{filepath.Join(dir, "var", "log", "kcp", "audit"), filepath.Join(dir, "var", "data", "x")},
+			want:   []string{filepath.Join(dir, "var")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tmpfsAncestors(tc.mounts)); diff != "" {
+				t.Errorf("%s\ntmpfsAncestors(): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -71,6 +71,15 @@ func SupportsCacheServerClientCA(tag string) bool {
 	return !ok || v.tilde(0, 29, 2) || v.tilde(0, 30, 2) || v.atLeast(0, 31, 0)
 }
 
+// ReadsExternalHostname says whether kcp reads a shard's --external-hostname and a virtual
+// workspace server's --shard-external-url: before 0.31.0. From 0.31.0 (kcp b1af226 and
+// 3549131) both are hidden, deprecated and ignored: a shard's external host comes from
+// --shard-base-url, and the virtual workspace server has no use for the shard's external URL.
+func ReadsExternalHostname(tag string) bool {
+	v, ok := Parse(tag)
+	return ok && !v.atLeast(0, 31, 0)
+}
+
 // SupportsObjectLimit gates the shards' --logical-cluster-total-object-limit and
 // --logical-cluster-object-count-scan-interval flags: >=0.33.0 (kcp 7984665, on main after
 // v0.32.3, in no release yet). An older kcp refuses to start with them.

@@ -103,6 +103,26 @@ func TestEmbeddedCacheCollides(t *testing.T) {
 	}
 }
 
+func TestReadsExternalHostname(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		tag    string
+		want   bool
+	}{
+		"Default":   {reason: "kcp v0.32.3 ignores both flags.", tag: "v0.32.3", want: false},
+		"First":     {reason: "kcp v0.31.0 is the first to ignore them.", tag: "v0.31.0", want: false},
+		"Before":    {reason: "kcp v0.30.x reads them.", tag: "v0.30.2", want: true},
+		"NotSemver": {reason: "A tag that is not a version counts as the newest kcp.", tag: "main", want: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := ReadsExternalHostname(tc.tag); got != tc.want {
+				t.Errorf("%s\nReadsExternalHostname(%q) = %t, want %t", tc.reason, tc.tag, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestSupportsObjectLimit(t *testing.T) {
 	cases := map[string]struct {
 		reason string

@@ -105,7 +105,7 @@ func TestComposeConverged(t *testing.T) {
 		"--shard-name=alpha",
 		"--shard-base-url=https://alpha-shard-kcp.kcp.svc.cluster.local:6443",
 		"--shard-external-url=https://api.example.com:6443",
-		"--external-hostname=api.example.com",
+		// kcp-operator's --external-hostname=api.example.com is left out: kcp ignores it from 0.31.
 		"--cache-kubeconfig=/etc/kcp/client-kubeconfig/kubeconfig",
 		"--root-shard-kubeconfig-file=/etc/kcp/client-kubeconfig/kubeconfig",
 		"--logical-cluster-admin-kubeconfig=/etc/kcp/logical-cluster-admin-kubeconfig/kubeconfig",

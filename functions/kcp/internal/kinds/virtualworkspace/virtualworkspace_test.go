@@ -245,7 +245,6 @@ func TestComposeConverged(t *testing.T) {
 							"--requestheader-group-headers=X-Remote-Group",
 							"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 							"--kubeconfig=/etc/kcp/logical-cluster-admin-kubeconfig/kubeconfig",
-							"--shard-external-url=https://127.0.0.1:6443",
 							"--authentication-kubeconfig=/etc/kcp/logical-cluster-admin-kubeconfig/kubeconfig",
 						},
 						Ports:        []corev1.ContainerPort{{Name: "https", ContainerPort: 6443, Protocol: corev1.ProtocolTCP}},
@@ -397,6 +396,7 @@ func TestArgs(t *testing.T) {
 	const (
 		admin = "--kubeconfig=/etc/kcp/logical-cluster-admin-kubeconfig/kubeconfig"
 		own   = "--kubeconfig=/etc/kcp/server-kubeconfig/kubeconfig"
+		// kcp-operator's, which kcp's own server ignores from 0.31: a custom server only.
 		ext   = "--shard-external-url=https://127.0.0.1:6443"
 		cache = "--cache-kubeconfig=/etc/cache-server/kubeconfig/kubeconfig"
 		// Not in kcp-operator: kcp's own server authenticates tokens against kcp.
@@ -425,7 +425,7 @@ func TestArgs(t *testing.T) {
 			vw:      virtualWorkspace(),
 			base:    withRoot(testworld.RootShard()),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, authnAdmin}),
+			args:    join(base, []string{admin, authnAdmin}),
 		},
 		"CustomCommand": {
 			reason: "spec.command picks the binary and gets kcp-operator's flags (its TestVirtualWorkspaceArgumentSurface), without the --authentication-kubeconfig a custom server may not know",
@@ -443,21 +443,21 @@ func TestArgs(t *testing.T) {
 			}),
 			base:    withRoot(testworld.RootShard(), func(w *testworld.World) { w.Secret("vw-kubeconfig") }),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{own, ext, authnOwn}),
+			args:    join(base, []string{own, authnOwn}),
 		},
 		"RootShardCache": {
 			reason:  "the RootShard's cache server is the effective cache of a RootShard target",
 			vw:      virtualWorkspace(),
 			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache")),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, authnAdmin, cache}),
+			args:    join(base, []string{admin, authnAdmin, cache}),
 		},
 		"ShardInheritsRootShardCache": {
 			reason:  "a Shard without a cache ref uses its RootShard's cache server",
 			vw:      virtualWorkspace(targetShard("alpha")),
 			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache"), shardWorld(shard())),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, authnAdmin, cache}),
+			args:    join(base, []string{admin, authnAdmin, cache}),
 		},
 		"ShardCache": {
 			reason: "a Shard's own cache ref is the effective cache",
@@ -466,14 +466,14 @@ func TestArgs(t *testing.T) {
 				sh.Spec.Cache = &v1alpha1.ShardCacheConfig{Ref: &corev1.LocalObjectReference{Name: "shard-cache"}}
 			}))),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, authnAdmin, cache}),
+			args:    join(base, []string{admin, authnAdmin, cache}),
 		},
 		"ShardWithoutCache": {
 			reason:  "without a cache ref anywhere there is no cache kubeconfig",
 			vw:      virtualWorkspace(targetShard("alpha")),
 			base:    withRoot(testworld.RootShard(), shardWorld(shard())),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, authnAdmin}),
+			args:    join(base, []string{admin, authnAdmin}),
 		},
 		"LoggingThenExtraArgs": {
 			reason: "quirk 12 fixed: extraArgs follow every generated flag, -v included",
@@ -483,7 +483,7 @@ func TestArgs(t *testing.T) {
 			}),
 			base:    withRoot(testworld.RootShard(withCache("cache")), cacheSecrets("cache")),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, authnAdmin, cache, "-v=4", "--shard-external-url=https://api.example.com:6443", "--endpoint-base=x"}),
+			args:    join(base, []string{admin, authnAdmin, cache, "-v=4", "--shard-external-url=https://api.example.com:6443", "--endpoint-base=x"}),
 		},
 		"Profiling": {
 			reason: "the profiler listens on the pod's loopback address, after every flag of kcp-operator's and before extraArgs",
@@ -493,7 +493,7 @@ func TestArgs(t *testing.T) {
 			}),
 			base:    withRoot(testworld.RootShard()),
 			command: []string{"/virtual-workspaces"},
-			args:    join(base, []string{admin, ext, authnAdmin, "--profiler-address=127.0.0.1:7070", "--endpoint-base=x"}),
+			args:    join(base, []string{admin, authnAdmin, "--profiler-address=127.0.0.1:7070", "--endpoint-base=x"}),
 		},
 	}
 	for name, tc := range cases {

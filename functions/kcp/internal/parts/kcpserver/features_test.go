@@ -1,6 +1,7 @@
 package kcpserver
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,6 +167,27 @@ func TestAuditLogVolume(t *testing.T) {
 			}
 			if mounted != (tc.want != nil) {
 				t.Errorf("%s\naudit-log writable at /var/log/kcp/audit: got %t, want %t", tc.reason, mounted, tc.want != nil)
+			}
+		})
+	}
+}
+
+func TestExternalHostname(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		tag    string
+		want   bool
+	}{
+		"Default": {reason: "kcp v0.32.3 ignores --external-hostname (its external host comes from --shard-base-url): not written.", tag: "v0.32.3"},
+		"Older":   {reason: "kcp before 0.31 reads it: written, as kcp-operator does.", tag: "v0.30.2", want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			spec := &v1alpha1.CommonShardSpec{Etcd: v1alpha1.EtcdConfig{Endpoints: []string{"https://etcd:2379"}}, Image: &v1alpha1.ImageSpec{Tag: tc.tag}}
+			s := Server{Name: "alpha", Spec: spec, RootExternal: v1alpha1.ExternalConfig{Hostname: "api.example.com", Port: 443}}
+			got := slices.Contains(s.Args(), "--external-hostname=api.example.com")
+			if got != tc.want {
+				t.Errorf("%s\n--external-hostname in a shard's args: got %t, want %t", tc.reason, got, tc.want)
 			}
 		})
 	}

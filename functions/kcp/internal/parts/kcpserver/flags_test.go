@@ -24,10 +24,10 @@ func TestGeneratedFlags(t *testing.T) {
 			absent: []string{"feature-gates", "shard-name", "mount-proxy-client-cert-file"},
 		},
 		"Shard": {
-			reason: "A shard also names itself and mounts the proxy's certificate.",
+			reason: "A shard also names itself and mounts the proxy's certificate; kcp-operator's --external-hostname is not written for a kcp that ignores it (0.31 and later).",
 			server: Server{Name: "alpha", Spec: plain},
-			want:   []string{"shard-name", "root-shard-kubeconfig-file", "external-hostname", "mount-proxy-client-cert-file"},
-			absent: []string{"feature-gates"},
+			want:   []string{"shard-name", "root-shard-kubeconfig-file", "mount-proxy-client-cert-file"},
+			absent: []string{"feature-gates", "external-hostname"},
 		},
 	}
 	for name, tc := range cases {

@@ -114,8 +114,11 @@ func (s Server) baseArgs() []string {
 		"--shard-external-url="+names.ExternalURL(s.RootExternal),
 	)
 	if !s.IsRoot {
-		// kcp 0.32 deprecates --external-hostname; kcp-operator still passes it to shards.
-		args = append(args, "--external-hostname="+s.RootExternal.Hostname)
+		if kcpversion.ReadsExternalHostname(s.Image().Tag) {
+			// Unlike kcp-operator, which passes it on every kcp, only where kcp reads it: from
+			// kcp 0.31 it is ignored, and the external host comes from --shard-base-url.
+			args = append(args, "--external-hostname="+s.RootExternal.Hostname)
+		}
 		cache := PathClientKubeconfig // the root shard serves as the cache
 		if s.CacheServer != "" {
 			cache = PathCacheServerKubeconfig

@@ -13,6 +13,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
@@ -86,7 +87,11 @@ func (s Server) Args() []string {
 		"--requestheader-group-headers=X-Remote-Group",
 		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 		"--kubeconfig=" + kubeconfig + "/kubeconfig",
-		"--shard-external-url=https://127.0.0.1:6443",
+	}
+	if len(s.Spec.Command) > 0 || kcpversion.ReadsExternalHostname(kcpimage.Resolve(s.Spec.Image).Tag) {
+		// Unlike kcp-operator, which passes it to every server, not to kcp's own from 0.31,
+		// which ignores it; a custom server gets kcp-operator's flags.
+		args = append(args, "--shard-external-url=https://127.0.0.1:6443")
 	}
 	if len(s.Spec.Command) == 0 {
 		// Unlike kcp-operator, which leaves kcp's server to find the hosting cluster's API
