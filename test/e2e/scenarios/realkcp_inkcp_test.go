@@ -124,6 +124,8 @@ func testRealKCPInKCP(ctx context.Context, t *testing.T, e *env, c *realkcp.Clus
 	}
 	e.Step("RealKCP: deleting Workspace team-a kept kcp's workspace root:team-a")
 
+	testRealKCPNestedWorkspace(ctx, t, e, admin)
+
 	// A second shard, run from its Shard XR's Deployment, registers itself with the root
 	// shard; deleting the XR removes it from kcp. Last, so that kcp schedules no workspace of
 	// this test onto it.
@@ -193,4 +195,46 @@ func deleteXR(ctx context.Context, t *testing.T, e *env, plural, ns, name string
 	if out, err := e.Kubectl(ctx, nil, "delete", plural+".kcp.crossplane.io", "-n", ns, name, "--ignore-not-found", "--cascade=foreground", "--wait=true", "--timeout=3m"); err != nil {
 		t.Errorf("delete %s %s/%s: %v\n%s", plural, ns, name, err, out)
 	}
+}
+
+// testRealKCPNestedWorkspace checks a Workspace XR with a parent, a type and deletionPolicy
+// Delete against real kcp: kcp makes workspace root:team-a:apps of that type, Ready, and
+// deleting the XR deletes it in kcp too.
+func testRealKCPNestedWorkspace(ctx context.Context, t *testing.T, e *env, admin kubectlFunc) {
+	t.Helper()
+	const ns = basicNamespace
+	in := []string{"--server=https://api.example.com:6443/clusters/root:team-a"}
+	ws := `apiVersion: kcp.crossplane.io/v1alpha1
+kind: Workspace
+metadata: {name: team-a-apps, namespace: ` + ns + `}
+spec:
+  rootShard: {ref: {name: root}}
+  parent: root:team-a
+  name: apps
+  type: {name: universal, path: root}
+  deletionPolicy: Delete
+`
+	if err := e.Apply(ctx, []byte(ws)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteXR(context.Background(), t, e, "workspaces", ns, "team-a-apps") })
+	start := time.Now()
+	if _, err := waitXRNudging(ctx, t, e, "Workspace", ns, "team-a-apps", "Ready", "True", "rootshard/root", "workspace/team-a-apps"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := admin(ctx, "", append(in, "get", "workspace", "apps", "-o", "jsonpath={.status.phase} {.spec.type.name} {.spec.type.path}")...)
+	if err != nil || out != "Ready universal root" {
+		t.Errorf("kcp's workspace root:team-a:apps: %v %q, want Ready of type universal (path root)", err, out)
+	}
+	e.Step("RealKCP: Workspace team-a-apps (parent root:team-a, type universal) Ready %.1fs after apply: kcp made root:team-a:apps of that type", time.Since(start).Seconds())
+
+	deleteXR(ctx, t, e, "workspaces", ns, "team-a-apps")
+	start = time.Now()
+	if err := e.Eventually(ctx, timeout, "kcp's workspace root:team-a:apps deleted with its Workspace (deletionPolicy Delete)", func(ctx context.Context) (bool, string, error) {
+		out, err := admin(ctx, "", append(in, "get", "workspace", "apps", "-o", "name")...)
+		return err != nil && strings.Contains(out, "NotFound"), out, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Step("RealKCP: deleting Workspace team-a-apps (deletionPolicy Delete) deleted kcp's workspace root:team-a:apps %.1fs later", time.Since(start).Seconds())
 }

@@ -113,7 +113,9 @@ metadata: {name: e2e}
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stopRelay()
+	// After the cleanups of the checks below, which delete XRs whose Objects provider-kubernetes
+	// must still reach kcp to delete (t.Cleanup runs last-registered first).
+	t.Cleanup(stopRelay)
 	testRealKCPInKCP(ctx, t, e, c, proxy, admin)
 	testRealKCPShared(ctx, t, e, c, proxy)
 }

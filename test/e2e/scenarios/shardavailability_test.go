@@ -13,16 +13,33 @@ const unschedulableAnnotation = "experimental.core.kcp.io/unschedulable"
 
 // shardDown takes a Shard's pods away the way a failure would leave it, through its XR
 // (spec.replicas: 0, which kube-controller-manager rolls out), and returns what brings them
-// back. Scaling the Deployment itself would be undone by Crossplane.
+// back: the replicas it had, then spec.replicas unset again once its Deployment has them (an
+// unset spec.replicas keeps the live Deployment's, so unsetting it alone would keep 0).
+// Scaling the Deployment itself would be undone by Crossplane.
 func shardDown(ctx context.Context, t *testing.T, e *env, ns, shard string) (back func()) {
 	t.Helper()
-	if _, err := e.Kubectl(ctx, nil, "patch", "shards.kcp.crossplane.io", "-n", ns, shard, "--type=merge", "-p", `{"spec":{"replicas":0}}`); err != nil {
-		t.Fatal(err)
+	deployment := shard + "-shard-kcp"
+	out, err := e.Kubectl(ctx, nil, "get", "deployment", "-n", ns, deployment, "-o", "jsonpath={.spec.replicas}")
+	had := strings.TrimSpace(string(out))
+	if err != nil || had == "" {
+		t.Fatalf("replicas of Deployment %s: %v %q", deployment, err, out)
 	}
-	return func() {
-		if _, err := e.Kubectl(ctx, nil, "patch", "shards.kcp.crossplane.io", "-n", ns, shard, "--type=merge", "-p", `{"spec":{"replicas":null}}`); err != nil {
+	patch := func(replicas string) {
+		if _, err := e.Kubectl(ctx, nil, "patch", "shards.kcp.crossplane.io", "-n", ns, shard, "--type=merge", "-p", `{"spec":{"replicas":`+replicas+`}}`); err != nil {
 			t.Fatal(err)
 		}
+	}
+	patch("0")
+	return func() {
+		patch(had)
+		if err := e.Eventually(ctx, timeout, "Deployment "+deployment+" asks for "+had+" replicas again", func(ctx context.Context) (bool, string, error) {
+			nudge(ctx, t, e, "shard", ns, shard)
+			out, err := e.Kubectl(ctx, nil, "get", "deployment", "-n", ns, deployment, "-o", "jsonpath={.spec.replicas}")
+			return err == nil && strings.TrimSpace(string(out)) == had, string(out), nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		patch("null")
 	}
 }
 
