@@ -167,6 +167,11 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 			spec:   `, "shards": [{"name": "alpha", "extra": {"args": ["--audit-log-path=/tmp/audit.log"]}}]`,
 			want:   []string{`spec.shards[0].extra.args[0]: Forbidden: --audit-log-path is generated for this component`},
 		},
+		"AdminBatteryPastTheSchema": {
+			reason: "A battery the schema does not offer, sent by a client that skips it, would make kcp write an admin kubeconfig into its read-only filesystem: refused before the running root shard is rolled.",
+			spec:   `, "batteries": ["admin"]`,
+			want:   []string{`spec.batteries[0]: Unsupported value: "admin"`},
+		},
 		"CreatorGroupSmuggledThroughAComma": {
 			reason: "kcp splits the groups at commas; the group is refused where the tenant wrote it.",
 			spec:   `, "homeWorkspaces": {"enabled": true, "creatorGroups": ["developers,system:masters"]}`,

@@ -48,13 +48,23 @@ func HomeWorkspaces(p *field.Path, h *v1alpha1.HomeWorkspaces) field.ErrorList {
 	return errs
 }
 
-// Batteries refuses a battery named twice, which the schema's set also refuses.
+// OfferedBatteries are the batteries the schema's enum admits.
+var OfferedBatteries = []v1alpha1.Battery{v1alpha1.BatteryWorkspaceTypes, v1alpha1.BatteryMetricsViewer}
+
+// Batteries refuses what the schema refuses, for clients that skip it (`crossplane composition
+// render`, an API server without the schema): a battery named twice, and one not offered, such
+// as kcp's admin battery, which would have kcp write a kubeconfig into its read-only
+// filesystem, or a "+"/"-" change of kcp's own default set.
 func Batteries(p *field.Path, b *[]v1alpha1.Battery) field.ErrorList {
 	if b == nil {
 		return nil
 	}
 	var errs field.ErrorList
 	for i, x := range *b {
+		if !slices.Contains(OfferedBatteries, x) {
+			errs = append(errs, field.NotSupported(p.Index(i), x, OfferedBatteries))
+			continue
+		}
 		if slices.Index(*b, x) < i {
 			errs = append(errs, field.Duplicate(p.Index(i), x))
 		}

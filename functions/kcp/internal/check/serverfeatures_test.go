@@ -54,6 +54,14 @@ func TestServerFeatures(t *testing.T) {
 			spec:   v1alpha1.CommonShardSpec{Batteries: &[]v1alpha1.Battery{v1alpha1.BatteryWorkspaceTypes, v1alpha1.BatteryWorkspaceTypes}},
 			want:   []string{`spec.batteries[1]: Duplicate value: "workspace-types"`},
 		},
+		"AdminBattery": {
+			reason: "kcp's admin battery, which the schema does not offer, and a change of kcp's default set are refused.",
+			spec:   v1alpha1.CommonShardSpec{Batteries: &[]v1alpha1.Battery{"admin", "+user"}},
+			want: []string{
+				`spec.batteries[0]: Unsupported value: "admin": supported values: "workspace-types", "metrics-viewer"`,
+				`spec.batteries[1]: Unsupported value: "+user": supported values: "workspace-types", "metrics-viewer"`,
+			},
+		},
 		"ProfilerOnServingPort": {
 			reason: "A profiler on 6443 would keep kcp from binding its own port.",
 			spec:   v1alpha1.CommonShardSpec{Profiling: &v1alpha1.Profiling{Enabled: true, Port: 6443}},
