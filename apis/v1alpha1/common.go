@@ -605,6 +605,11 @@ type CommonShardSpec struct {
 	// +optional
 	Profiling *Profiling `json:"profiling,omitempty"`
 
+	// Encryption encrypts resources (Secrets by default) in the shard's etcd with keys from
+	// Secrets, and rotates them in a safe order. Not in kcp-operator.
+	// +optional
+	Encryption *Encryption `json:"encryption,omitempty"`
+
 	// +optional
 	Authorization *AuthorizationSpec `json:"authorization,omitempty"`
 

@@ -137,6 +137,11 @@ type KcpInstallationSpec struct {
 	// does not allow it for (data.features.profiling), it is refused.
 	// +optional
 	Profiling *Profiling `json:"profiling,omitempty"`
+
+	// Encryption at rest of the root shard and every shard, each with the same keys and each
+	// rotating on its own: the RootShard and each Shard report theirs in status.encryption.
+	// +optional
+	Encryption *Encryption `json:"encryption,omitempty"`
 }
 
 // InstallationExternal is the public address of an installation.

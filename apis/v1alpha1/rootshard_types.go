@@ -129,6 +129,10 @@ type RootShardStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	Shards []ShardReference `json:"shards,omitempty"`
+
+	// Encryption reports encryption at rest and the rotation under way, if any.
+	// +optional
+	Encryption *EncryptionStatus `json:"encryption,omitempty"`
 }
 
 // ShardReference names a Shard.

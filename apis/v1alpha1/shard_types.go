@@ -69,4 +69,8 @@ type ShardStatus struct {
 	// (docs/shard-availability.md).
 	// +optional
 	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+
+	// Encryption reports encryption at rest and the rotation under way, if any.
+	// +optional
+	Encryption *EncryptionStatus `json:"encryption,omitempty"`
 }

@@ -24,6 +24,7 @@ func ServerFeatures(p *field.Path, s *v1alpha1.CommonShardSpec) field.ErrorList 
 	if s.Audit != nil {
 		errs = append(errs, AuditLog(p.Child("audit"), s.Audit)...)
 	}
+	errs = append(errs, Encryption(p.Child("encryption"), s.Encryption, p.Child("extraArgs"), s.ExtraArgs)...)
 	return errs
 }
 

@@ -34,6 +34,30 @@ func TestServerFeatures(t *testing.T) {
 				Audit:          &v1alpha1.AuditSpec{Policy: policy, Log: &v1alpha1.AuditLogSpec{}},
 			},
 		},
+		"EncryptionKeysUnnamed": {
+			reason: "Each key names its Secret and the Secret's key, and no two keys share a name: kcp writes it beside what it encrypts.",
+			spec: v1alpha1.CommonShardSpec{Encryption: &v1alpha1.Encryption{Keys: []v1alpha1.EncryptionKey{
+				{Name: "k", SecretRef: v1alpha1.LocalDataKeyReference{Name: "s", Key: "key"}},
+				{Name: "k"},
+			}}},
+			want: []string{
+				`spec.encryption.keys[1].name: Duplicate value: "k"`,
+				"spec.encryption.keys[1].secretRef.name: Required value: name the Secret, in this namespace, that holds the key",
+				"spec.encryption.keys[1].secretRef.key: Required value: name the Secret's key that holds the key's bytes, e.g. key",
+			},
+		},
+		"EncryptionConfigInExtraArgs": {
+			reason: "A second configuration through extraArgs would replace the composed one, and its rotation with it.",
+			spec: v1alpha1.CommonShardSpec{
+				Encryption: &v1alpha1.Encryption{Keys: []v1alpha1.EncryptionKey{{Name: "k", SecretRef: v1alpha1.LocalDataKeyReference{Name: "s", Key: "key"}}}},
+				ExtraArgs:  []string{"--v=2", "--encryption-provider-config=/mine.yaml"},
+			},
+			want: []string{"spec.extraArgs[1]: Forbidden: spec.encryption composes kcp's encryption configuration and rolls its keys in order; another given here would replace it. Remove the argument (and the volume it reads), or remove spec.encryption"},
+		},
+		"EncryptionConfigInExtraArgsAlone": {
+			reason: "Without spec.encryption, kcp-operator's way (extraArgs and extraVolumes) still works for those migrating.",
+			spec:   v1alpha1.CommonShardSpec{ExtraArgs: []string{"--encryption-provider-config=/etc/enc/config.yaml"}},
+		},
 		"GroupsWhileOff": {
 			reason: "Creator groups with home workspaces off would do nothing.",
 			spec:   v1alpha1.CommonShardSpec{HomeWorkspaces: &v1alpha1.HomeWorkspaces{CreatorGroups: []string{"developers"}}},

@@ -4,6 +4,11 @@
 // kcp-operator find the same Deployments, Services, Secrets and Certificates.
 package names
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 // Components, the value of the app.kubernetes.io/component label.
 const (
 	ComponentRootShard      = "rootshard"
@@ -12,6 +17,9 @@ const (
 	ComponentFrontProxy     = "front-proxy"
 	ComponentCacheServer    = "cache-server"
 	ComponentVirtualWS      = "virtual-workspace"
+	// ComponentEncryptionRewrite is a Job rewriting a shard's encrypted objects: not the
+	// shard's component, so that its Service never selects the Job's pod.
+	ComponentEncryptionRewrite = "encryption-rewrite"
 )
 
 // Label keys.
@@ -44,7 +52,23 @@ const (
 	AnnotationCertificateRevisions = "kcp.crossplane.io/certificate-revisions"
 	// AnnotationConfigHash is a hash of the composed Secrets and ConfigMaps a pod mounts.
 	AnnotationConfigHash = "kcp.crossplane.io/config-hash"
+	// AnnotationEncryption is the encryption configuration the pods run (its resources and
+	// key IDs, never the keys), read back to know when a rotation step has rolled out.
+	AnnotationEncryption = "kcp.crossplane.io/encryption"
+	// AnnotationEncryptionRewritten, on the composed encryption configuration Secret, is the
+	// key (and resources) every encrypted object was last rewritten with.
+	AnnotationEncryptionRewritten = "kcp.crossplane.io/encryption-rewritten"
 )
+
+// EncryptionConfig is the Secret holding a kcp server's EncryptionConfiguration.
+func EncryptionConfig(server string) string { return server + "-encryption-config" }
+
+// EncryptionRewrite is the Job that rewrites a kcp server's encrypted objects with the key
+// and resources of the given state (a digest of them: a Job runs once).
+func EncryptionRewrite(server, state string) string {
+	sum := sha256.Sum256([]byte(state))
+	return server + "-encryption-rewrite-" + hex.EncodeToString(sum[:])[:8]
+}
 
 // Labels returns the resource labels kcp-operator puts on an instance's objects.
 func Labels(instance, component string) map[string]string {

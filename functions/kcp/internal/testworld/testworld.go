@@ -296,7 +296,10 @@ func (w *World) Exists(set desired.Set) *World {
 			}
 			w.Put(o.Name, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 				"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace, "generation": int64(1)},
-				"spec":     map[string]any{"replicas": n, "template": map[string]any{"spec": map[string]any{"containers": containers}}},
+				"spec": map[string]any{"replicas": n, "template": map[string]any{
+					"metadata": map[string]any{"annotations": stringMap(obj.Spec.Template.Annotations)},
+					"spec":     map[string]any{"containers": containers},
+				}},
 				"status": map[string]any{"observedGeneration": int64(1), "replicas": n, "updatedReplicas": n, "availableReplicas": n,
 					"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}})
 		case *cmv1.Issuer:
@@ -309,6 +312,15 @@ func (w *World) Exists(set desired.Set) *World {
 		}
 	}
 	return w
+}
+
+// stringMap is m as JSON holds it.
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // put observes a desired object as the composed resource Crossplane applied, without status.

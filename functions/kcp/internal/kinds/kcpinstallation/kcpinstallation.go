@@ -292,6 +292,7 @@ func (p *plan) common(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.Res
 		ClusterDomain: s.ClusterDomain, Etcd: etcd, Replicas: replicas, Resources: res,
 		Auth: s.Auth, Audit: s.Audit, Authorization: s.Authorization, Monitoring: s.Monitoring, Upgrade: s.Upgrade,
 		ObjectLimit: s.ObjectLimit, HomeWorkspaces: s.HomeWorkspaces, Batteries: s.Batteries, Profiling: prof.Over(s.Profiling),
+		Encryption: s.Encryption,
 	}
 	if x != nil {
 		c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging

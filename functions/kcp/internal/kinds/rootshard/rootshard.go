@@ -13,6 +13,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/encryption"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -27,6 +28,8 @@ type composer struct {
 	rs      *v1alpha1.RootShard
 	name    names.RootShard
 	baseURL string
+	// encryption is what the encryption at rest decided for the workload.
+	encryption encryption.Outcome
 }
 
 // Compose composes a RootShard. The XR must have passed Validate.
@@ -47,6 +50,11 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	c.composePKI()
 	c.composeKubeconfigs()
 	c.composeMergedBundles()
+	enc, err := encryption.Compose(c.Builder, encryption.ForKCP(c.server(), c.Key("deployment", "kcp")))
+	if err != nil {
+		return result.Result[v1alpha1.RootShardStatus]{}, field.ErrorList{err}
+	}
+	c.encryption = enc
 	shard := c.composeRootShardWorkload()
 	proxy := c.composeProxy()
 	c.composeAccess()
@@ -62,6 +70,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 		BaseURL:     c.baseURL,
 		ExternalURL: names.ExternalURL(rs.Spec.External),
 		Shards:      c.shardRefs(),
+		Encryption:  enc.Status,
 	}, warning), nil
 }
 

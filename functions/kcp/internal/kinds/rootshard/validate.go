@@ -72,7 +72,12 @@ func validateEmbeddedCache(spec *field.Path, rs *v1alpha1.RootShard, tag string)
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorList {
 	c := &composer{Builder: builder.New(rs.GetName(), rs.GetNamespace(), observed.New(nil)), rs: rs, name: names.RootShard(rs.GetName())}
-	errs := check.ExtraVolumes(spec, func() []string { return c.server().AllVolumeNames() }, rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
+	allVolumes := func() []string {
+		srv := c.server()
+		srv.EncryptionConfig = "encryption" // every optional volume, so any possible clash is caught
+		return srv.AllVolumeNames()
+	}
+	errs := check.ExtraVolumes(spec, allVolumes, rs.Spec.ExtraVolumes, rs.Spec.ExtraVolumeMounts)
 	if p := rs.Spec.Proxy; p != nil {
 		proxyVols := func() []string {
 			var out []string

@@ -30,6 +30,7 @@ func (c *composer) server() kcpserver.Server {
 	if ref := c.rs.Spec.Cache.Ref; ref != nil {
 		srv.CacheServer = ref.Name
 	}
+	c.encryption.Apply(&srv, nil)
 	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil {
 		c.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
 		if vw, ok := required.VirtualWorkspace(c.St, ref.Name); ok {
@@ -52,6 +53,7 @@ func (c *composer) composeRootShardWorkload() builder.Outcome {
 	for _, sa := range srv.ServiceAccountCerts[min(1, len(srv.ServiceAccountCerts)):] {
 		c.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of Shard "+sa.Owner+")")
 	}
+	blockers = c.encryption.Apply(&srv, blockers)
 	return c.Workload(builder.Workload{
 		Name:          srv.DeploymentName(),
 		DeploymentKey: key,
@@ -59,7 +61,7 @@ func (c *composer) composeRootShardWorkload() builder.Outcome {
 		Mounts:        append(srv.Mounts(), srv.Authentication().Mounts...),
 		Blockers:      blockers,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
-			return srv.Deployment(c.Replicas(key, c.rs.Spec.Replicas, builder.DefaultReplicas), podAnnotations), srv.Service()
+			return srv.Deployment(c.Replicas(key, c.rs.Spec.Replicas, builder.DefaultReplicas), c.encryption.Annotate(podAnnotations)), srv.Service()
 		},
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/encryption"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
@@ -97,14 +98,18 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	c.composePKI()
 	c.composeKubeconfigs()
 	c.composeMergedBundles()
-	out := c.composeWorkload(srv)
+	enc, err := encryption.Compose(c.Builder, encryption.ForKCP(srv, deployment))
+	if err != nil {
+		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
+	}
+	out := c.composeWorkload(srv, enc)
 	if out.Err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{field.InternalError(placedField, out.Err)}
 	}
 	target, client := srv.Monitoring(map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)})
 	warning := c.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, &client)
 	available := c.Report(out)
-	status := v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh)}
+	status := v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh), Encryption: enc.Status}
 	if n, known := c.St.DeploymentServing(out.Key); known {
 		status.AvailableReplicas = &n
 	}
@@ -310,9 +315,9 @@ func (c *composer) composeMergedBundles() {
 }
 
 // composeWorkload composes the shard's Deployment and Service once every input exists.
-func (c *composer) composeWorkload(srv kcpserver.Server) builder.Outcome {
+func (c *composer) composeWorkload(srv kcpserver.Server, enc encryption.Outcome) builder.Outcome {
 	key := c.Key("deployment", srv.DeploymentName())
-	var blockers []string
+	blockers := enc.Apply(&srv, nil)
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil && srv.VirtualWorkspaceURL == "" {
 		// Without the VirtualWorkspace's URL the flags cannot be rendered: hold the workload.
 		blockers = append(blockers, fmt.Sprintf("VirtualWorkspace %s (spec.kcpVirtualWorkspace.name)", ref.Name))
@@ -324,7 +329,7 @@ func (c *composer) composeWorkload(srv kcpserver.Server) builder.Outcome {
 		Mounts:        append(srv.Mounts(), srv.Authentication().Mounts...),
 		Blockers:      blockers,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
-			return srv.Deployment(c.Replicas(key, c.sh.Spec.Replicas, builder.DefaultReplicas), podAnnotations), srv.Service()
+			return srv.Deployment(c.Replicas(key, c.sh.Spec.Replicas, builder.DefaultReplicas), enc.Annotate(podAnnotations)), srv.Service()
 		},
 		Placement:       c.placement,
 		CertificateOnly: c.othersCertificates(srv),

@@ -46,6 +46,11 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	if s.Placement != nil && s.ShardBaseURL == "" {
 		errs = append(errs, field.Required(spec.Child("shardBaseURL"), "a shard placed in another cluster is reached by its shardBaseURL (its Service name resolves only there); set it to a URL the root shard and the front-proxies reach"))
 	}
+	if s.Placement != nil && s.Encryption != nil {
+		// A key rotation waits for each configuration to be in place before the pods read it,
+		// and a copy in another cluster arrives on provider-kubernetes' next poll, unobserved.
+		errs = append(errs, field.Forbidden(spec.Child("encryption"), "encryption at rest is not offered yet for a shard placed in another cluster: its rotation cannot see when the configuration has reached that cluster. Remove spec.encryption, or run the shard here"))
+	}
 	return errs
 }
 
@@ -53,7 +58,7 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 // mounts of volumes that do not exist.
 func validateExtraVolumes(spec *field.Path, sh *v1alpha1.Shard) field.ErrorList {
 	// Every optional volume is switched on, so any possible clash is caught.
-	srv := kcpserver.Server{Name: sh.Name, Spec: &sh.Spec.CommonShardSpec, CacheServer: "cache", InheritedClientCABundle: true}
+	srv := kcpserver.Server{Name: sh.Name, Spec: &sh.Spec.CommonShardSpec, CacheServer: "cache", InheritedClientCABundle: true, EncryptionConfig: "encryption"}
 	if r := sh.Spec.RootShard.Ref; r != nil {
 		srv.Root = names.RootShard(r.Name)
 	}

@@ -8,6 +8,9 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
+// EncryptionConfigFile is the key of the EncryptionConfiguration in its Secret.
+const EncryptionConfigFile = "config.yaml"
+
 // batteriesArg is --batteries-included with the spec's batteries, kcp-operator's
 // workspace-types when unset. An empty value creates none: kcp reads the list as given, and
 // only a value starting with + or - as a change of its own default.
@@ -35,6 +38,9 @@ func (s Server) featureArgs() []string {
 	}
 	if p := s.Spec.Profiling; p.On() {
 		args = append(args, "--profiler-address="+p.Address())
+	}
+	if s.EncryptionConfig != "" {
+		args = append(args, "--encryption-provider-config="+DirEncryptionConfig+"/"+EncryptionConfigFile)
 	}
 	return append(args, s.auditLog().Args...)
 }

@@ -27,6 +27,7 @@ const (
 	DirPublicServerCert       = "/etc/kcp/tls/public-server"
 	PathClientKubeconfig      = "/etc/kcp/client-kubeconfig/kubeconfig"
 	PathCacheServerKubeconfig = "/etc/cache-server/kubeconfig/kubeconfig"
+	DirEncryptionConfig       = "/etc/kcp/encryption"
 )
 
 // Server describes one kcp server: the root shard or a regular shard.
@@ -54,6 +55,9 @@ type Server struct {
 	// InheritedClientCABundle is set on a shard whose RootShard has a clientCABundleRef:
 	// the shard then trusts a merged client CA bundle too.
 	InheritedClientCABundle bool
+	// EncryptionConfig is the Secret holding the EncryptionConfiguration kcp reads, "" for
+	// none (compose/encryption decides).
+	EncryptionConfig string
 }
 
 // DeploymentName is <rs>-kcp for the root shard and <sh>-shard-kcp for a shard.
@@ -249,6 +253,9 @@ func (s Server) Mounts() workload.Mounts {
 		m.Secret("cache-server-client-cert", cs.ClientCertificate(), "/etc/cache-server/tls/client-certificate")
 	}
 	m = append(m, s.addons().Mounts...)
+	if s.EncryptionConfig != "" {
+		m.Secret("encryption-config", s.EncryptionConfig, DirEncryptionConfig)
+	}
 	return append(m, s.auditLog().Mounts...)
 }
 
