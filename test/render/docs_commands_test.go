@@ -27,7 +27,7 @@ import (
 //   - cmctl (cert-manager's CLI) only as cmctl renew;
 //   - go only as go test of a package of this repository, whose -run names a test it has;
 //   - export only as the README's PATH to make demo's kubectl;
-//   - a few standard tools (sed, grep, diff, base64) are taken as they are; any other
+//   - a few standard tools (sed, grep, diff, base64, head) are taken as they are; any other
 //     program fails the test until it is added here.
 //
 // What the commands do against a real cluster is the e2e's business: the Migrate scenario
@@ -76,7 +76,7 @@ func TestDocsCommands(t *testing.T) {
 						}
 					case "go":
 						checkGoTest(t, c)
-					case "sed", "grep", "diff", "base64":
+					case "sed", "grep", "diff", "base64", "head":
 					case "export":
 						// Only the README's way onto make demo's control plane: its
 						// kubectl wrapper first on PATH.
