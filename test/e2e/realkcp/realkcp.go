@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -172,6 +173,44 @@ func (c *Cluster) RunDeploymentOf(ctx context.Context, r Reader, namespace, name
 		return nil, err
 	}
 	return c.runPod(ctx, r, namespace, name, d.Spec.Template)
+}
+
+// RunJob runs the pod of a Job once, to its end, and returns what it printed. Its first
+// container is a shell script (command <path>/busybox sh, the script in its args, as the
+// encryption rewrite Job runs it), run here by this machine's sh with Options.Kubectl first on
+// PATH, in a pod of its own with the Job's mounts: the harness stands in for the kubelet and
+// for the Job's images (busybox and kubectl), which are not run. The caller reports the
+// outcome to the Job, as a kubelet would.
+func (c *Cluster) RunJob(ctx context.Context, namespace, name string) (string, error) {
+	var j batchv1.Job
+	if err := c.opts.Reader.GetJSON(ctx, &j, "job", "-n", namespace, name); err != nil {
+		return "", err
+	}
+	spec := j.Spec.Template.Spec
+	if len(spec.Containers) == 0 {
+		return "", fmt.Errorf("job %s/%s has no container", namespace, name)
+	}
+	ct := spec.Containers[0]
+	if len(ct.Command) != 2 || filepath.Base(ct.Command[0]) != "busybox" || ct.Command[1] != "sh" {
+		return "", fmt.Errorf("job %s/%s runs %v: the harness runs only busybox sh scripts", namespace, name, ct.Command)
+	}
+	// The directory busybox is copied into by an init container: the host's sh replaces it.
+	ct.VolumeMounts = slices.DeleteFunc(slices.Clone(ct.VolumeMounts), func(m corev1.VolumeMount) bool {
+		return m.MountPath == filepath.Dir(ct.Command[0])
+	})
+	p, err := c.newPod(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	if err := p.writeVolumes(ctx, c.opts.Reader, namespace, spec, ct); err != nil {
+		return "", err
+	}
+	env := []string{"PATH=" + filepath.Dir(c.opts.Kubectl) + ":/usr/local/bin:/usr/bin:/bin"}
+	for _, e := range ct.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	out, err := p.Command(ctx, env, "sh", ct.Args...).CombinedOutput()
+	return string(out), err
 }
 
 // RunStatefulSet runs every replica of a StatefulSet (a managed etcd) as pods <name>-<i>, each

@@ -98,6 +98,20 @@ spec:
 	})
 	stopRelay()
 
+	t.Run("Encryption", func(t *testing.T) {
+		const shard = "shard-1-shard-kcp"
+		restart := func() {
+			pods[shard].Stop()
+			p, err := c.RunDeployment(ctx, ns, shard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pods[shard] = p
+		}
+		rewrite := func(job string) (string, error) { return c.RunJob(ctx, ns, job) }
+		testEncryptionOnRealKCP(ctx, t, e, admin, etcd, ns, "shard-1", restart, rewrite)
+	})
+
 	// The example's Kubeconfig for shard-1: its CA trusts shard-1's serving certificate and
 	// shard-1 accepts its client certificate.
 	controller := podKubectl(t, c, proxy, "shard-1-controller", secretKey(ctx, t, e, ns, "shard-1-controller-kubeconfig", "kubeconfig"))

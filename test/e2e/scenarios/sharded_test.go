@@ -50,6 +50,7 @@ func testSharded(t *testing.T, e *env) {
 		checkKubeconfigTrust(ctx, t, e, ns, "root", "shard-1-controller-kubeconfig", "shard-1-server")
 	})
 	t.Run("ShardAvailability", func(t *testing.T) { testShardAvailability(ctx, t, e, ns, "root", "shard-2") })
+	t.Run("Encryption", func(t *testing.T) { testEncryption(ctx, t, e, ns, "shard-1") })
 	t.Run("RealKCP", func(t *testing.T) {
 		dir := os.Getenv("KCP_BIN")
 		if dir == "" {

@@ -63,6 +63,8 @@ type world struct {
 	jobDone    *encryption.Config
 	changed    bool // key-1's Secret holds other bytes
 	noKey2     bool // key-2's Secret is missing
+	// elsewhere puts key-2's Secret in another team's namespace only.
+	elsewhere bool
 }
 
 func (w world) build() *testworld.World {
@@ -72,8 +74,13 @@ func (w world) build() *testworld.World {
 		k1 = strings.Repeat("x", 32)
 	}
 	tw.SecretData("key-1", map[string]string{"key": k1})
-	if !w.noKey2 {
+	if !w.noKey2 && !w.elsewhere {
 		tw.SecretData("key-2", map[string]string{"key": key2})
+	}
+	if w.elsewhere {
+		tw.InNamespace(testworld.Namespace).Object(map[string]any{"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": "key-2", "namespace": "team-b"},
+			"data":     map[string]any{"key": base64.StdEncoding.EncodeToString([]byte(key2))}})
 	}
 	tw.SecretData("short", map[string]string{"key": "too short"})
 	if w.config != nil {
@@ -216,6 +223,12 @@ func TestCompose(t *testing.T) {
 			reason: "Without a key's Secret nothing is decided: the configuration is kept as it is and stays mounted.",
 			spec:   spec("key-2", "key-1"),
 			world:  world{config: ptr(cfg("key-1", "identity")), rewritten: "secretbox:key-1;secrets", running: running(cfg("key-1", "identity")), noKey2: true},
+			want:   []string{"secretbox:key-1", "identity"}, mount: true, rewritten: "secretbox:key-1;secrets",
+		},
+		"KeyOfAnotherTeam": {
+			reason: "A key is read from the XR's own namespace only: a Secret of that name in another team's namespace is no key, and nothing changes.",
+			spec:   spec("key-2", "key-1"),
+			world:  world{config: ptr(cfg("key-1", "identity")), rewritten: "secretbox:key-1;secrets", running: running(cfg("key-1", "identity")), elsewhere: true},
 			want:   []string{"secretbox:key-1", "identity"}, mount: true, rewritten: "secretbox:key-1;secrets",
 		},
 		"SpecRemovedWhileEncrypted": {

@@ -1,0 +1,383 @@
+package scenarios
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/realkcp"
+)
+
+// The pod template annotation naming the encryption configuration a kcp server's pods run.
+const encryptionAnnotation = "kcp.crossplane.io/encryption"
+
+// createKeySecret makes a Secret holding a new random 32-byte key, as docs/encryption.md does.
+func createKeySecret(ctx context.Context, t *testing.T, e *env, ns, name string) {
+	t.Helper()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.Kubectl(ctx, nil, "create", "secret", "generic", name, "-n", ns, "--from-file=key="+path); err != nil {
+		t.Fatalf("create key Secret %s: %v\n%s", name, err, out)
+	}
+}
+
+// setEncryptionKeys sets a Shard's spec.encryption.keys, each read from the Secret of its
+// name; no keys at all (nil) removes spec.encryption. It returns the Shard's generation with
+// that spec.
+func setEncryptionKeys(ctx context.Context, t *testing.T, e *env, ns, shard string, keys []string) int64 {
+	t.Helper()
+	patch := `{"spec":{"encryption":null}}`
+	if keys != nil {
+		list := []map[string]any{}
+		for _, k := range keys {
+			list = append(list, map[string]any{"name": k, "secretRef": map[string]string{"name": k, "key": "key"}})
+		}
+		b, _ := json.Marshal(map[string]any{"spec": map[string]any{"encryption": map[string]any{"keys": list}}})
+		patch = string(b)
+	}
+	out, err := e.Kubectl(ctx, nil, "patch", "shards.kcp.crossplane.io", "-n", ns, shard, "--type=merge", "-p", patch, "-o", "jsonpath={.metadata.generation}")
+	if err != nil {
+		t.Fatalf("patch Shard %s %s: %v\n%s", shard, patch, err, out)
+	}
+	var gen int64
+	if _, err := fmt.Sscan(string(out), &gen); err != nil {
+		t.Fatalf("Shard %s's generation after the patch: %q", shard, out)
+	}
+	return gen
+}
+
+// encryptionStatus is a Shard's status.encryption.
+type encryptionStatus struct {
+	Phase     string   `json:"phase"`
+	Writer    string   `json:"writer"`
+	Readers   []string `json:"readers"`
+	Rewritten string   `json:"rewritten"`
+}
+
+func (s encryptionStatus) state() string {
+	return "secrets;" + strings.Join(append([]string{s.Writer}, s.Readers...), ",")
+}
+
+// rotationWorld is what stands for the parts Kubernetes does not run on kwok's fake nodes.
+type rotationWorld struct {
+	// restart runs the server's pods again once its Deployment asks for another encryption
+	// configuration; nil when no real process runs (kwok's rollout is all there is).
+	restart func(state string)
+	// rewrite runs a rewrite Job's pod and returns what it printed; nil when no real kcp
+	// runs, and the Job's pod is only reported to have succeeded.
+	rewrite func(job string) (string, error)
+}
+
+// rotation is what a drive of a rotation saw.
+type rotation struct {
+	phases []string
+	// took is how long each phase lasted, in the order of phases.
+	took []time.Duration
+	jobs []string
+	last encryptionStatus
+}
+
+// driveRotation reconciles a Shard's encryption until status.encryption is Rotated, with no
+// rewrite Job left and the pods running what the status says, standing in for the kubelet
+// where it must: a real process restarted with each new configuration (w.restart), and each
+// rewrite Job's pod run (w.rewrite) and reported Succeeded, as a kubelet reports a container
+// that exited 0.
+func driveRotation(ctx context.Context, t *testing.T, e *env, ns, shard string, generation int64, w rotationWorld) rotation {
+	t.Helper()
+	var r rotation
+	deployment := shard + "-shard-kcp"
+	running, _ := e.Kubectl(ctx, nil, "get", "deployment", "-n", ns, deployment, "-o", `jsonpath={.spec.template.metadata.annotations.kcp\.crossplane\.io/encryption}`)
+	ran := string(running)
+	done := map[string]bool{}
+	since := time.Now()
+	err := e.Eventually(ctx, 2*timeout, "Shard "+shard+" encryption Rotated, the pods running it", func(ctx context.Context) (bool, string, error) {
+		nudge(ctx, t, e, "shard", ns, shard)
+		x, err := getXR(ctx, e, "Shard", ns, shard)
+		if err != nil {
+			return false, "", err
+		}
+		var st encryptionStatus
+		b, _ := json.Marshal(x.Status["encryption"])
+		_ = json.Unmarshal(b, &st)
+		// A status of the spec before the one just set is not this rotation's.
+		current := reconciled(x, generation)
+		if n := len(r.phases); current && st.Phase != "" && (n == 0 || r.phases[n-1] != st.Phase) {
+			if n > 0 {
+				r.took = append(r.took, time.Since(since))
+			}
+			since = time.Now()
+			r.phases = append(r.phases, st.Phase)
+		}
+		r.last = st
+		out, err := e.Kubectl(ctx, nil, "get", "deployment", "-n", ns, deployment, "-o", `jsonpath={.spec.template.metadata.annotations.kcp\.crossplane\.io/encryption}`)
+		if err != nil {
+			return false, "", err
+		}
+		if template := string(out); template != ran {
+			if w.restart != nil {
+				w.restart(template)
+			}
+			ran = template
+		}
+		jobs, err := e.Kubectl(ctx, nil, "get", "jobs", "-n", ns, "-o", "name")
+		if err != nil {
+			return false, "", err
+		}
+		left := 0
+		for _, j := range strings.Fields(string(jobs)) {
+			job := strings.TrimPrefix(j, "job.batch/")
+			if !strings.HasPrefix(job, shard+"-encryption-rewrite-") {
+				continue
+			}
+			left++
+			if done[job] {
+				continue
+			}
+			if completeRewriteJob(ctx, t, e, ns, job, w.rewrite) {
+				done[job] = true
+				r.jobs = append(r.jobs, job)
+			}
+		}
+		return current && st.Phase == "Rotated" && left == 0 && ran == st.state(),
+			fmt.Sprintf("phase %s, pods run %q, %d rewrite Jobs", st.Phase, ran, left), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.took = append(r.took, time.Since(since))
+	return r
+}
+
+// reconciled reports whether Crossplane has reconciled the XR since its spec reached
+// generation: its Synced condition is True for that generation or a later one (Crossplane's
+// own writes of spec.crossplane raise it too).
+func reconciled(x xr, generation int64) bool {
+	var cs []struct {
+		Type               string `json:"type"`
+		Status             string `json:"status"`
+		ObservedGeneration int64  `json:"observedGeneration"`
+	}
+	b, _ := json.Marshal(x.Status["conditions"])
+	_ = json.Unmarshal(b, &cs)
+	for _, c := range cs {
+		if c.Type == "Synced" {
+			return c.Status == "True" && c.ObservedGeneration >= generation
+		}
+	}
+	return false
+}
+
+// completeRewriteJob runs a rewrite Job's pod once it exists (w.rewrite, when a real kcp runs)
+// and reports it Succeeded, as the kubelet would report a container that exited 0: kwok's
+// fake nodes run no container. It reports whether the pod was found.
+func completeRewriteJob(ctx context.Context, t *testing.T, e *env, ns, job string, rewrite func(string) (string, error)) bool {
+	t.Helper()
+	out, err := e.Kubectl(ctx, nil, "get", "pods", "-n", ns, "-l", "job-name="+job, "-o", "name")
+	pod := strings.TrimSpace(string(out))
+	if err != nil || pod == "" {
+		return false
+	}
+	if rewrite != nil {
+		printed, err := rewrite(job)
+		if err != nil {
+			t.Fatalf("rewrite Job %s failed on real kcp: %v\n%s", job, err, printed)
+		}
+		e.Step("encryption: rewrite Job %s on real kcp: %s", job, strings.TrimSpace(printed))
+	}
+	at := time.Now().UTC().Format(time.RFC3339)
+	status := fmt.Sprintf(`{"status":{"phase":"Succeeded","conditions":[{"type":"Ready","status":"False","reason":"PodCompleted","lastTransitionTime":%q}],`+
+		`"containerStatuses":[{"name":"rewrite","image":"kubectl","imageID":"","ready":false,"restartCount":0,"started":false,"state":{"terminated":{"exitCode":0,"reason":"Completed","startedAt":%q,"finishedAt":%q}}}]}}`, at, at, at)
+	if out, err := e.Kubectl(ctx, nil, "patch", strings.Split(pod, "\n")[0], "-n", ns, "--subresource=status", "--type=merge", "-p", status); err != nil {
+		t.Fatalf("report the rewrite Job's pod Succeeded: %v\n%s", err, out)
+	}
+	return true
+}
+
+// testEncryption turns encryption on for a Shard whose kcp runs, rotates to a second key,
+// refuses the first key's removal until the rewrite, drops it, decrypts and turns encryption
+// off, through Crossplane and the function, with Deployments rolled out by Kubernetes onto
+// kwok's fake nodes and each rewrite Job's pod reported Succeeded by the test (no container
+// runs on kwok: what the Job does to kcp's data is RealKCP/Encryption's).
+func testEncryption(ctx context.Context, t *testing.T, e *env, ns, shard string) {
+	for _, k := range []string{"key-1", "key-2"} {
+		createKeySecret(ctx, t, e, ns, k)
+	}
+	full := []string{"AddingKey", "SwitchingWriter", "Rewriting", "Rotated"}
+	step := func(what string, keys []string, want []string) rotation {
+		t.Helper()
+		gen := setEncryptionKeys(ctx, t, e, ns, shard, keys)
+		start := time.Now()
+		r := driveRotation(ctx, t, e, ns, shard, gen, rotationWorld{})
+		if strings.Join(r.phases, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: phases %v, want %v", what, r.phases, want)
+		}
+		e.Step("encryption: %s: phases %v in %.1fs (%v), %d rewrite Jobs", what, r.phases, time.Since(start).Seconds(), r.took, len(r.jobs))
+		return r
+	}
+	step("turned on for a running shard", []string{"key-1"}, full)
+	checkEncryptionMounted(ctx, t, e, ns, shard, true)
+
+	// Rotating: the old key cannot go before the new one has rewritten everything.
+	setEncryptionKeys(ctx, t, e, ns, shard, []string{"key-2", "key-1"})
+	setEncryptionKeys(ctx, t, e, ns, shard, []string{"key-2"})
+	const refused = "secretbox:key-1 still decrypts"
+	if err := e.Eventually(ctx, timeout, "Shard "+shard+" refuses key-1's removal", func(ctx context.Context) (bool, string, error) {
+		nudge(ctx, t, e, "shard", ns, shard)
+		out, err := e.Kubectl(ctx, nil, "get", "shards.kcp.crossplane.io", "-n", ns, shard, "-o", `jsonpath={.status.conditions[?(@.type=="Synced")].message}`)
+		return err == nil && strings.Contains(string(out), refused), "Synced: " + string(out), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Step("encryption: removing key-1 before the rewrite refused on Shard %s (Synced=False: %q)", shard, refused)
+	r := step("rotated to key-2", []string{"key-2", "key-1"}, full)
+	if r.last.Rewritten != "secretbox:key-2" {
+		t.Errorf("after the rotation status.encryption.rewritten is %q, want secretbox:key-2", r.last.Rewritten)
+	}
+	step("key-1 dropped", []string{"key-2"}, []string{"Rotated"})
+	step("decrypted (keys: [])", []string{}, full)
+
+	setEncryptionKeys(ctx, t, e, ns, shard, nil)
+	if err := e.Eventually(ctx, timeout, "Shard "+shard+" without encryption", func(ctx context.Context) (bool, string, error) {
+		nudge(ctx, t, e, "shard", ns, shard)
+		_, err := e.Kubectl(ctx, nil, "get", "secret", "-n", ns, shard+"-encryption-config")
+		return err != nil, "", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitXR(ctx, e, "Shard", ns, shard, "Ready", "True"); err != nil {
+		t.Fatal(err)
+	}
+	checkEncryptionMounted(ctx, t, e, ns, shard, false)
+	e.Step("encryption: spec.encryption removed once decrypted: the configuration Secret and kcp's flag are gone, Shard %s Ready", shard)
+}
+
+// checkEncryptionMounted checks that the shard's kcp is given its encryption configuration
+// (want), or not.
+func checkEncryptionMounted(ctx context.Context, t *testing.T, e *env, ns, shard string, want bool) {
+	t.Helper()
+	var dep deployment
+	if err := e.GetJSON(ctx, &dep, "deployment", "-n", ns, shard+"-shard-kcp"); err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(dep.Spec.Template.Spec.Containers[0].Args, " ")
+	if got := strings.Contains(args, "--encryption-provider-config=/etc/kcp/encryption/config.yaml"); got != want {
+		t.Errorf("Deployment %s-shard-kcp passes --encryption-provider-config: %v, want %v (args %s)", shard, got, want, args)
+	}
+}
+
+// testEncryptionOnRealKCP turns encryption on for a real shard, rotates its key and drops the
+// old one, each step through Crossplane and the function, with the shard's process started
+// again whenever its Deployment asks for another configuration and each rewrite Job's script
+// run against it. After every restart, every Secret written so far in a workspace on the
+// shard reads back and another is written; at the end of each rotation, every Secret of the
+// shard in etcd is encrypted with the new key (k8s:enc:secretbox:v1:<key>:).
+func testEncryptionOnRealKCP(ctx context.Context, t *testing.T, e *env, admin kubectlFunc, etcd *realkcp.Pod, ns, shard string, restart func(), rewrite func(job string) (string, error)) {
+	t.Helper()
+	ws := serverOf(ctx, t, admin) + ":on-" + shard
+	var written []string
+	write := func(name string) {
+		t.Helper()
+		if out, err := admin(ctx, "", "--server="+ws, "create", "secret", "generic", name, "--from-literal=v="+name); err != nil {
+			t.Fatalf("write Secret %s in root:on-%s: %v\n%s", name, shard, err, out)
+		}
+		written = append(written, name)
+	}
+	readBack := func(when string) {
+		t.Helper()
+		for _, name := range written {
+			out, err := admin(ctx, "", "--server="+ws, "get", "secret", name, "-o", "jsonpath={.data.v}")
+			v, _ := base64.StdEncoding.DecodeString(out)
+			if err != nil || string(v) != name {
+				t.Errorf("%s: Secret %s written earlier does not read back from real kcp: %v %q", when, name, err, out)
+			}
+		}
+	}
+	restarts := 0
+	world := rotationWorld{
+		restart: func(state string) {
+			start := time.Now()
+			restart()
+			if err := e.Eventually(ctx, 2*time.Minute, shard+" ready again", func(ctx context.Context) (bool, string, error) {
+				out, err := admin(ctx, "", "--server=https://"+shard+"-shard-kcp."+ns+".svc.cluster.local:6443", "get", "--raw", "/readyz")
+				return err == nil && strings.TrimSpace(out) == "ok", out, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			restarts++
+			readBack("after restart " + fmt.Sprint(restarts))
+			write(fmt.Sprintf("written-after-restart-%d", restarts))
+			e.Step("RealKCP encryption: %s started with %q, ready %.1fs later; %d Secrets read back, one more written", shard, state, time.Since(start).Seconds(), len(written)-1)
+		},
+		rewrite: rewrite,
+	}
+	for _, k := range []string{"real-key-1", "real-key-2"} {
+		createKeySecret(ctx, t, e, ns, k)
+	}
+	write("before-encryption")
+	for _, s := range []struct {
+		what string
+		keys []string
+		want string
+	}{
+		{"turned on", []string{"real-key-1"}, "k8s:enc:secretbox:v1:real-key-1:"},
+		{"rotated", []string{"real-key-2", "real-key-1"}, "k8s:enc:secretbox:v1:real-key-2:"},
+		{"old key dropped", []string{"real-key-2"}, "k8s:enc:secretbox:v1:real-key-2:"},
+	} {
+		gen := setEncryptionKeys(ctx, t, e, ns, shard, s.keys)
+		start := time.Now()
+		r := driveRotation(ctx, t, e, ns, shard, gen, world)
+		readBack(s.what)
+		stored := storedSecrets(ctx, t, etcd, shard)
+		if len(stored) != 1 || stored[s.want] == 0 {
+			t.Errorf("%s: %s's Secrets in etcd, by how their values start: %v; want every one %s", s.what, shard, stored, s.want)
+		}
+		e.Step("RealKCP encryption: %s: phases %v in %.1fs (%v); %d Secrets written by the test read back; %s's Secrets in etcd: %v", s.what, r.phases, time.Since(start).Seconds(), r.took, len(written), shard, stored)
+	}
+}
+
+// storedSecrets counts a shard's Secrets in etcd (under its key prefix) by how their values
+// start: the encryption prefix k8s:enc:<provider>:v1:<key>:, or plain.
+func storedSecrets(ctx context.Context, t *testing.T, etcd *realkcp.Pod, shard string) map[string]int {
+	t.Helper()
+	out, err := etcd.Command(ctx, nil, os.Getenv(envEtcdctl), "get", "/"+shard+"/", "--prefix", "-w", "json").Output()
+	if err != nil {
+		t.Fatalf("etcdctl get /%s/ in the etcd pod: %v", shard, err)
+	}
+	var resp struct {
+		KVs []struct {
+			Key, Value []byte
+		} `json:"kvs"`
+	}
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatalf("etcdctl's JSON: %v", err)
+	}
+	got := map[string]int{}
+	for _, kv := range resp.KVs {
+		if !strings.Contains(string(kv.Key), "/secrets/") {
+			continue
+		}
+		v := string(kv.Value)
+		if rest, ok := strings.CutPrefix(v, "k8s:enc:"); ok {
+			parts := strings.SplitN(rest, ":", 4) // provider, v1, key, data
+			if len(parts) == 4 {
+				got["k8s:enc:"+parts[0]+":"+parts[1]+":"+parts[2]+":"]++
+				continue
+			}
+		}
+		got["plain"]++
+	}
+	return got
+}
