@@ -15,9 +15,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/realkcp"
 )
 
-// The pod template annotation naming the encryption configuration a kcp server's pods run.
-const encryptionAnnotation = "kcp.crossplane.io/encryption"
-
 // createKeySecret makes a Secret holding a new random 32-byte key, as docs/encryption.md does.
 func createKeySecret(ctx context.Context, t *testing.T, e *env, ns, name string) {
 	t.Helper()
