@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,8 +74,8 @@ type rotationWorld struct {
 	// restart runs the server's pods again once its Deployment asks for another encryption
 	// configuration; nil when no real process runs (kwok's rollout is all there is).
 	restart func(state string)
-	// rewrite runs a rewrite Job's pod and returns what it printed; nil when no real kcp
-	// runs, and the Job's pod is only reported to have succeeded.
+	// rewrite runs a rewrite Job and returns what it printed; nil when no real kcp runs, and
+	// the Job is only reported complete.
 	rewrite func(job string) (string, error)
 }
 
@@ -90,8 +91,8 @@ type rotation struct {
 // driveRotation reconciles a Shard's encryption until status.encryption is Rotated, with no
 // rewrite Job left and the pods running what the status says, standing in for the kubelet
 // where it must: a real process restarted with each new configuration (w.restart), and each
-// rewrite Job's pod run (w.rewrite) and reported Succeeded, as a kubelet reports a container
-// that exited 0.
+// rewrite Job run (w.rewrite) and reported complete, as the job controller reports a Job whose
+// pod exited 0.
 func driveRotation(ctx context.Context, t *testing.T, e *env, ns, shard string, generation int64, w rotationWorld) rotation {
 	t.Helper()
 	var r rotation
@@ -177,16 +178,12 @@ func reconciled(x xr, generation int64) bool {
 	return false
 }
 
-// completeRewriteJob runs a rewrite Job's pod once it exists (w.rewrite, when a real kcp runs)
-// and reports it Succeeded, as the kubelet would report a container that exited 0: kwok's
-// fake nodes run no container. It reports whether the pod was found.
+// completeRewriteJob runs a rewrite Job (w.rewrite, when a real kcp runs) and reports it
+// complete, standing in for the job controller and the kubelet, which the e2e's control plane
+// and kwok's fake nodes do not run for Jobs: what the function reads, the Job's Complete
+// condition, is what they would write for a pod that exited 0.
 func completeRewriteJob(ctx context.Context, t *testing.T, e *env, ns, job string, rewrite func(string) (string, error)) bool {
 	t.Helper()
-	out, err := e.Kubectl(ctx, nil, "get", "pods", "-n", ns, "-l", "job-name="+job, "-o", "name")
-	pod := strings.TrimSpace(string(out))
-	if err != nil || pod == "" {
-		return false
-	}
 	if rewrite != nil {
 		printed, err := rewrite(job)
 		if err != nil {
@@ -195,10 +192,11 @@ func completeRewriteJob(ctx context.Context, t *testing.T, e *env, ns, job strin
 		e.Step("encryption: rewrite Job %s on real kcp: %s", job, strings.TrimSpace(printed))
 	}
 	at := time.Now().UTC().Format(time.RFC3339)
-	status := fmt.Sprintf(`{"status":{"phase":"Succeeded","conditions":[{"type":"Ready","status":"False","reason":"PodCompleted","lastTransitionTime":%q}],`+
-		`"containerStatuses":[{"name":"rewrite","image":"kubectl","imageID":"","ready":false,"restartCount":0,"started":false,"state":{"terminated":{"exitCode":0,"reason":"Completed","startedAt":%q,"finishedAt":%q}}}]}}`, at, at, at)
-	if out, err := e.Kubectl(ctx, nil, "patch", strings.Split(pod, "\n")[0], "-n", ns, "--subresource=status", "--type=merge", "-p", status); err != nil {
-		t.Fatalf("report the rewrite Job's pod Succeeded: %v\n%s", err, out)
+	status := fmt.Sprintf(`{"status":{"startTime":%[1]q,"completionTime":%[1]q,"succeeded":1,"conditions":[`+
+		`{"type":"SuccessCriteriaMet","status":"True","reason":"CompletionsReached","message":"Reached expected number of succeeded pods","lastProbeTime":%[1]q,"lastTransitionTime":%[1]q},`+
+		`{"type":"Complete","status":"True","reason":"CompletionsReached","message":"Reached expected number of succeeded pods","lastProbeTime":%[1]q,"lastTransitionTime":%[1]q}]}}`, at)
+	if out, err := e.Kubectl(ctx, nil, "patch", "job", job, "-n", ns, "--subresource=status", "--type=merge", "-p", status); err != nil {
+		t.Fatalf("report rewrite Job %s complete: %v\n%s", job, err, out)
 	}
 	return true
 }
@@ -206,25 +204,30 @@ func completeRewriteJob(ctx context.Context, t *testing.T, e *env, ns, job strin
 // testEncryption turns encryption on for a Shard whose kcp runs, rotates to a second key,
 // refuses the first key's removal until the rewrite, drops it, decrypts and turns encryption
 // off, through Crossplane and the function, with Deployments rolled out by Kubernetes onto
-// kwok's fake nodes and each rewrite Job's pod reported Succeeded by the test (no container
-// runs on kwok: what the Job does to kcp's data is RealKCP/Encryption's).
+// kwok's fake nodes and each rewrite Job reported complete by the test (the e2e runs no job
+// controller and kwok no container: what the Job does to kcp's data is RealKCP/Encryption's).
 func testEncryption(ctx context.Context, t *testing.T, e *env, ns, shard string) {
 	for _, k := range []string{"key-1", "key-2"} {
 		createKeySecret(ctx, t, e, ns, k)
 	}
-	full := []string{"AddingKey", "SwitchingWriter", "Rewriting", "Rotated"}
-	step := func(what string, keys []string, want []string) rotation {
+	// What the pods ran, in order, is the ReplicaSets' history: a phase can pass between two
+	// polls of the status, a rollout cannot leave no ReplicaSet.
+	deployment := shard + "-shard-kcp"
+	step := func(what string, keys []string, ran ...string) rotation {
 		t.Helper()
+		_, last := podStates(ctx, t, e, ns, deployment, 0)
 		gen := setEncryptionKeys(ctx, t, e, ns, shard, keys)
 		start := time.Now()
 		r := driveRotation(ctx, t, e, ns, shard, gen, rotationWorld{})
-		if strings.Join(r.phases, ",") != strings.Join(want, ",") {
-			t.Errorf("%s: phases %v, want %v", what, r.phases, want)
+		got, _ := podStates(ctx, t, e, ns, deployment, last)
+		if strings.Join(got, " | ") != strings.Join(ran, " | ") {
+			t.Errorf("%s: the pods ran, in order:\n  %s\nwant:\n  %s", what, strings.Join(got, "\n  "), strings.Join(ran, "\n  "))
 		}
-		e.Step("encryption: %s: phases %v in %.1fs (%v), %d rewrite Jobs", what, r.phases, time.Since(start).Seconds(), r.took, len(r.jobs))
+		e.Step("encryption: %s: the pods ran %v; phases seen %v in %.1fs (%v), %d rewrite Jobs", what, got, r.phases, time.Since(start).Seconds(), r.took, len(r.jobs))
 		return r
 	}
-	step("turned on for a running shard", []string{"key-1"}, full)
+	step("turned on for a running shard", []string{"key-1"},
+		"secrets;identity,secretbox:key-1", "secrets;secretbox:key-1,identity")
 	checkEncryptionMounted(ctx, t, e, ns, shard, true)
 
 	// Rotating: the old key cannot go before the new one has rewritten everything.
@@ -239,12 +242,13 @@ func testEncryption(ctx context.Context, t *testing.T, e *env, ns, shard string)
 		t.Fatal(err)
 	}
 	e.Step("encryption: removing key-1 before the rewrite refused on Shard %s (Synced=False: %q)", shard, refused)
-	r := step("rotated to key-2", []string{"key-2", "key-1"}, full)
-	if r.last.Rewritten != "secretbox:key-2" {
-		t.Errorf("after the rotation status.encryption.rewritten is %q, want secretbox:key-2", r.last.Rewritten)
+	r := step("rotated to key-2", []string{"key-2", "key-1"},
+		"secrets;secretbox:key-1,secretbox:key-2,identity", "secrets;secretbox:key-2,secretbox:key-1,identity")
+	if r.last.Rewritten != "secretbox:key-2" || len(r.jobs) != 1 {
+		t.Errorf("after the rotation status.encryption.rewritten is %q after %d rewrite Jobs, want secretbox:key-2 after 1", r.last.Rewritten, len(r.jobs))
 	}
-	step("key-1 dropped", []string{"key-2"}, []string{"Rotated"})
-	step("decrypted (keys: [])", []string{}, full)
+	step("key-1 dropped", []string{"key-2"}, "secrets;secretbox:key-2,identity")
+	step("decrypted (keys: [])", []string{}, "secrets;identity,secretbox:key-2", "secrets;identity")
 
 	setEncryptionKeys(ctx, t, e, ns, shard, nil)
 	if err := e.Eventually(ctx, timeout, "Shard "+shard+" without encryption", func(ctx context.Context) (bool, string, error) {
@@ -259,6 +263,51 @@ func testEncryption(ctx context.Context, t *testing.T, e *env, ns, shard string)
 	}
 	checkEncryptionMounted(ctx, t, e, ns, shard, false)
 	e.Step("encryption: spec.encryption removed once decrypted: the configuration Secret and kcp's flag are gone, Shard %s Ready", shard)
+}
+
+// podStates are the encryption states (the pod template annotation) of a Deployment's
+// ReplicaSets of a revision after since, oldest first: what its pods ran, in order; and the
+// last revision.
+func podStates(ctx context.Context, t *testing.T, e *env, ns, deployment string, since int) (states []string, last int) {
+	t.Helper()
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name        string            `json:"name"`
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+			Spec struct {
+				Template struct {
+					Metadata struct {
+						Annotations map[string]string `json:"annotations"`
+					} `json:"metadata"`
+				} `json:"template"`
+			} `json:"spec"`
+		} `json:"items"`
+	}
+	if err := e.GetJSON(ctx, &list, "replicasets", "-n", ns); err != nil {
+		t.Fatal(err)
+	}
+	byRevision := map[int]string{}
+	var revisions []int
+	for _, rs := range list.Items {
+		if !strings.HasPrefix(rs.Metadata.Name, deployment+"-") {
+			continue
+		}
+		var rev int
+		if _, err := fmt.Sscan(rs.Metadata.Annotations["deployment.kubernetes.io/revision"], &rev); err != nil || rev <= since {
+			last = max(last, rev)
+			continue
+		}
+		byRevision[rev] = rs.Spec.Template.Metadata.Annotations["kcp.crossplane.io/encryption"]
+		revisions = append(revisions, rev)
+	}
+	slices.Sort(revisions)
+	for _, rev := range revisions {
+		states = append(states, byRevision[rev])
+		last = max(last, rev)
+	}
+	return states, last
 }
 
 // checkEncryptionMounted checks that the shard's kcp is given its encryption configuration
@@ -280,7 +329,12 @@ func checkEncryptionMounted(ctx context.Context, t *testing.T, e *env, ns, shard
 // again whenever its Deployment asks for another configuration and each rewrite Job's script
 // run against it. After every restart, every Secret written so far in a workspace on the
 // shard reads back and another is written; at the end of each rotation, every Secret of the
-// shard in etcd is encrypted with the new key (k8s:enc:secretbox:v1:<key>:).
+// shard in etcd is encrypted with the new key (k8s:enc:secretbox:v1:<key>:). One process
+// stands for the Deployment while kwok reports its rollouts at once, so the function may be a
+// step ahead of the process, which then starts with the newest configuration: this proves
+// kcp's side (each configuration accepted, nothing written before lost, the rewrite
+// re-encrypting with the writer, the old key dropped safely); the order of the steps across
+// replicas is Sharded/Encryption's (the ReplicaSets' history) and TestEncryptionRotation's.
 func testEncryptionOnRealKCP(ctx context.Context, t *testing.T, e *env, admin kubectlFunc, etcd *realkcp.Pod, ns, shard string, restart func(), rewrite func(job string) (string, error)) {
 	t.Helper()
 	ws := serverOf(ctx, t, admin) + ":on-" + shard
