@@ -200,6 +200,39 @@ func testMigrate(t *testing.T, e *env) {
 	testDelete(t, e)
 }
 
+// waitGarbageCollectorKnows waits until Kubernetes' garbage collector handles owners of a
+// kind whose CRD was just created: it learns new kinds only on its next discovery (every 30
+// seconds), and until then it cannot orphan dependents of such an owner (the migration
+// guide's --cascade=orphan): once it can map the kind it deletes them instead, as dependents
+// of an owner that is gone. A probe ConfigMap owned by a probe owner, the owner deleted in the
+// background, is gone once the collector knows the kind.
+func waitGarbageCollectorKnows(ctx context.Context, t *testing.T, e *env, ns, apiVersion, kind string) {
+	t.Helper()
+	name := "gc-probe-" + strings.ToLower(kind)
+	owner := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q,"namespace":%q}}`, apiVersion, kind, name, ns)
+	out, err := e.Kubectl(ctx, []byte(owner), "create", "-f", "-", "-o", "jsonpath={.metadata.uid}")
+	if err != nil {
+		t.Fatalf("create %s %s: %v\n%s", kind, name, err, out)
+	}
+	cm := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"namespace":%q,"ownerReferences":[{"apiVersion":%q,"kind":%q,"name":%q,"uid":%q}]}}`,
+		name, ns, apiVersion, kind, name, strings.TrimSpace(string(out)))
+	if out, err := e.Kubectl(ctx, []byte(cm), "create", "-f", "-"); err != nil {
+		t.Fatalf("create ConfigMap %s: %v\n%s", name, err, out)
+	}
+	resource := strings.ToLower(kind) + "s." + strings.Split(apiVersion, "/")[0]
+	if out, err := e.Kubectl(ctx, nil, "delete", resource, "-n", ns, name, "--cascade=background"); err != nil {
+		t.Fatalf("delete %s %s: %v\n%s", kind, name, err, out)
+	}
+	start := time.Now()
+	if err := e.Eventually(ctx, 2*time.Minute, "the garbage collector handles owners of kind "+kind, func(ctx context.Context) (bool, string, error) {
+		out, err := e.Kubectl(ctx, nil, "get", "configmap", "-n", ns, name, "--ignore-not-found", "-o", "name")
+		return err == nil && strings.TrimSpace(string(out)) == "", "probe ConfigMap " + name + " still there", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Step("migrate: the garbage collector handles %s owners %.1fs after its CRD was established", kind, time.Since(start).Seconds())
+}
+
 // kcpOperatorStandIn is what createKCPOperatorStandIn made: how many objects, and the
 // composed ones ("Kind/name") that the XRs must end up owning.
 type kcpOperatorStandIn struct {
@@ -217,6 +250,10 @@ func createKCPOperatorStandIn(ctx context.Context, t *testing.T, e *env, ns stri
 	}
 	if _, err := e.Kubectl(ctx, nil, "wait", "--for=condition=Established", "--timeout=3m", "-f", crds); err != nil {
 		t.Fatal(err)
+	}
+	for _, owner := range []string{"operator.kcp.io/v1alpha1 RootShard", "deploy.operator.kcp.io/v1alpha1 CompiledRootShard"} {
+		apiVersion, kind, _ := strings.Cut(owner, " ")
+		waitGarbageCollectorKnows(ctx, t, e, ns, apiVersion, kind)
 	}
 	var standIn kcpOperatorStandIn
 	create := func(obj map[string]any) stack.OwnerReference {
