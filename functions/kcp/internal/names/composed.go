@@ -19,7 +19,7 @@ package names
 // workspaces other than root are named with a dot, which no XR name holds, so they cannot
 // clash with another XR's objects.
 func (r RootShard) Composed(shards ...string) []string {
-	out := append(r.Secrets(), r.Deployment(), r.Proxy(), r.ProxyConfig(), r.ProviderConfig(RootWorkspace))
+	out := append(r.Secrets(), r.Deployment(), r.Proxy(), r.ProxyConfig(), r.ProviderConfig(RootWorkspace), EncryptionConfig(string(r)))
 	for _, set := range RootShardCertificateSets {
 		out = append(out, string(r)+"-"+set)
 	}
@@ -31,7 +31,7 @@ func (r RootShard) Composed(shards ...string) []string {
 
 // Composed lists the names a Shard's composition may give an object.
 func (s Shard) Composed() []string {
-	return append(s.Secrets(), s.Deployment(), string(s)+"-"+ShardCertificateSet)
+	return append(s.Secrets(), s.Deployment(), string(s)+"-"+ShardCertificateSet, EncryptionConfig(string(s)))
 }
 
 // The CertificateSets a RootShard and a Shard compose their Issuers and Certificates through,

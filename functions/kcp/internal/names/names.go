@@ -67,8 +67,11 @@ func EncryptionConfig(server string) string { return server + "-encryption-confi
 // and resources of the given state (a digest of them: a Job runs once).
 func EncryptionRewrite(server, state string) string {
 	sum := sha256.Sum256([]byte(state))
-	return server + "-encryption-rewrite-" + hex.EncodeToString(sum[:])[:8]
+	return EncryptionRewritePrefix(server) + hex.EncodeToString(sum[:])[:8]
 }
+
+// EncryptionRewritePrefix begins the name of every rewrite Job of a kcp server.
+func EncryptionRewritePrefix(server string) string { return server + "-encryption-rewrite-" }
 
 // Labels returns the resource labels kcp-operator puts on an instance's objects.
 func Labels(instance, component string) map[string]string {
