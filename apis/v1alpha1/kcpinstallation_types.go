@@ -140,6 +140,10 @@ type KcpInstallationSpec struct {
 
 	// Encryption at rest of the root shard and every shard, each with the same keys and each
 	// rotating on its own: the RootShard and each Shard report theirs in status.encryption.
+	// A team may set it on its own installation, and the platform's policy does not decide it:
+	// at most 4 keys and 16 resources, read from Secrets of the installation's namespace only
+	// (TestCompose/KeyOfAnotherTeam); it touches no certificate or identity, and its rewrite
+	// Job uses the shard's own client certificate against the shard's own Service.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
 }
