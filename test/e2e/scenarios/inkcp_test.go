@@ -35,6 +35,11 @@ func testInKCP(t *testing.T, e *env) {
 	defer e.CloseKCPStandIn(ns, "root")
 	root := standInWorkspace(ctx, t, kcp.Dynamic, "root")
 
+	// Before shard-1 registers, the RootShard's Object for its kcp Shard finds none and
+	// creates none: it observes only (rootshard's registrationPolicies).
+	noShardCreated(ctx, t, e, root, ns, "root-registration-shard-1", "shard-1")
+	e.Step("InKCP: the Object for shard-1's kcp Shard reached kcp, found no Shard and created none")
+
 	// Registration: kcp gets shard-1's Shard object; the Shard XR reports it.
 	shard := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "core.kcp.io/v1alpha1", "kind": "Shard",
 		"metadata": map[string]any{"name": "shard-1"}, "spec": map[string]any{"baseURL": "https://shard-1-shard-kcp.kcp.svc.cluster.local:6443"}}}
@@ -313,4 +318,50 @@ func objectUIDs(ctx context.Context, t *testing.T, e *env, ns string) map[string
 		out[i.Kind+"/"+i.Metadata.Name] = i.Metadata.UID
 	}
 	return out
+}
+
+// noShardCreated waits until provider-kubernetes reconciled Object object against the kcp
+// stand-in and found no Shard shard there (Synced=False, the external resource does not
+// exist), annotating the Object so it need not wait out its backoff, and fails if the Object
+// created the Shard meanwhile.
+func noShardCreated(ctx context.Context, t *testing.T, e *env, root dynamic.Interface, ns, object, shard string) {
+	t.Helper()
+	var created bool
+	var nudged time.Time
+	err := e.Eventually(ctx, timeout, "Object "+object+" reports kcp has no Shard "+shard, func(ctx context.Context) (bool, string, error) {
+		if _, err := root.Resource(kcpShards).Get(ctx, shard, metav1.GetOptions{}); !kerrors.IsNotFound(err) {
+			created = err == nil
+			return created, fmt.Sprintf("kcp's Shard %s: %v", shard, err), nil
+		}
+		var o struct {
+			Spec struct {
+				ManagementPolicies []string `json:"managementPolicies"`
+			} `json:"spec"`
+			Status struct {
+				Conditions []struct{ Type, Status, Message string } `json:"conditions"`
+			} `json:"status"`
+		}
+		if err := e.GetJSON(ctx, &o, "objects.kubernetes.m.crossplane.io", "-n", ns, object); err != nil {
+			return false, err.Error(), nil
+		}
+		for _, c := range o.Status.Conditions {
+			if c.Type == "Synced" && c.Status == "False" && strings.Contains(c.Message, "does not exist") {
+				return true, "", nil
+			}
+		}
+		if time.Since(nudged) > 10*time.Second {
+			nudged = time.Now()
+			if _, err := e.Kubectl(ctx, nil, "annotate", "objects.kubernetes.m.crossplane.io", "-n", ns, object, "--overwrite",
+				"e2e.kcp.crossplane.io/nudge="+nudged.Format(time.RFC3339Nano)); err != nil {
+				return false, err.Error(), nil
+			}
+		}
+		return false, fmt.Sprintf("policies %v, conditions %+v", o.Spec.ManagementPolicies, o.Status.Conditions), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created {
+		t.Fatalf("kcp has a Shard %s before the shard registered: Object %s created it", shard, object)
+	}
 }

@@ -134,7 +134,8 @@ func (c *composer) composeRegistrations() {
 	shards := map[string]bool{}
 	for _, sh := range required.ShardsOf(c.St, c.rs.Name) {
 		shards[sh.Name] = true
-		c.registration(sh.Name, inkcp.PoliciesObserveUpdate, c.unschedulable(sh))
+		why := c.unschedulable(sh)
+		c.registration(sh.Name, c.registrationPolicies(sh.Name, why), why)
 	}
 	for _, key := range c.St.ComposedNames() {
 		if !strings.HasPrefix(string(key), registrationPrefix) {

@@ -206,9 +206,9 @@ func TestRegistrations(t *testing.T) {
 		want   []string
 	}{
 		"Observed": {
-			reason: "Each Shard of this RootShard is observed in root, with a policy that can never create or delete it; Update applies the unschedulable annotation alone (availability_test.go).",
+			reason: "Each Shard of this RootShard is observed in root, with a policy that can neither create nor delete it; Update is composed only to change the unschedulable annotation of a Shard kcp has (availability_test.go).",
 			world:  testworld.New().Answer("shard/*").Object(alpha),
-			want:   []string{"root-registration-alpha Shard/alpha Observe,Update"},
+			want:   []string{"root-registration-alpha Shard/alpha Observe"},
 		},
 		"ShardDeleted": {
 			reason: "Once its Shard XR is gone, the registration is first allowed to delete...",
@@ -222,7 +222,7 @@ func TestRegistrations(t *testing.T) {
 		"ShardBack": {
 			reason: "A Shard created again before the deletion observes again, and can no longer delete.",
 			world:  registered(testworld.New().Answer("shard/*").Object(alpha), "Observe", "Delete"),
-			want:   []string{"root-registration-alpha Shard/alpha Observe,Update"},
+			want:   []string{"root-registration-alpha Shard/alpha Observe"},
 		},
 		"NotListedYet": {
 			reason: "Until Crossplane has listed the Shards nothing is deregistered: the Object is kept as it is.",

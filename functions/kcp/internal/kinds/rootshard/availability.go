@@ -32,3 +32,26 @@ func (c *composer) unschedulable(sh v1alpha1.Shard) string {
 			sh.Namespace, names.Shard(sh.Name).Deployment(), c.rs.Name)
 	}
 }
+
+// registrationPolicies lets shard's registration Object update kcp's Shard only to change its
+// unschedulable annotation to want, and only on a Shard the Object has seen in kcp at its
+// last reconcile; it observes otherwise. Update must never reach a Shard kcp does not have:
+// crossplane-runtime calls Update when the object is missing and Create is not allowed, and
+// provider-kubernetes' server-side apply then creates it, a Shard without a baseURL onto
+// which kcp would schedule workspaces. A Synced=False Object (kcp's Shard gone, or kcp not
+// answering) observes until it has found the Shard again. What is left is a Shard deleted in
+// kcp between that reconcile and the next, while its annotation changes.
+func (c *composer) registrationPolicies(shard, want string) []string {
+	key := resource.Name(registrationPrefix + shard)
+	atProvider := []string{"status", "atProvider", "manifest", "metadata"}
+	if _, seen := c.St.Map(key, atProvider...); !seen {
+		return inkcp.PoliciesObserve
+	}
+	if synced, _, _, found := c.St.Condition(key, "Synced"); !found || !synced {
+		return inkcp.PoliciesObserve
+	}
+	if c.St.String(key, append(atProvider, "annotations", inkcp.UnschedulableAnnotation)...) == want {
+		return inkcp.PoliciesObserve
+	}
+	return inkcp.PoliciesObserveUpdate
+}

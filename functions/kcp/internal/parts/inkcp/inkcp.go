@@ -31,10 +31,13 @@ var (
 	PoliciesKeep = []string{"Observe", "Create", "Update", "LateInitialize"}
 	// PoliciesObserve only reads.
 	PoliciesObserve = []string{"Observe"}
-	// PoliciesObserveUpdate reads, and applies its manifest's fields to an object that
-	// exists, never creating or deleting it: a kcp Shard object is kcp's own, written by the
-	// shard, and provider-kubernetes' server-side apply owns only the fields the manifest
-	// names, so every other field, the user's labels included, stays as it is.
+	// PoliciesObserveUpdate reads, and applies its manifest's fields, never deleting: a kcp
+	// Shard object is kcp's own, written by the shard, and provider-kubernetes' server-side
+	// apply owns only the fields the manifest names, so every other field, the user's labels
+	// included, stays as it is. It creates an object that is missing all the same
+	// (crossplane-runtime calls Update when Create is not allowed, and the apply creates):
+	// compose it only for an object the Object has just seen (rootshard's
+	// registrationPolicies).
 	PoliciesObserveUpdate = []string{"Observe", "Update"}
 	// PoliciesObserveDelete reads, and deletes once the Object is deleted: a shard's
 	// registration that is to go.
