@@ -471,10 +471,15 @@ type AuthSpec struct {
 	TokenAuthFile *TokenAuthFileSpec `json:"tokenAuthFile,omitempty"`
 	// +optional
 	ServiceAccount *ServiceAccountAuthentication `json:"serviceAccount,omitempty"`
-	// DropGroups are groups the front-proxy removes from users (front-proxy only).
+	// DropGroups are groups the front-proxy never passes on to the shards (front-proxy
+	// only; a trailing * matches a prefix). Setting it replaces kcp's own list
+	// (system:masters, system:kcp:logical-cluster-admin, system:kcp:initializer:*,
+	// system:kcp:terminator:*), which keeps users from claiming kcp's privileged groups
+	// through the front-proxy: repeat those in yours (docs/authentication.md).
 	// +optional
 	DropGroups []string `json:"dropGroups,omitempty"`
-	// PassOnGroups are groups the front-proxy passes on (front-proxy only).
+	// PassOnGroups, when set, are the only groups the front-proxy passes on to the shards
+	// (front-proxy only; a trailing * matches a prefix); dropGroups applies after it.
 	// +optional
 	PassOnGroups []string `json:"passOnGroups,omitempty"`
 }

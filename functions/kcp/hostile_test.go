@@ -86,6 +86,20 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 			spec:   `, "rootShard": {"extra": {"args": ["--oidc-issuer-url=https://evil.example.com"]}}`,
 			want:   []string{`spec.rootShard.extra.args[0]: Forbidden: --oidc-issuer-url is generated`},
 		},
+		// spec.encryption (issue 42). Who sets it: whoever writes the KcpInstallation. Largest:
+		// 4 keys, 16 resources. It reads key Secrets by name from the installation's own
+		// namespace only (the schema has no namespace field), and widens no certificate or
+		// identity; the platform's policy does not decide it.
+		"EncryptionConfigOfItsOwn": {
+			reason: "Beside spec.encryption, a --encryption-provider-config of the team's would replace the configuration the rotation composes and observes.",
+			spec:   `, "encryption": {"keys": [{"name": "key-1", "secretRef": {"name": "team-key", "key": "key"}}]}, "rootShard": {"extra": {"args": ["--encryption-provider-config=/mnt/team/config.yaml"]}}`,
+			want:   []string{`nothing was changed`, `the RootShard dev this composes: spec.extraArgs[0]: Forbidden: --encryption-provider-config: spec.encryption composes`},
+		},
+		"EncryptionKeyWithoutASecret": {
+			reason: "A key must name the Secret it is read from; a nameless reference would read nothing and encrypt nothing.",
+			spec:   `, "encryption": {"keys": [{"name": "key-1", "secretRef": {"name": "", "key": "key"}}]}`,
+			want:   []string{`nothing was changed`, `spec.encryption.keys[0].secretRef.name: Required value`},
+		},
 		"CacheServerPrefix": {
 			reason: "The cache server's --etcd-prefix is the installation's, beside the shards' keys.",
 			spec:   `, "cacheServer": {"extra": {"args": ["--etcd-prefix=/"]}}`,

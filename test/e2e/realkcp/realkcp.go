@@ -13,11 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/netns"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 )
 
@@ -386,4 +389,29 @@ func expand(s string, vars map[string]string) string {
 		}
 		return ref
 	})
+}
+
+// Listen makes a pod of its own on the pod network for a server the test runs in process (a
+// stand-in for something of the user's that kcp calls, such as an identity provider), listens
+// there on port, and maps each of hosts to it in every pod's hosts file. The socket belongs to
+// the pod's network namespace: kcp's pods reach it, the test serves it from any goroutine.
+func (c *Cluster) Listen(ctx context.Context, name string, port int, hosts ...string) (net.Listener, error) {
+	p, err := c.newPod(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	var l net.Listener
+	if err := netns.Do(p.NetNS(), func() (err error) {
+		l, err = net.Listen("tcp", net.JoinHostPort(p.IP, strconv.Itoa(port)))
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("pod %s: %w", name, err)
+	}
+	for _, h := range hosts {
+		if err := c.Host(h, p.IP); err != nil {
+			_ = l.Close()
+			return nil, err
+		}
+	}
+	return l, nil
 }

@@ -35,6 +35,9 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 			t.Fatal(err)
 		}
 	}
+	if tp.auth != nil {
+		tp.auth.serve(ctx, t, e, c)
+	}
 	pods := runNamespace(ctx, t, e, c, ns)
 	exited := func() error {
 		for _, p := range pods {
@@ -121,6 +124,11 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 	checkServerFeaturesOnRealKCP(ctx, t, e, c, pods, admin, ns)
 
 	adminKubeconfig := secretKey(ctx, t, e, ns, secret, "kubeconfig")
+	if tp.auth != nil {
+		host := proxies[0]
+		tp.auth.check(ctx, t, e, c, proxy, adminKubeconfig, "https://"+host+":"+portOf(t, w, host),
+			"https://"+tp.rootShard()+"-kcp."+ns+".svc.cluster.local:6443")
+	}
 	for _, host := range proxies {
 		fpURL := "https://" + host + ":" + portOf(t, w, host)
 		k := podKubectl(t, c, proxy, "via-"+host, withServer(t, adminKubeconfig, fpURL, nil))

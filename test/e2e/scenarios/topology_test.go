@@ -40,6 +40,9 @@ type topology struct {
 	publicCA *publicCAStandIn
 	// adminSecret overrides the per-kind examples' admin kubeconfig Secret, admin-kubeconfig.
 	adminSecret string
+	// auth, when set, stands in for the identity provider and webhooks the example names:
+	// its Secrets are applied with the example, and with RealKCP it serves kcp.
+	auth *authStandIn
 	// realKCP overrides how kcp itself is run and checked (testInstallationRealKCP).
 	realKCP func(ctx context.Context, t *testing.T, e *env, binDir string, tp topology)
 }
@@ -61,6 +64,7 @@ var topologies = []topology{
 	{example: "topology-public-shards", namespace: "kcp-vespucci", installation: "vespucci", etcdReplicas: 3, publicCA: letsEncryptStandIn},
 	{example: "topology-dual-front-proxy", namespace: "kcp-comer", installation: "comer", etcdReplicas: 1},
 	{example: "server-features", namespace: "kcp-features", installation: "features", etcdReplicas: 1},
+	{example: "authentication", namespace: "kcp-auth", installation: "auth", etcdReplicas: 1, auth: authStandInOfExample},
 	{example: "topology-self-signed-xrs", namespace: "dekker"},
 	{example: "topology-public-shards-xrs", namespace: "vespucci", publicCA: letsEncryptStandIn},
 	{example: "topology-dual-front-proxy-xrs", namespace: "comer"},
@@ -110,6 +114,12 @@ func testOneTopology(t *testing.T, e *env, tp topology) {
 	if p := tp.publicCA; p != nil {
 		standIns = p.manifests(t, ns)
 		skip = func(o stack.Object) bool { return isPolicy(o) || p.replaces(o) }
+	}
+	if tp.auth != nil {
+		if len(standIns) > 0 {
+			standIns = append(standIns, "---\n"...)
+		}
+		standIns = append(standIns, tp.auth.manifests(t, ns)...)
 	}
 	applyExampleExcept(ctx, t, e, tp.example, skip, standIns)
 	// Three topologies' certificates are issued side by side: allow twice the usual time.

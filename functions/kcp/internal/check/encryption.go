@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -37,7 +38,7 @@ func Encryption(p *field.Path, e *v1alpha1.Encryption, argsPath *field.Path, arg
 	}
 	for i, a := range args {
 		if a == encryptionFlag || strings.HasPrefix(a, encryptionFlag+"=") || strings.HasPrefix(a, encryptionFlag+"-automatic-reload") {
-			errs = append(errs, field.Forbidden(argsPath.Index(i), "spec.encryption composes kcp's encryption configuration and rolls its keys in order; another given here would replace it. Remove the argument (and the volume it reads), or remove spec.encryption"))
+			errs = append(errs, field.Forbidden(argsPath.Index(i), fmt.Sprintf("%s: spec.encryption composes kcp's encryption configuration and rolls its keys in order; another given here would replace it. Remove the argument (and the volume it reads), or remove spec.encryption", strings.SplitN(a, "=", 2)[0])))
 		}
 	}
 	return errs

@@ -52,7 +52,7 @@ func TestServerFeatures(t *testing.T) {
 				Encryption: &v1alpha1.Encryption{Keys: []v1alpha1.EncryptionKey{{Name: "k", SecretRef: v1alpha1.LocalDataKeyReference{Name: "s", Key: "key"}}}},
 				ExtraArgs:  []string{"--v=2", "--encryption-provider-config=/mine.yaml"},
 			},
-			want: []string{"spec.extraArgs[1]: Forbidden: spec.encryption composes kcp's encryption configuration and rolls its keys in order; another given here would replace it. Remove the argument (and the volume it reads), or remove spec.encryption"},
+			want: []string{"spec.extraArgs[1]: Forbidden: --encryption-provider-config: spec.encryption composes kcp's encryption configuration and rolls its keys in order; another given here would replace it. Remove the argument (and the volume it reads), or remove spec.encryption"},
 		},
 		"EncryptionConfigInExtraArgsAlone": {
 			reason: "Without spec.encryption, kcp-operator's way (extraArgs and extraVolumes) still works for those migrating.",
