@@ -237,3 +237,6 @@ func writeFile(path string, b []byte) error {
 
 // NetNS is the file of the pod's network namespace, /proc/<pid>/ns/net.
 func (p *Pod) NetNS() string { return fmt.Sprintf("/proc/%d/ns/net", p.holder.PID()) }
+
+// Dir is the pod's directory: its /etc, mounts, and a log per process (<name>.log).
+func (p *Pod) Dir() string { return p.dir }

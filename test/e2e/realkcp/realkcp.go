@@ -415,3 +415,28 @@ func (c *Cluster) Listen(ctx context.Context, name string, port int, hosts ...st
 	}
 	return l, nil
 }
+
+// RunDeploymentReplica runs one more pod of a Deployment, <name>-<i>, beside the one
+// RunDeployment started. Every Service selecting the pods resolves to the pod started last;
+// Failover moves them.
+func (c *Cluster) RunDeploymentReplica(ctx context.Context, namespace, name string, i int) (*Pod, error) {
+	var d appsv1.Deployment
+	if err := c.opts.Reader.GetJSON(ctx, &d, "deployment", "-n", namespace, name); err != nil {
+		return nil, err
+	}
+	return c.runPod(ctx, c.opts.Reader, namespace, fmt.Sprintf("%s-%d", name, i), d.Spec.Template)
+}
+
+// Failover stops pod from and resolves every name that resolved to it to pod to instead, as
+// a Service's endpoints follow the pods that are ready.
+func (c *Cluster) Failover(from, to *Pod) error {
+	from.Stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, ip := range c.hosts {
+		if ip == from.IP {
+			c.hosts[name] = to.IP
+		}
+	}
+	return c.writeHosts()
+}

@@ -32,6 +32,10 @@ const (
 	authIssuer    = "https://login.auth.example.com"
 	authHooksHost = "hooks.auth.example.com"
 	authClientID  = "kcp"
+	// authFrontProxyHost is the installation's front-proxy; authExtensionsHost the FrontProxy
+	// XR beside it that maps /ext/ to the extension.
+	authFrontProxyHost = "api.auth.example.com"
+	authExtensionsHost = "ext.auth.example.com"
 )
 
 // authStandIn stands in for what a platform brings to examples/authentication and kcp calls:
@@ -51,6 +55,12 @@ type authStandIn struct {
 	reviews []accessReview // SubjectAccessReviews kcp sent, in order
 	audited []string       // users of the audit events kcp sent
 	hooked  int            // TokenReviews answered authenticated
+	ext     []extRequest   // requests the front-proxy's path mapping /ext/ passed on
+}
+
+// extRequest is a request kcp's front-proxy passed on to the extension (/ext/).
+type extRequest struct {
+	User, Groups, ClientCert string
 }
 
 // accessReview is what kcp asked the authorization webhook.
@@ -142,7 +152,11 @@ func (a *authStandIn) serve(ctx context.Context, t *testing.T, e *env, c *realkc
 	mux.HandleFunc("POST /authenticate", a.tokenReview)
 	mux.HandleFunc("POST /authorize", a.accessReview)
 	mux.HandleFunc("POST /audit", a.auditEvents)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: &tls.Config{Certificates: []tls.Certificate{a.serving}, MinVersion: tls.VersionTLS12}}
+	mux.HandleFunc("/ext/", a.extension)
+	// Client certificates are asked for, not verified: the extension records whom the
+	// front-proxy presented itself as.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: &tls.Config{Certificates: []tls.Certificate{a.serving},
+		MinVersion: tls.VersionTLS12, ClientAuth: tls.RequestClientCert}}
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })
 	e.Step("auth stand-in: OIDC issuer %s and webhooks at https://%s (not a real identity provider: kcp's side of each protocol is)", authIssuer, authHooksHost)
@@ -224,6 +238,19 @@ func (a *authStandIn) auditEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// extension answers what the front-proxy's path mapping passes on: the user and groups of
+// its headers, and the subject of the client certificate it presented.
+func (a *authStandIn) extension(w http.ResponseWriter, r *http.Request) {
+	req := extRequest{User: r.Header.Get("X-Remote-User"), Groups: strings.Join(r.Header.Values("X-Remote-Group"), ",")}
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		req.ClientCert = r.TLS.PeerCertificates[0].Subject.CommonName
+	}
+	a.mu.Lock()
+	a.ext = append(a.ext, req)
+	a.mu.Unlock()
+	writeJSON(w, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Success", "message": req.User + " in " + req.Groups + " via " + req.ClientCert})
+}
+
 // idToken is an ID token of the stand-in issuer for email, in groups, valid for an hour.
 func (a *authStandIn) idToken(t *testing.T, email string, groups ...string) string {
 	t.Helper()
@@ -281,10 +308,11 @@ func asUser(t *testing.T, adminKubeconfig []byte, server, token string) []byte {
 	return out
 }
 
-// checkAuthOnRealKCP proves examples/authentication on real kcp, through the front-proxy at
-// fpURL and at the root shard directly (shardURL), as kcp's authorization webhook (the stand-in)
-// was asked: who the request was from, in which groups.
-func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, p *realkcp.Pod, adminKubeconfig []byte, fpURL, shardURL string) {
+// check proves examples/authentication on real kcp, through the front-proxy at fpURL and at
+// the root shard directly (shardURL), as kcp's authorization webhook (the stand-in) was asked:
+// who the request was from, in which groups; and, through the front-proxy at extURL, its
+// path mapping to the extension.
+func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, p *realkcp.Pod, adminKubeconfig []byte, fpURL, extURL, shardURL string) {
 	t.Helper()
 	as := func(name, server, token string) kubectlFunc {
 		return podKubectl(t, c, p, name, asUser(t, adminKubeconfig, server, token))
@@ -386,6 +414,20 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 	events, hooked := len(a.audited), a.hooked
 	a.mu.Unlock()
 	e.Step("RealKCP auth: the audit webhook received %d events, alice's among them; the token webhook authenticated %d requests", events, hooked)
+
+	// The extensions front-proxy passes /ext/ on to the extension, with alice's identity.
+	if extURL != "" {
+		ext := podKubectl(t, c, p, "alice-ext", replaceServer(t, asUser(t, adminKubeconfig, "", alice), extURL, false, nil))
+		eventually("alice (OIDC) reaches the extension through the extensions front-proxy's path mapping /ext/", ext, true, "get", "--raw", "/ext/whoami")
+		a.mu.Lock()
+		last := a.ext[len(a.ext)-1]
+		a.mu.Unlock()
+		if last.User != "oidc:alice@example.com" || !strings.Contains(last.Groups, "oidc:team-a") || last.ClientCert == "" {
+			t.Errorf("the extension was passed user %q, groups %q, by a client certificate %q; want oidc:alice@example.com, oidc:team-a among the groups, and the front-proxy's certificate", last.User, last.Groups, last.ClientCert)
+		} else {
+			e.Step("RealKCP auth: additionalPathMappings: %s/ext/whoami reached the extension as %s (groups %s), the front-proxy presenting certificate %q", extURL, last.User, last.Groups, last.ClientCert)
+		}
+	}
 
 	// The root shard runs with WorkspaceMounts on.
 	out, err := podKubectl(t, c, p, "admin-direct", withServer(t, adminKubeconfig, shardURL, nil))(ctx, "", "get", "--raw", "/metrics")

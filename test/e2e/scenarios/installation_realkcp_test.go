@@ -122,11 +122,16 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 	e.Step("RealKCP %s: shards %v registered with the root shard %.1fs after start", ns, names, time.Since(start).Seconds())
 	workspaceOnEachShard(ctx, t, e, admin, ns, exited, names...)
 	checkServerFeaturesOnRealKCP(ctx, t, e, c, pods, admin, ns)
+	checkReplicasOnRealKCP(ctx, t, e, c, pods, admin, ns)
 
 	adminKubeconfig := secretKey(ctx, t, e, ns, secret, "kubeconfig")
 	if tp.auth != nil {
-		host := proxies[0]
-		tp.auth.check(ctx, t, e, c, proxy, adminKubeconfig, "https://"+host+":"+portOf(t, w, host),
+		url := func(host string) string { return "https://" + host + ":" + portOf(t, w, host) }
+		ext := ""
+		if slices.Contains(proxies, authExtensionsHost) {
+			ext = url(authExtensionsHost)
+		}
+		tp.auth.check(ctx, t, e, c, proxy, adminKubeconfig, url(authFrontProxyHost), ext,
 			"https://"+tp.rootShard()+"-kcp."+ns+".svc.cluster.local:6443")
 	}
 	for _, host := range proxies {

@@ -112,6 +112,15 @@ func validatePathMappings(p *field.Path, mappings []v1alpha1.PathMappingEntry) f
 				errs = append(errs, field.Required(ip.Child(f.name), "set "+f.hint))
 			}
 		}
+		switch {
+		case m.Path == "":
+		case !strings.HasPrefix(m.Path, "/"):
+			errs = append(errs, field.Invalid(ip.Child("path"), m.Path, "must start with /, for example /services/my-service/"))
+		case m.Path == "/" || m.Path == "/clusters" || strings.HasPrefix(m.Path, "/clusters/"):
+			// kcp-front-proxy routes these to the shards itself; a mapping would take
+			// workspaces' requests, and their users' identities, to another backend.
+			errs = append(errs, field.Forbidden(ip.Child("path"), fmt.Sprintf("%s is where the front-proxy routes workspaces' requests to their shards; choose a prefix of your own, for example /services/my-service/", m.Path)))
+		}
 		if m.Backend != "" {
 			if u, err := url.Parse(m.Backend); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 				errs = append(errs, field.Invalid(ip.Child("backend"), m.Backend, "must be a URL such as https://my-service.kcp.svc:6443"))

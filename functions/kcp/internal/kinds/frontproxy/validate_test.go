@@ -81,6 +81,14 @@ func TestValidate(t *testing.T) {
 			"spec.additionalPathMappings[1].proxy_client_key: Required value: set the path of the key of that client certificate",
 			`spec.additionalPathMappings[1].backend: Invalid value: "custom:8443": must be a URL such as https://my-service.kcp.svc:6443`,
 		}},
+		"PathMappingTakesWorkspaces": {reason: "a mapping under /clusters/ (or /) would take workspaces' requests, and their users' identities, to another backend; one without a leading / matches nothing", mod: func(fp *v1alpha1.FrontProxy) {
+			m := func(path string) v1alpha1.PathMappingEntry { m := mapping; m.Path = path; return m }
+			fp.Spec.AdditionalPathMappings = []v1alpha1.PathMappingEntry{m("/clusters/root/"), m("/"), m("ext/"), m("/services/ext/")}
+		}, want: []string{
+			"spec.additionalPathMappings[0].path: Forbidden: /clusters/root/ is where the front-proxy routes workspaces' requests to their shards; choose a prefix of your own, for example /services/my-service/",
+			"spec.additionalPathMappings[1].path: Forbidden: / is where the front-proxy routes workspaces' requests to their shards; choose a prefix of your own, for example /services/my-service/",
+			`spec.additionalPathMappings[2].path: Invalid value: "ext/": must start with /, for example /services/my-service/`,
+		}},
 		"VolumeClash": {reason: "extra volumes must not reuse generated names", mod: func(fp *v1alpha1.FrontProxy) {
 			fp.Spec.ExtraVolumes = []corev1.Volume{{Name: "fp-config"}, {Name: "token-auth-file"}, {Name: "root-service-account"}}
 		}, want: []string{

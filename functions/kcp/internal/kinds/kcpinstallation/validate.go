@@ -31,6 +31,7 @@ func Validate(inst *v1alpha1.KcpInstallation) field.ErrorList {
 	}
 	errs = append(errs, validatePrefixes(inst.Spec)...)
 	errs = append(errs, validateReplicas(inst.Spec)...)
+	errs = append(errs, validateFrontProxyGroups(inst.Spec)...)
 	if r := inst.Spec.RootShard; r != nil {
 		errs = append(errs, validatePublic(field.NewPath("spec", "rootShard", "public"), r.Public)...)
 	}
