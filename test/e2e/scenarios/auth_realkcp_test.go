@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"slices"
@@ -128,7 +129,29 @@ func (a *authStandIn) manifests(t *testing.T, ns string) []byte {
 		secret("kcp-token-webhook", "kubeconfig", kubeconfig("/authenticate")),
 		secret("kcp-authorization-webhook", "kubeconfig", kubeconfig("/authorize")),
 		secret("kcp-audit-webhook", "kubeconfig", kubeconfig("/audit")),
+		a.structuredAuth(t, ns),
 	}, "---\n"))
+}
+
+// structuredAuth is the ConfigMap kcp-structured-auth: the stand-in issuer in a structured
+// authentication configuration, its users and groups prefixed sso:, verified e-mail only.
+func (a *authStandIn) structuredAuth(t *testing.T, ns string) string {
+	t.Helper()
+	config, err := yaml.Marshal(map[string]any{"apiVersion": "apiserver.config.k8s.io/v1beta1", "kind": "AuthenticationConfiguration",
+		"jwt": []any{map[string]any{
+			"issuer":               map[string]any{"url": authIssuer, "audiences": []string{authClientID}, "certificateAuthority": string(a.caPEM)},
+			"claimMappings":        map[string]any{"username": map[string]any{"claim": "email", "prefix": "sso:"}, "groups": map[string]any{"claim": "groups", "prefix": "sso:"}},
+			"claimValidationRules": []any{map[string]any{"expression": "claims.email_verified == true", "message": "only verified e-mail addresses sign in"}},
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "kcp-structured-auth", "namespace": ns},
+		"data": map[string]any{"config.yaml": string(config)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(cm)
 }
 
 // serve runs the stand-in on the pod network of c until the test ends.
@@ -193,8 +216,11 @@ func (a *authStandIn) accessReview(w http.ResponseWriter, r *http.Request) {
 	var rev struct {
 		APIVersion string `json:"apiVersion"`
 		Spec       struct {
-			User               string   `json:"user"`
-			Groups             []string `json:"groups"`
+			User   string   `json:"user"`
+			Groups []string `json:"groups"` // authorization.k8s.io/v1
+			// Group is v1beta1's name for the groups, kcp's default version
+			// (--authorization-webhook-version).
+			Group              []string `json:"group"`
 			ResourceAttributes *struct {
 				Verb, Resource string
 			} `json:"resourceAttributes"`
@@ -213,7 +239,7 @@ func (a *authStandIn) accessReview(w http.ResponseWriter, r *http.Request) {
 		what = na.Verb + " " + na.Path
 	}
 	a.mu.Lock()
-	a.reviews = append(a.reviews, accessReview{User: s.User, Groups: s.Groups, What: what})
+	a.reviews = append(a.reviews, accessReview{User: s.User, Groups: append(s.Groups, s.Group...), What: what})
 	a.mu.Unlock()
 	allowed := s.User == "oidc:alice@example.com" && what == "list namespaces"
 	writeJSON(w, map[string]any{"apiVersion": rev.APIVersion, "kind": "SubjectAccessReview", "status": map[string]any{"allowed": allowed}})
@@ -251,8 +277,16 @@ func (a *authStandIn) extension(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Success", "message": req.User + " in " + req.Groups + " via " + req.ClientCert})
 }
 
-// idToken is an ID token of the stand-in issuer for email, in groups, valid for an hour.
+// idToken is an ID token of the stand-in issuer for email (verified), in groups, valid for
+// an hour.
 func (a *authStandIn) idToken(t *testing.T, email string, groups ...string) string {
+	t.Helper()
+	return a.idTokenWith(t, map[string]any{"email": email, "email_verified": true, "groups": groups})
+}
+
+// idTokenWith is an ID token of the stand-in issuer with claims besides iss, aud, sub (the
+// email claim), iat and exp, valid for an hour.
+func (a *authStandIn) idTokenWith(t *testing.T, claims map[string]any) string {
 	t.Helper()
 	enc := func(v any) string {
 		b, err := json.Marshal(v)
@@ -262,9 +296,9 @@ func (a *authStandIn) idToken(t *testing.T, email string, groups ...string) stri
 		return base64.RawURLEncoding.EncodeToString(b)
 	}
 	now := time.Now()
-	signed := enc(map[string]any{"alg": "RS256", "kid": "k1", "typ": "JWT"}) + "." + enc(map[string]any{
-		"iss": authIssuer, "aud": authClientID, "sub": email, "email": email, "email_verified": true, "groups": groups,
-		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()})
+	all := map[string]any{"iss": authIssuer, "aud": authClientID, "sub": claims["email"], "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
+	maps.Copy(all, claims)
+	signed := enc(map[string]any{"alg": "RS256", "kid": "k1", "typ": "JWT"}) + "." + enc(all)
 	sum := sha256.Sum256([]byte(signed))
 	sig, err := rsa.SignPKCS1v15(rand.Reader, a.signer, crypto.SHA256, sum[:])
 	if err != nil {
@@ -344,6 +378,13 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 		return rs[len(rs)-1].Groups
 	}
 	has := func(groups []string, g string) bool { return slices.Contains(groups, g) }
+	// step reports a finding, while no check has failed: a later finding may rest on an
+	// earlier one.
+	step := func(format string, args ...any) {
+		if !t.Failed() {
+			e.Step(format, args...)
+		}
+	}
 
 	// OIDC through the front-proxy: alice's token is accepted, kcp's RBAC allows her nothing,
 	// the webhook allows her to list namespaces and nothing else.
@@ -355,7 +396,7 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 	if !has(g, "oidc:team-a") || has(g, "oidc:contractors") {
 		t.Errorf("through the front-proxy kcp saw alice in groups %v, want oidc:team-a passed on and oidc:contractors dropped (dropGroups)", g)
 	}
-	e.Step("RealKCP auth: an ID token of the stand-in issuer accepted by the front-proxy %.1fs after kcp served; the authorization webhook let oidc:alice@example.com list %s, groups as kcp saw them %v", time.Since(start).Seconds(), strings.Join(strings.Fields(out), " "), g)
+	step("RealKCP auth: an ID token of the stand-in issuer accepted by the front-proxy %.1fs after kcp served; the authorization webhook let oidc:alice@example.com list %s, groups as kcp saw them %v", time.Since(start).Seconds(), strings.Join(strings.Fields(out), " "), g)
 	eventually("alice may not list configmaps: neither kcp's RBAC nor the webhook allows it", viaProxy, false, "get", "configmaps", "-n", "default")
 
 	// OIDC at the root shard itself: the issuer's groups as they are.
@@ -363,7 +404,7 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 	if g := groupsSeen("oidc:alice@example.com"); !has(g, "oidc:contractors") {
 		t.Errorf("at the root shard kcp saw alice in groups %v, want oidc:contractors (only the front-proxy drops it)", g)
 	}
-	e.Step("RealKCP auth: the root shard accepts the same ID token itself, with group oidc:contractors the front-proxy drops")
+	step("RealKCP auth: the root shard accepts the same ID token itself, with group oidc:contractors the front-proxy drops")
 
 	// The token file, at the front-proxy (passOnGroups keeps oidc:ci, not ci) and the shard.
 	eventually("ci-bot (token file) reaches kcp through the front-proxy", as("ci-via-proxy", fpURL, a.ciToken), false, "get", "namespaces")
@@ -374,14 +415,14 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 	if g := groupsSeen("ci-bot"); !has(g, "ci") {
 		t.Errorf("at the root shard kcp saw ci-bot in groups %v, want ci", g)
 	}
-	e.Step("RealKCP auth: a static token of the token file accepted by the front-proxy (groups passed on: oidc:ci of ci, oidc:ci) and by the root shard")
+	step("RealKCP auth: a static token of the token file accepted by the front-proxy (groups passed on: oidc:ci of ci, oidc:ci) and by the root shard")
 
 	// The token webhook, at the root shard.
 	eventually("a token the token webhook reviews reaches the root shard", as("hooked-direct", shardURL, a.hookTok), false, "get", "namespaces")
 	if g := groupsSeen("hooked"); !has(g, "hooked-team") {
 		t.Errorf("kcp saw the webhook's user in groups %v, want hooked-team", g)
 	}
-	e.Step("RealKCP auth: a token the token webhook reviewed accepted by the root shard as user hooked, group hooked-team")
+	step("RealKCP auth: a token the token webhook reviewed accepted by the root shard as user hooked, group hooked-team")
 
 	// A service account token, through the front-proxy.
 	admin := podKubectl(t, c, p, "auth-admin", adminKubeconfig)
@@ -400,7 +441,7 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 	if rs := a.reviewsOf("system:serviceaccount:default:robot"); len(rs) == 0 {
 		t.Error("the authorization webhook was never asked about system:serviceaccount:default:robot")
 	}
-	e.Step("RealKCP auth: a service account token of the root shard accepted through the front-proxy as system:serviceaccount:default:robot")
+	step("RealKCP auth: a service account token of the root shard accepted through the front-proxy as system:serviceaccount:default:robot")
 
 	// The audit webhook received alice's requests.
 	if err := e.Eventually(ctx, time.Minute, "the audit webhook receives alice's requests", func(context.Context) (bool, string, error) {
@@ -413,7 +454,7 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 	a.mu.Lock()
 	events, hooked := len(a.audited), a.hooked
 	a.mu.Unlock()
-	e.Step("RealKCP auth: the audit webhook received %d events, alice's among them; the token webhook authenticated %d requests", events, hooked)
+	step("RealKCP auth: the audit webhook received %d events, alice's among them; the token webhook authenticated %d requests", events, hooked)
 
 	// The extensions front-proxy passes /ext/ on to the extension, with alice's identity.
 	if extURL != "" {
@@ -422,19 +463,27 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 		a.mu.Lock()
 		last := a.ext[len(a.ext)-1]
 		a.mu.Unlock()
-		if last.User != "oidc:alice@example.com" || !strings.Contains(last.Groups, "oidc:team-a") || last.ClientCert == "" {
-			t.Errorf("the extension was passed user %q, groups %q, by a client certificate %q; want oidc:alice@example.com, oidc:team-a among the groups, and the front-proxy's certificate", last.User, last.Groups, last.ClientCert)
+		if last.User != "sso:alice@example.com" || !strings.Contains(last.Groups, "sso:team-a") || last.ClientCert == "" {
+			t.Errorf("the extension was passed user %q, groups %q, by a client certificate %q; want sso:alice@example.com (the structured configuration's prefix), sso:team-a among the groups, and the front-proxy's certificate", last.User, last.Groups, last.ClientCert)
 		} else {
-			e.Step("RealKCP auth: additionalPathMappings: %s/ext/whoami reached the extension as %s (groups %s), the front-proxy presenting certificate %q", extURL, last.User, last.Groups, last.ClientCert)
+			step("RealKCP auth: structured authentication and additionalPathMappings: %s/ext/whoami reached the extension as %s (groups %s), the front-proxy presenting certificate %q", extURL, last.User, last.Groups, last.ClientCert)
+		}
+		// The configuration's rule: an unverified e-mail address does not sign in.
+		unverified := a.idTokenWith(t, map[string]any{"email": "mallory@example.com", "email_verified": false, "groups": []string{"team-a"}})
+		out, err := podKubectl(t, c, p, "mallory-ext", replaceServer(t, asUser(t, adminKubeconfig, "", unverified), extURL, false, nil))(ctx, "", "get", "--raw", "/ext/whoami")
+		if err == nil || !strings.Contains(out, "Unauthorized") {
+			t.Errorf("an ID token with email_verified false reached the extension through the structured configuration: %v\n%s", err, out)
+		} else {
+			step("RealKCP auth: the structured configuration's claim rule refused an unverified e-mail address (Unauthorized)")
 		}
 	}
 
 	// The root shard runs with WorkspaceMounts on.
-	out, err := podKubectl(t, c, p, "admin-direct", withServer(t, adminKubeconfig, shardURL, nil))(ctx, "", "get", "--raw", "/metrics")
+	out, err := podKubectl(t, c, p, "admin-direct", replaceServer(t, adminKubeconfig, shardURL, false, nil))(ctx, "", "get", "--raw", "/metrics")
 	const gate = `kubernetes_feature_enabled{name="WorkspaceMounts",stage="ALPHA"} 1`
 	if err != nil || !strings.Contains(out, gate) {
-		t.Errorf("the root shard's /metrics lack %s: %v", gate, err)
+		t.Errorf("the root shard's /metrics lack %s: %v\n%.400s", gate, err, out)
 	} else {
-		e.Step("RealKCP auth: the root shard reports %s", gate)
+		step("RealKCP auth: the root shard reports %s", gate)
 	}
 }
