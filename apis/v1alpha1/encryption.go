@@ -41,6 +41,27 @@ type Encryption struct {
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +kubebuilder:validation:items:MaxLength=253
 	Resources []string `json:"resources,omitempty"`
+
+	// RewriteImages are the images of the Job that rewrites every encrypted object after a
+	// new key encrypts, for clusters that pull from a mirror. Defaults to
+	// registry.k8s.io/kubectl:v1.35.3 and docker.io/library/busybox:1.37.0.
+	// +optional
+	RewriteImages *EncryptionRewriteImages `json:"rewriteImages,omitempty"`
+}
+
+// EncryptionRewriteImages are the images of the rewrite Job. It pulls them with the kcp
+// image's pull secrets.
+type EncryptionRewriteImages struct {
+	// Kubectl is an image of kubectl at /bin/kubectl (Kubernetes' own has no shell).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Kubectl string `json:"kubectl,omitempty"`
+
+	// Shell is an image with a static busybox at /bin/busybox, copied beside kubectl to run
+	// the rewrite's script.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Shell string `json:"shell,omitempty"`
 }
 
 // EncryptionKey is one key.

@@ -143,7 +143,9 @@ type KcpInstallationSpec struct {
 	// A team may set it on its own installation, and the platform's policy does not decide it:
 	// at most 4 keys and 16 resources, read from Secrets of the installation's namespace only
 	// (TestCompose/KeyOfAnotherTeam); it touches no certificate or identity, and its rewrite
-	// Job uses the shard's own client certificate against the shard's own Service.
+	// Job uses the shard's own client certificate against the shard's own Service. Its
+	// rewriteImages run with that certificate, in the installation's namespace, which holds
+	// the certificate's Secret anyway, under Pod Security restricted.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
 }

@@ -15,6 +15,8 @@ import (
 	"maps"
 	"math/big"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -346,7 +348,7 @@ func asUser(t *testing.T, adminKubeconfig []byte, server, token string) []byte {
 // the root shard directly (shardURL), as kcp's authorization webhook (the stand-in) was asked:
 // who the request was from, in which groups; and, through the front-proxy at extURL, its
 // path mapping to the extension.
-func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, p *realkcp.Pod, adminKubeconfig []byte, fpURL, extURL, shardURL string) {
+func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, p, rootShard *realkcp.Pod, adminKubeconfig []byte, fpURL, extURL, shardURL string) {
 	t.Helper()
 	as := func(name, server, token string) kubectlFunc {
 		return podKubectl(t, c, p, name, asUser(t, adminKubeconfig, server, token))
@@ -478,12 +480,20 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 		}
 	}
 
-	// The root shard runs with WorkspaceMounts on.
-	out, err := podKubectl(t, c, p, "admin-direct", replaceServer(t, adminKubeconfig, shardURL, false, nil))(ctx, "", "get", "--raw", "/metrics")
-	const gate = `kubernetes_feature_enabled{name="WorkspaceMounts",stage="ALPHA"} 1`
-	if err != nil || !strings.Contains(out, gate) {
-		t.Errorf("the root shard's /metrics lack %s: %v\n%.400s", gate, err, out)
+	// The root shard runs with WorkspaceMounts on: the replica running kcp's controllers
+	// starts the workspace mounts controller, which kcp installs only with the gate.
+	const mounts = `"controller":"kcp-workspace-mounts"`
+	if err := e.Eventually(ctx, time.Minute, "the root shard starts kcp's workspace mounts controller", func(context.Context) (bool, string, error) {
+		log, err := os.ReadFile(filepath.Join(rootShard.Dir(), "kcp.log"))
+		for _, l := range strings.Split(string(log), "\n") {
+			if strings.Contains(l, `"msg":"starting registered controller"`) && strings.Contains(l, mounts) {
+				return true, "", nil
+			}
+		}
+		return false, "not in " + rootShard.Name + "'s log", err
+	}); err != nil {
+		t.Error(err)
 	} else {
-		step("RealKCP auth: the root shard reports %s", gate)
+		step("RealKCP auth: --feature-gates=WorkspaceMounts=true: %s started kcp's workspace mounts controller, which kcp installs only with the gate", rootShard.Name)
 	}
 }

@@ -131,7 +131,7 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 		if slices.Contains(proxies, authExtensionsHost) {
 			ext = url(authExtensionsHost)
 		}
-		tp.auth.check(ctx, t, e, c, proxy, adminKubeconfig, url(authFrontProxyHost), ext,
+		tp.auth.check(ctx, t, e, c, proxy, pods[tp.rootShard()+"-kcp"], adminKubeconfig, url(authFrontProxyHost), ext,
 			"https://"+tp.rootShard()+"-kcp."+ns+".svc.cluster.local:6443")
 	}
 	for _, host := range proxies {

@@ -15,6 +15,7 @@
 package encryption
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -371,6 +372,11 @@ func ForKCP(srv kcpserver.Server, deployment resource.Name) Server {
 	if !srv.IsRoot {
 		owners[names.LabelOwnerShard] = srv.Name
 	}
+	kubectl, shell := encryption.DefaultKubectlImage, encryption.DefaultShellImage
+	if e := srv.Spec.Encryption; e != nil && e.RewriteImages != nil {
+		kubectl = cmp.Or(e.RewriteImages.Kubectl, kubectl)
+		shell = cmp.Or(e.RewriteImages.Shell, shell)
+	}
 	return Server{
 		Name:       srv.Name,
 		Spec:       srv.Spec.Encryption,
@@ -383,8 +389,8 @@ func ForKCP(srv kcpserver.Server, deployment resource.Name) Server {
 			Server:         names.ServiceURL(srv.DeploymentName(), srv.Namespace, srv.Spec.ClusterDomain),
 			ClientSecret:   srv.Cert("client"),
 			ServerCASecret: srv.Root.CA(names.CAServer),
-			KubectlImage:   encryption.DefaultKubectlImage,
-			ShellImage:     encryption.DefaultShellImage,
+			KubectlImage:   kubectl,
+			ShellImage:     shell,
 			PullSecrets:    srv.Image().PullSecrets,
 		},
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/encryption"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -336,4 +337,37 @@ func ptr[T any](v T) *T { return &v }
 // secretData is the data of a composed Secret.
 func secretData(o runtime.Object) map[string][]byte {
 	return o.(*corev1.Secret).Data
+}
+
+func TestRewriteImages(t *testing.T) {
+	cases := map[string]struct {
+		reason         string
+		images         *v1alpha1.EncryptionRewriteImages
+		kubectl, shell string
+	}{
+		"Defaults": {
+			reason:  "Kubernetes' kubectl image and busybox, pinned.",
+			kubectl: "registry.k8s.io/kubectl:v1.35.3", shell: "docker.io/library/busybox:1.37.0",
+		},
+		"Mirror": {
+			reason:  "A cluster that pulls from a mirror names both.",
+			images:  &v1alpha1.EncryptionRewriteImages{Kubectl: "mirror.example.com/kubectl:v1.35.3", Shell: "mirror.example.com/busybox:1.37.0"},
+			kubectl: "mirror.example.com/kubectl:v1.35.3", shell: "mirror.example.com/busybox:1.37.0",
+		},
+		"OneOfThem": {
+			reason:  "An image left out keeps its default.",
+			images:  &v1alpha1.EncryptionRewriteImages{Shell: "mirror.example.com/busybox:1.37.0"},
+			kubectl: "registry.k8s.io/kubectl:v1.35.3", shell: "mirror.example.com/busybox:1.37.0",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			spec := &v1alpha1.CommonShardSpec{Encryption: &v1alpha1.Encryption{Keys: []v1alpha1.EncryptionKey{{Name: "key-1"}}, RewriteImages: tc.images}}
+			srv := ForKCP(kcpserver.Server{Name: "root", Namespace: "kcp", Root: names.RootShard("root"), IsRoot: true, Spec: spec}, "deployment-kcp")
+			got := []string{srv.Rewrite.KubectlImage, srv.Rewrite.ShellImage}
+			if diff := cmp.Diff([]string{tc.kubectl, tc.shell}, got); diff != "" {
+				t.Errorf("%s\nrewrite Job images: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }
