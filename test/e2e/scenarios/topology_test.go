@@ -203,6 +203,15 @@ func testOneTopology(t *testing.T, e *env, tp topology) {
 		if _, err := e.Kubectl(ctx, nil, append(append([]string{"delete"}, what...), "--wait=false")...); err != nil {
 			t.Fatal(err)
 		}
+		if tp.installation != "" {
+			// XRs the example applies beside its installation (examples/authentication's
+			// FrontProxy): outside the installation's tree, whose every object Crossplane
+			// labels crossplane.io/composite=<installation>, an XR carries its own name there.
+			if _, err := e.Kubectl(ctx, nil, "delete", "rootshards.kcp.crossplane.io,shards.kcp.crossplane.io,frontproxies.kcp.crossplane.io,virtualworkspaces.kcp.crossplane.io,kubeconfigs.kcp.crossplane.io",
+				"-n", ns, "-l", "crossplane.io/composite!="+tp.installation, "--wait=false"); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := waitInstallationGone(ctx, e, ns); err != nil {
 			t.Error(err)
 		}
