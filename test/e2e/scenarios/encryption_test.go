@@ -88,14 +88,27 @@ type rotation struct {
 	last encryptionStatus
 }
 
-// driveRotation reconciles a Shard's encryption until status.encryption is Rotated, with no
-// rewrite Job left and the pods running what the status says, standing in for the kubelet
+// finalState is the configuration the pods run once a rotation to keys (secretbox, the
+// encrypting one first) is done: those keys, then identity.
+func finalState(keys []string) string {
+	var ids []string
+	for _, k := range keys {
+		ids = append(ids, "secretbox:"+k)
+	}
+	return "secrets;" + strings.Join(append(ids, "identity"), ",")
+}
+
+// driveRotation reconciles a Shard's encryption to keys until status.encryption is Rotated,
+// with no rewrite Job left and the pods running what the status says and what keys ask for
+// (the status of the reconcile that first sees new keys still describes what runs, and may
+// say Rotated already), standing in for the kubelet
 // where it must: a real process restarted with each new configuration (w.restart), and each
 // rewrite Job run (w.rewrite) and reported complete, as the job controller reports a Job whose
 // pod exited 0.
-func driveRotation(ctx context.Context, t *testing.T, e *env, ns, shard string, generation int64, w rotationWorld) rotation {
+func driveRotation(ctx context.Context, t *testing.T, e *env, ns, shard string, generation int64, keys []string, w rotationWorld) rotation {
 	t.Helper()
 	var r rotation
+	want := finalState(keys)
 	deployment := shard + "-shard-kcp"
 	running, _ := e.Kubectl(ctx, nil, "get", "deployment", "-n", ns, deployment, "-o", `jsonpath={.spec.template.metadata.annotations.kcp\.crossplane\.io/encryption}`)
 	ran := string(running)
@@ -149,8 +162,8 @@ func driveRotation(ctx context.Context, t *testing.T, e *env, ns, shard string, 
 				r.jobs = append(r.jobs, job)
 			}
 		}
-		return current && st.Phase == "Rotated" && left == 0 && ran == st.state(),
-			fmt.Sprintf("phase %s, pods run %q, %d rewrite Jobs", st.Phase, ran, left), nil
+		return current && st.Phase == "Rotated" && left == 0 && ran == st.state() && ran == want,
+			fmt.Sprintf("phase %s, pods run %q (want %q), %d rewrite Jobs", st.Phase, ran, want, left), nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +231,7 @@ func testEncryption(ctx context.Context, t *testing.T, e *env, ns, shard string)
 		_, last := podStates(ctx, t, e, ns, deployment, 0)
 		gen := setEncryptionKeys(ctx, t, e, ns, shard, keys)
 		start := time.Now()
-		r := driveRotation(ctx, t, e, ns, shard, gen, rotationWorld{})
+		r := driveRotation(ctx, t, e, ns, shard, gen, keys, rotationWorld{})
 		got, _ := podStates(ctx, t, e, ns, deployment, last)
 		if strings.Join(got, " | ") != strings.Join(ran, " | ") {
 			t.Errorf("%s: the pods ran, in order:\n  %s\nwant:\n  %s", what, strings.Join(got, "\n  "), strings.Join(ran, "\n  "))
@@ -389,7 +402,7 @@ func testEncryptionOnRealKCP(ctx context.Context, t *testing.T, e *env, admin ku
 	} {
 		gen := setEncryptionKeys(ctx, t, e, ns, shard, s.keys)
 		start := time.Now()
-		r := driveRotation(ctx, t, e, ns, shard, gen, world)
+		r := driveRotation(ctx, t, e, ns, shard, gen, s.keys, world)
 		readBack(s.what)
 		stored := storedSecrets(ctx, t, etcd, shard)
 		if len(stored) != 1 || stored[s.want] == 0 {
