@@ -100,6 +100,17 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 			spec:   `, "encryption": {"keys": [{"name": "key-1", "secretRef": {"name": "", "key": "key"}}]}`,
 			want:   []string{`nothing was changed`, `spec.encryption.keys[0].secretRef.name: Required value`},
 		},
+		// spec.encryption.rewriteImages: the rewrite Job's images. Who sets it: whoever writes
+		// the KcpInstallation. Largest: two references of 512 characters. The Job runs in the
+		// team's namespace with the shard's own client certificate, whose Secret the team can
+		// read anyway, under Pod Security restricted: an image of the team's choosing gains
+		// nothing the team lacks. Checked as a reference so that a line break or a space is
+		// refused naming the field, not found later in a pull that fails.
+		"RewriteImageWithALineBreak": {
+			reason: "A line break in an image reference would reach the Job's pod spec and the logs; refused where the team wrote it.",
+			spec:   `, "encryption": {"keys": [{"name": "key-1", "secretRef": {"name": "team-key", "key": "key"}}], "rewriteImages": {"kubectl": "mirror.team-a.example.com/kubectl:v1.35.3\nimage: evil"}}`,
+			want:   []string{`nothing was changed`, `spec.encryption.rewriteImages.kubectl: Invalid value`},
+		},
 		"CacheServerPrefix": {
 			reason: "The cache server's --etcd-prefix is the installation's, beside the shards' keys.",
 			spec:   `, "cacheServer": {"extra": {"args": ["--etcd-prefix=/"]}}`,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/realkcp"
@@ -251,4 +252,18 @@ func runNamespace(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster,
 		pods[n] = p
 	}
 	return pods
+}
+
+// kcpServerDeployments are the Deployments of ns that run kcp servers (`kcp start`): the root
+// shard's and every shard's.
+func kcpServerDeployments(ctx context.Context, t *testing.T, e *env, ns string) []appsv1.Deployment {
+	t.Helper()
+	var list appsv1.DeploymentList
+	if err := e.GetJSON(ctx, &list, "deployments", "-n", ns); err != nil {
+		t.Fatal(err)
+	}
+	return slices.DeleteFunc(list.Items, func(d appsv1.Deployment) bool {
+		cs := d.Spec.Template.Spec.Containers
+		return len(cs) == 0 || !slices.Equal(cs[0].Command, []string{"/kcp", "start"})
+	})
 }

@@ -38,29 +38,11 @@ func tookLease(log []byte) bool {
 // then, which kcp's controllers make Ready, becomes Ready through the front-proxy.
 func checkReplicasOnRealKCP(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, pods map[string]*realkcp.Pod, admin kubectlFunc, ns string) {
 	t.Helper()
-	var deps struct {
-		Items []struct {
-			Metadata struct{ Name string } `json:"metadata"`
-			Spec     struct {
-				Replicas *int32 `json:"replicas"`
-				Template struct {
-					Spec struct {
-						Containers []struct {
-							Command []string `json:"command"`
-						} `json:"containers"`
-					} `json:"spec"`
-				} `json:"template"`
-			} `json:"spec"`
-		} `json:"items"`
-	}
-	if err := e.GetJSON(ctx, &deps, "deployments", "-n", ns); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range deps.Items {
-		if d.Spec.Replicas == nil || *d.Spec.Replicas < 2 || !slices.Equal(d.Spec.Template.Spec.Containers[0].Command, []string{"/kcp", "start"}) {
+	for _, d := range kcpServerDeployments(ctx, t, e, ns) {
+		if d.Spec.Replicas == nil || *d.Spec.Replicas < 2 {
 			continue
 		}
-		name := d.Metadata.Name
+		name := d.Name
 		replicas := []*realkcp.Pod{pods[name]}
 		for i := 1; i < int(*d.Spec.Replicas); i++ {
 			p, err := c.RunDeploymentReplica(ctx, ns, name, i)

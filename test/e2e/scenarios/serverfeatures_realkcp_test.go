@@ -22,30 +22,9 @@ import (
 // Ready; with the metrics-viewer battery, the root workspace has its service account.
 func checkServerFeaturesOnRealKCP(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, pods map[string]*realkcp.Pod, admin kubectlFunc, ns string) {
 	t.Helper()
-	var deps struct {
-		Items []struct {
-			Metadata struct{ Name string } `json:"metadata"`
-			Spec     struct {
-				Template struct {
-					Spec struct {
-						Containers []struct {
-							Command []string `json:"command"`
-							Args    []string `json:"args"`
-						} `json:"containers"`
-					} `json:"spec"`
-				} `json:"template"`
-			} `json:"spec"`
-		} `json:"items"`
-	}
-	if err := e.GetJSON(ctx, &deps, "deployments", "-n", ns); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range deps.Items {
+	for _, d := range kcpServerDeployments(ctx, t, e, ns) {
 		ctr := d.Spec.Template.Spec.Containers[0]
-		if !slices.Equal(ctr.Command, []string{"/kcp", "start"}) {
-			continue
-		}
-		p := pods[d.Metadata.Name]
+		p := pods[d.Name]
 		// The root shard, which holds the root workspace, is the kcp server without a shard name.
 		root := !slices.ContainsFunc(ctr.Args, func(a string) bool { return strings.HasPrefix(a, "--shard-name=") })
 		for _, a := range ctr.Args {
@@ -58,7 +37,7 @@ func checkServerFeaturesOnRealKCP(ctx context.Context, t *testing.T, e *env, c *
 				checkHomeWorkspace(ctx, t, e, admin)
 			case strings.HasPrefix(a, "--batteries-included=") && strings.Contains(a, "metrics-viewer") && root:
 				if out, err := admin(ctx, "", "get", "serviceaccount", "metrics", "-n", "default", "-o", "name"); err != nil {
-					t.Errorf("%s: battery metrics-viewer, but no service account metrics in the root workspace: %v\n%s", d.Metadata.Name, err, out)
+					t.Errorf("%s: battery metrics-viewer, but no service account metrics in the root workspace: %v\n%s", d.Name, err, out)
 				} else {
 					e.Step("RealKCP %s: battery metrics-viewer made %s in the root workspace", ns, strings.TrimSpace(out))
 				}

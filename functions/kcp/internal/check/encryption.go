@@ -36,6 +36,11 @@ func Encryption(p *field.Path, e *v1alpha1.Encryption, argsPath *field.Path, arg
 			errs = append(errs, field.Required(kp.Child("secretRef", "key"), "name the Secret's key that holds the key's bytes, e.g. key"))
 		}
 	}
+	if im := e.RewriteImages; im != nil {
+		ip := p.Child("rewriteImages")
+		errs = append(errs, ImageReference(ip.Child("kubectl"), im.Kubectl)...)
+		errs = append(errs, ImageReference(ip.Child("shell"), im.Shell)...)
+	}
 	for i, a := range args {
 		if a == encryptionFlag || strings.HasPrefix(a, encryptionFlag+"=") || strings.HasPrefix(a, encryptionFlag+"-automatic-reload") {
 			errs = append(errs, field.Forbidden(argsPath.Index(i), fmt.Sprintf("%s: spec.encryption composes kcp's encryption configuration and rolls its keys in order; another given here would replace it. Remove the argument (and the volume it reads), or remove spec.encryption", strings.SplitN(a, "=", 2)[0])))
