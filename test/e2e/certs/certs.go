@@ -28,6 +28,8 @@ type CA struct {
 	Key  crypto.Signer
 	// PEM is Cert, PEM encoded.
 	PEM []byte
+	// KeyPEM is Key, PEM encoded (PKCS#8), for a CA handed to cert-manager as a key pair.
+	KeyPEM []byte
 }
 
 // Leaf describes a certificate to issue.
@@ -68,7 +70,11 @@ func NewCA(commonName string) (*CA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CA{Cert: cert, Key: key, PEM: encode("CERTIFICATE", der)}, nil
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{Cert: cert, Key: key, PEM: encode("CERTIFICATE", der), KeyPEM: encode("PRIVATE KEY", kder)}, nil
 }
 
 // LoadCA reads a CA from a PEM certificate and key (PKCS#1, PKCS#8 or SEC 1), such as the
@@ -89,7 +95,7 @@ func LoadCA(certPEM, keyPEM []byte) (*CA, error) {
 	if !ok {
 		return nil, errors.New("the private key cannot sign")
 	}
-	return &CA{Cert: cert, Key: key, PEM: certPEM}, nil
+	return &CA{Cert: cert, Key: key, PEM: certPEM, KeyPEM: keyPEM}, nil
 }
 
 // Issue signs a new ECDSA P-256 leaf certificate.

@@ -245,18 +245,50 @@ func (c *Cluster) RunStatefulSet(ctx context.Context, namespace, name string) ([
 // RunEtcd runs a plain etcd pod (no TLS) reachable as host, for an installation whose
 // examples name an external etcd.
 func (c *Cluster) RunEtcd(ctx context.Context, host string) (*Pod, error) {
-	p, err := c.newPod(ctx, strings.Split(host, ".")[0])
+	return c.runEtcd(ctx, strings.Split(host, ".")[0], nil, host)
+}
+
+// EtcdTLS is what an etcd serving mutual TLS is given: its serving key pair, and the CA whose
+// client certificates it accepts.
+type EtcdTLS struct {
+	CertPEM, KeyPEM, ClientCAPEM []byte
+}
+
+// RunEtcdTLS runs one etcd pod serving mutual TLS, reachable as each of hosts (the endpoints
+// of an etcd cluster of the user's, which one member stands in for): a client must present a
+// certificate of the client CA. Its files are <pod dir>/tls/{server.crt,server.key,client-ca.crt}.
+func (c *Cluster) RunEtcdTLS(ctx context.Context, name string, t EtcdTLS, hosts ...string) (*Pod, error) {
+	return c.runEtcd(ctx, name, &t, hosts...)
+}
+
+// runEtcd runs a one-member etcd pod reachable as each of hosts, serving clients over mutual
+// TLS when t is set, else plain HTTP.
+func (c *Cluster) runEtcd(ctx context.Context, name string, t *EtcdTLS, hosts ...string) (*Pod, error) {
+	p, err := c.newPod(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Host(host, p.IP); err != nil {
-		return p, err
+	for _, h := range hosts {
+		if err := c.Host(h, p.IP); err != nil {
+			return p, err
+		}
 	}
-	err = p.start("etcd", nil, c.opts.Etcd,
-		"--name=etcd", "--data-dir="+filepath.Join(p.dir, "data"),
-		"--listen-client-urls=http://0.0.0.0:2379", "--advertise-client-urls=http://"+p.IP+":2379",
+	scheme, serving := "http", []string(nil)
+	if t != nil {
+		dir := filepath.Join(p.dir, "tls")
+		for f, b := range map[string][]byte{"server.crt": t.CertPEM, "server.key": t.KeyPEM, "client-ca.crt": t.ClientCAPEM} {
+			if err := writeFile(filepath.Join(dir, f), b); err != nil {
+				return p, err
+			}
+		}
+		scheme, serving = "https", []string{"--cert-file=" + filepath.Join(dir, "server.crt"), "--key-file=" + filepath.Join(dir, "server.key"),
+			"--trusted-ca-file=" + filepath.Join(dir, "client-ca.crt"), "--client-cert-auth=true"}
+	}
+	err = p.start("etcd", nil, c.opts.Etcd, append([]string{
+		"--name=etcd", "--data-dir=" + filepath.Join(p.dir, "data"),
+		"--listen-client-urls=" + scheme + "://0.0.0.0:2379", "--advertise-client-urls=" + scheme + "://" + p.IP + ":2379",
 		"--listen-peer-urls=http://127.0.0.1:2380", "--initial-advertise-peer-urls=http://127.0.0.1:2380",
-		"--initial-cluster=etcd=http://127.0.0.1:2380", "--listen-metrics-urls=http://127.0.0.1:2381", "--unsafe-no-fsync")
+		"--initial-cluster=etcd=http://127.0.0.1:2380", "--listen-metrics-urls=http://127.0.0.1:2381", "--unsafe-no-fsync"}, serving...)...)
 	return p, err
 }
 

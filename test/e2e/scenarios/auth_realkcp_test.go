@@ -48,6 +48,9 @@ const (
 // speaks it. With RealKCP it serves HTTPS on a pod of its own (realkcp.Cluster.Listen) and
 // records what kcp asked; on kwok only its Secrets are used.
 type authStandIn struct {
+	// issuer is the OIDC issuer's URL; hooksHost, when set, serves the webhooks too.
+	issuer, hooksHost string
+
 	once             sync.Once
 	caPEM            []byte
 	serving          tls.Certificate
@@ -73,7 +76,7 @@ type accessReview struct {
 	What   string // "<verb> <resource>" or "<verb> <path>"
 }
 
-var authStandInOfExample = &authStandIn{}
+var authStandInOfExample = &authStandIn{issuer: authIssuer, hooksHost: authHooksHost}
 
 func (a *authStandIn) init(t *testing.T) {
 	t.Helper()
@@ -83,7 +86,7 @@ func (a *authStandIn) init(t *testing.T) {
 			t.Fatal(err)
 		}
 		leaf, err := ca.Issue(certs.Leaf{CommonName: "login", Usage: x509.ExtKeyUsageServerAuth,
-			DNSNames: []string{strings.TrimPrefix(authIssuer, "https://"), authHooksHost}})
+			DNSNames: a.hosts()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,6 +98,15 @@ func (a *authStandIn) init(t *testing.T) {
 		}
 		a.caPEM, a.ciToken, a.hookTok = ca.PEM, randomToken(t), randomToken(t)
 	})
+}
+
+// hosts are the names the stand-in serves: the issuer's, and the webhooks'.
+func (a *authStandIn) hosts() []string {
+	hosts := []string{strings.TrimPrefix(a.issuer, "https://")}
+	if a.hooksHost != "" {
+		hosts = append(hosts, a.hooksHost)
+	}
+	return hosts
 }
 
 func randomToken(t *testing.T) string {
@@ -113,7 +125,7 @@ func (a *authStandIn) manifests(t *testing.T, ns string) []byte {
 	a.init(t)
 	kubeconfig := func(path string) string {
 		kc, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "Config",
-			"clusters":        []any{map[string]any{"name": "webhook", "cluster": map[string]any{"server": "https://" + authHooksHost + path, "certificate-authority-data": b64(a.caPEM)}}},
+			"clusters":        []any{map[string]any{"name": "webhook", "cluster": map[string]any{"server": "https://" + a.hooksHost + path, "certificate-authority-data": b64(a.caPEM)}}},
 			"users":           []any{map[string]any{"name": "kcp", "user": map[string]any{}}},
 			"contexts":        []any{map[string]any{"name": "webhook", "context": map[string]any{"cluster": "webhook", "user": "kcp"}}},
 			"current-context": "webhook"})
@@ -141,7 +153,7 @@ func (a *authStandIn) structuredAuth(t *testing.T, ns string) string {
 	t.Helper()
 	config, err := yaml.Marshal(map[string]any{"apiVersion": "apiserver.config.k8s.io/v1beta1", "kind": "AuthenticationConfiguration",
 		"jwt": []any{map[string]any{
-			"issuer":               map[string]any{"url": authIssuer, "audiences": []string{authClientID}, "certificateAuthority": string(a.caPEM)},
+			"issuer":               map[string]any{"url": a.issuer, "audiences": []string{authClientID}, "certificateAuthority": string(a.caPEM)},
 			"claimMappings":        map[string]any{"username": map[string]any{"claim": "email", "prefix": "sso:"}, "groups": map[string]any{"claim": "groups", "prefix": "sso:"}},
 			"claimValidationRules": []any{map[string]any{"expression": "claims.email_verified == true", "message": "only verified e-mail addresses sign in"}},
 		}}})
@@ -160,13 +172,13 @@ func (a *authStandIn) structuredAuth(t *testing.T, ns string) string {
 func (a *authStandIn) serve(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster) {
 	t.Helper()
 	a.init(t)
-	l, err := c.Listen(ctx, "auth-standin", 443, strings.TrimPrefix(authIssuer, "https://"), authHooksHost)
+	l, err := c.Listen(ctx, "auth-standin", 443, a.hosts()...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]any{"issuer": authIssuer, "jwks_uri": authIssuer + "/keys", "authorization_endpoint": authIssuer + "/auth",
+		writeJSON(w, map[string]any{"issuer": a.issuer, "jwks_uri": a.issuer + "/keys", "authorization_endpoint": a.issuer + "/auth",
 			"response_types_supported": []string{"id_token"}, "subject_types_supported": []string{"public"}, "id_token_signing_alg_values_supported": []string{"RS256"}})
 	})
 	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, _ *http.Request) {
@@ -184,7 +196,7 @@ func (a *authStandIn) serve(ctx context.Context, t *testing.T, e *env, c *realkc
 		MinVersion: tls.VersionTLS12, ClientAuth: tls.RequestClientCert}}
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })
-	e.Step("auth stand-in: OIDC issuer %s and webhooks at https://%s (not a real identity provider: kcp's side of each protocol is)", authIssuer, authHooksHost)
+	e.Step("auth stand-in: OIDC issuer %s, serving %s (not a real identity provider: kcp's side of each protocol is)", a.issuer, strings.Join(a.hosts(), ", "))
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -298,7 +310,7 @@ func (a *authStandIn) idTokenWith(t *testing.T, claims map[string]any) string {
 		return base64.RawURLEncoding.EncodeToString(b)
 	}
 	now := time.Now()
-	all := map[string]any{"iss": authIssuer, "aud": authClientID, "sub": claims["email"], "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
+	all := map[string]any{"iss": a.issuer, "aud": authClientID, "sub": claims["email"], "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
 	maps.Copy(all, claims)
 	signed := enc(map[string]any{"alg": "RS256", "kid": "k1", "typ": "JWT"}) + "." + enc(all)
 	sum := sha256.Sum256([]byte(signed))

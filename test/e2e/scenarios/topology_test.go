@@ -43,6 +43,9 @@ type topology struct {
 	// auth, when set, stands in for the identity provider and webhooks the example names:
 	// its Secrets are applied with the example, and with RealKCP it serves kcp.
 	auth *authStandIn
+	// customCA, when set, stands in for the PKI, etcd and identity provider examples/custom-ca
+	// names: its Secrets are applied with the example, and with RealKCP it serves kcp.
+	customCA *customCAStandIn
 	// realKCP overrides how kcp itself is run and checked (testInstallationRealKCP).
 	realKCP func(ctx context.Context, t *testing.T, e *env, binDir string, tp topology)
 }
@@ -69,6 +72,7 @@ var topologies = []topology{
 	{example: "topology-public-shards-xrs", namespace: "vespucci", publicCA: letsEncryptStandIn},
 	{example: "topology-dual-front-proxy-xrs", namespace: "comer"},
 	{example: "external-virtual-workspace", namespace: "kcp-vw", adminSecret: "root-shard-admin-kubeconfig", realKCP: testVirtualWorkspaceRealKCP},
+	{example: "custom-ca", namespace: "kcp-custom-ca", adminSecret: "root-kcp-operator-kubeconfig", customCA: customCAStandInOfExample, realKCP: testCustomCARealKCP},
 }
 
 // testTopology installs each topology example side by side, each in its own namespace, as a
@@ -120,6 +124,12 @@ func testOneTopology(t *testing.T, e *env, tp topology) {
 			standIns = append(standIns, "---\n"...)
 		}
 		standIns = append(standIns, tp.auth.manifests(t, ns)...)
+	}
+	if tp.customCA != nil {
+		if len(standIns) > 0 {
+			standIns = append(standIns, "---\n"...)
+		}
+		standIns = append(standIns, tp.customCA.manifests(t, ns)...)
 	}
 	applyExampleExcept(ctx, t, e, tp.example, skip, standIns)
 	// Three topologies' certificates are issued side by side: allow twice the usual time.
