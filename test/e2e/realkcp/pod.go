@@ -2,6 +2,7 @@ package realkcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -59,6 +60,13 @@ func (p *Pod) writeVolumes(ctx context.Context, r Reader, namespace string, spec
 			p.mounts = append(p.mounts, m.MountPath)
 			if err := os.MkdirAll(filepath.Join(p.dir, "mounts", m.MountPath), 0o755); err != nil {
 				return err
+			}
+			// A top-level mount path this machine lacks (a backup claim at /backup) is made
+			// here, empty, as its mount point: a tmpfs on / would hide the whole machine.
+			if top := "/" + strings.Split(strings.TrimPrefix(m.MountPath, "/"), "/")[0]; top != "/" {
+				if err := os.MkdirAll(top, 0o755); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -186,6 +194,24 @@ func (p *Pod) Stop() {
 	for _, pr := range p.procs {
 		pr.Stop(10 * time.Second)
 	}
+}
+
+// Outage kills the pod's processes, runs during while they are down, and starts them again
+// with the same command lines and the pod's files as they are then, as the kubelet restarts a
+// pod's containers: an operator's restore runs in during.
+func (p *Pod) Outage(during func()) error {
+	return outage(p.procs, during)
+}
+
+// outage keeps every one of procs down while during runs.
+func outage(procs []*proc.Process, during func()) error {
+	if len(procs) == 0 {
+		during()
+		return nil
+	}
+	var inner error
+	err := procs[0].Outage(func() { inner = outage(procs[1:], during) })
+	return errors.Join(inner, err)
 }
 
 // Exited returns an error once any of the pod's processes has ended.

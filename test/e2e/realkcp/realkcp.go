@@ -216,6 +216,25 @@ func (c *Cluster) RunJob(ctx context.Context, namespace, name string) (string, e
 	return string(out), err
 }
 
+// PodOf makes a pod for spec, with every container's mounts (a claim or an emptyDir is one
+// directory, whichever containers mount it), and starts nothing: the caller runs each
+// container's command in it (Pod.Command), as the kubelet would run a Job's pod, init
+// containers first. The harness stands in for the kubelet and the containers' images.
+func (c *Cluster) PodOf(ctx context.Context, namespace, name string, spec corev1.PodSpec) (*Pod, error) {
+	p, err := c.newPod(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	for _, ct := range append(slices.Clone(spec.InitContainers), spec.Containers...) {
+		if err := p.writeVolumes(ctx, c.opts.Reader, namespace, spec, ct); err != nil {
+			return p, err
+		}
+	}
+	slices.Sort(p.mounts)
+	p.mounts = slices.Compact(p.mounts)
+	return p, nil
+}
+
 // RunStatefulSet runs every replica of a StatefulSet (a managed etcd) as pods <name>-<i>, each
 // also known by its name under the StatefulSet's governing Service.
 func (c *Cluster) RunStatefulSet(ctx context.Context, namespace, name string) ([]*Pod, error) {

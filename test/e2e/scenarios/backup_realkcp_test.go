@@ -3,119 +3,191 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
-	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/realkcp"
 )
 
-// kcpAddress is where the test's kcp listens: an address of its own on the loopback device.
-// kcp derives the address it advertises from its bind address, or from the default route when
-// it binds to a loopback address, and the test's network namespace has no default route.
-// TEST-NET-2 (RFC 5737): it leaves this namespace for nowhere.
-const kcpAddress = "198.51.100.7"
+// The workspaces real kcp creates around the backup: one before the snapshot the restore uses,
+// which must be back, and one after it, which must not.
+const (
+	backupWorkspace = "before-backup"
+	lostWorkspace   = "after-backup"
+)
 
-// backupWorkspace is the workspace real kcp creates before the backup and must find after the
-// restore.
-const backupWorkspace = "before-backup"
-
-// kcpOnEtcd is a real kcp server (`kcp start` from KCP_BIN) storing its data in the Backup
-// scenario's local etcd with the client certificate the installation issued, as the
-// installation's root shard does. It stands for the root shard: the point is that what kcp
-// wrote survives a backup and a restore, not how the shard is configured.
-type kcpOnEtcd struct {
-	bin, kubectl, dir, endpoint, tls string
-	port                             int
-	p                                *proc.Process
-}
-
-// newKCPOnEtcd returns the server, or nil when KCP_BIN is not set (the scenario then backs up
-// and restores etcd alone).
-func newKCPOnEtcd(t *testing.T, kubectl, endpoint, tlsDir string) *kcpOnEtcd {
-	t.Helper()
-	binDir := os.Getenv("KCP_BIN")
-	if binDir == "" {
-		t.Log("KCP_BIN is not set: no real kcp writes to etcd before the backup (set it to run `kcp start` on the etcd that is backed up and restored)")
+// testBackupOnRealKCP backs up and restores what the installation's own root shard wrote:
+// its managed etcd member, root shard and front-proxy run as real processes (package
+// realkcp) with their rendered command lines; a workspace is created through the front-proxy;
+// the CronJob's pod runs its three containers' commands in order (prepare, etcdctl snapshot
+// save, the prune script) with its mounts, the claim a directory of its own; a second
+// workspace is created. Then the disaster and the restore as docs/day-two.md has it: kcp and
+// etcd stop, etcd's data is wiped, the restore Job's etcdutl command runs with the member's
+// flags, and etcd and kcp start again on the restored data: the first workspace is Ready, the
+// second is gone.
+func testBackupOnRealKCP(ctx context.Context, t *testing.T, e *env, binDir string) {
+	ns := backupNamespace
+	etcdName := backupInstallation + "-etcd"
+	member := etcdName + "-0"
+	c := startRealKCP(ctx, t, e, binDir, ns)
+	pods := runNamespace(ctx, t, e, c, ns)
+	etcd := pods[member]
+	var kcpPods []*realkcp.Pod
+	var proxy *realkcp.Pod
+	for name, p := range pods {
+		switch {
+		case strings.HasSuffix(name, "-front-proxy"):
+			proxy = p
+			kcpPods = append(kcpPods, p)
+		case p != etcd:
+			kcpPods = append(kcpPods, p)
+		}
+	}
+	if etcd == nil || proxy == nil {
+		t.Fatalf("no pod %s or no front-proxy pod among %v", member, slices.Sorted(maps.Keys(pods)))
+	}
+	if err := c.Host("kcp.backup.example.com", proxy.IP); err != nil {
+		t.Fatal(err)
+	}
+	exited := func() error {
+		for _, p := range pods {
+			if err := p.Exited(); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	ports, err := cluster.FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("ip", "addr", "add", kcpAddress+"/32", "dev", "lo").CombinedOutput(); err != nil && !strings.Contains(string(out), "File exists") {
-		t.Fatalf("ip addr add %s/32 dev lo: %v\n%s", kcpAddress, err, out)
-	}
-	return &kcpOnEtcd{bin: filepath.Join(binDir, "kcp"), kubectl: kubectl, dir: t.TempDir(), endpoint: endpoint, tls: tlsDir, port: ports[0]}
-}
+	secret := adminKubeconfigSecret(ctx, t, e, topology{namespace: ns, installation: backupInstallation})
+	admin := podKubectl(t, c, proxy, "backup-admin", secretKey(ctx, t, e, ns, secret, "kubeconfig"))
+	start := time.Now()
+	createWorkspaceReady(ctx, t, e, admin, backupWorkspace, exited)
+	e.Step("backup RealKCP: the installation's root shard on its managed etcd member; workspace %s Ready through the front-proxy %.1fs after start", backupWorkspace, time.Since(start).Seconds())
 
-// start runs kcp on the etcd and waits until it is ready.
-func (k *kcpOnEtcd) start(ctx context.Context, t *testing.T, e *env, log string) {
-	t.Helper()
-	args := []string{"start",
-		"--root-directory=" + k.dir,
-		"--etcd-servers=" + k.endpoint,
-		"--etcd-cafile=" + filepath.Join(k.tls, "client", "ca.crt"),
-		"--etcd-certfile=" + filepath.Join(k.tls, "client", "tls.crt"),
-		"--etcd-keyfile=" + filepath.Join(k.tls, "client", "tls.key"),
-		"--bind-address=" + kcpAddress,
-		fmt.Sprintf("--secure-port=%d", k.port),
+	// One run of the CronJob's pod, its containers in order.
+	var cj batchv1.CronJob
+	if err := e.GetJSON(ctx, &cj, "cronjob", "-n", ns, etcdName+"-backup"); err != nil {
+		t.Fatal(err)
 	}
-	p, err := proc.Start(filepath.Join(cluster.OutputDir(t), log), nil, k.bin, args...)
+	spec := cj.Spec.JobTemplate.Spec.Template.Spec
+	job, err := c.PodOf(ctx, ns, cj.Name+"-e2e", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k.p = p
-	err = e.Eventually(ctx, 3*time.Minute, "real kcp ready on the backed-up etcd", func(ctx context.Context) (bool, string, error) {
-		if err := p.Exited(); err != nil {
-			return false, "", fmt.Errorf("kcp exited (log %s): %w", log, err)
+	podName := cj.Name + "-29611081-e2e01"
+	began := time.Now()
+	for _, ct := range append(slices.Clone(spec.InitContainers), spec.Containers...) {
+		args := make([]string, 0, len(ct.Command)+len(ct.Args))
+		for _, a := range append(slices.Clone(ct.Command), ct.Args...) {
+			args = append(args, strings.ReplaceAll(a, "$(POD_NAME)", podName))
 		}
-		out, err := k.ctl(ctx, "", "base", "get", "--raw", "/readyz")
-		return err == nil && strings.TrimSpace(out) == "ok", out, nil
-	})
+		bin := args[0]
+		if filepath.Base(bin) == "etcdctl" {
+			bin = os.Getenv(envEtcdctl) // the etcd image's /usr/local/bin/etcdctl
+		}
+		out, err := job.Command(ctx, nil, bin, args[1:]...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("the backup's container %s, %q: %v\n%s", ct.Name, args, err, out)
+		}
+		t.Logf("backup container %s: %s", ct.Name, strings.TrimSpace(string(out)))
+	}
+	snapshot := filepath.Join(job.MountDir("/backup"), etcdName, podName+".db")
+	fi, err := os.Stat(snapshot)
 	if err != nil {
+		t.Fatalf("the backup wrote no snapshot %s: %v", snapshot, err)
+	}
+	e.Step("backup RealKCP: the CronJob's containers saved a snapshot of the member (%.2f MiB) in %.1fs, over the etcd Service with the backup's client certificate", float64(fi.Size())/(1<<20), time.Since(began).Seconds())
+	createWorkspaceReady(ctx, t, e, admin, lostWorkspace, exited)
+
+	// The disaster and the restore: kcp stops with its storage.
+	var sts appsv1.StatefulSet
+	if err := e.GetJSON(ctx, &sts, "statefulset", "-n", ns, etcdName); err != nil {
+		t.Fatal(err)
+	}
+	stsArgs := make([]string, 0, len(sts.Spec.Template.Spec.Containers[0].Args))
+	for _, a := range sts.Spec.Template.Spec.Containers[0].Args {
+		stsArgs = append(stsArgs, strings.ReplaceAll(a, "$(POD_NAME)", member))
+	}
+	restore := restoreArgs(docsRestoreCommand(t, e.root), stsArgs, member, snapshot, func(a string) string { return a })
+	var restoreErr error
+	began = time.Now()
+	downKCP(t, kcpPods, func() {
+		restoreErr = etcd.Outage(func() {
+			// A fresh volume: the member's data is gone.
+			data := etcd.MountDir("/var/lib/etcd")
+			entries, err := os.ReadDir(data)
+			if err != nil {
+				restoreErr = err
+				return
+			}
+			for _, d := range entries {
+				if err := os.RemoveAll(filepath.Join(data, d.Name())); err != nil {
+					restoreErr = err
+					return
+				}
+			}
+			if out, err := etcd.Command(ctx, nil, os.Getenv(envEtcdutl), restore...).CombinedOutput(); err != nil {
+				restoreErr = fmt.Errorf("etcdutl %q: %w\n%s", restore, err, out)
+			}
+		})
+	})
+	if restoreErr != nil {
+		t.Fatal(restoreErr)
+	}
+	waitWorkspaceReady(ctx, t, e, admin, backupWorkspace, exited)
+	out, err := admin(ctx, "", "get", "workspaces", "-o", "name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Fields(out)
+	sort.Strings(names)
+	if slices.Contains(names, "workspace.tenancy.kcp.io/"+lostWorkspace) {
+		t.Errorf("workspace %s, created after the snapshot, is back after the restore: %v", lostWorkspace, names)
+	}
+	e.Step("backup RealKCP: etcd restored from the snapshot with docs/day-two.md's etcdutl command, kcp started again: %s Ready %.1fs after the outage began, %s gone (workspaces %v)", backupWorkspace, time.Since(began).Seconds(), lostWorkspace, names)
+}
+
+// downKCP keeps the kcp pods down while during runs, and starts them again.
+func downKCP(t *testing.T, pods []*realkcp.Pod, during func()) {
+	t.Helper()
+	if len(pods) == 0 {
+		during()
+		return
+	}
+	if err := pods[0].Outage(func() { downKCP(t, pods[1:], during) }); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func (k *kcpOnEtcd) stop() {
-	if k.p != nil {
-		k.p.Stop(10 * time.Second)
-		k.p = nil
-	}
-}
-
-// ctl runs kubectl as kcp's admin in a context of kcp's admin.kubeconfig: root (the root
-// workspace) or base (the server itself).
-func (k *kcpOnEtcd) ctl(ctx context.Context, stdin, kubeContext string, args ...string) (string, error) {
-	c := exec.CommandContext(ctx, k.kubectl, append([]string{"--kubeconfig=" + filepath.Join(k.dir, "admin.kubeconfig"), "--context=" + kubeContext}, args...)...)
-	c.Stdin = strings.NewReader(stdin)
-	out, err := c.CombinedOutput()
-	return string(out), err
-}
-
-// createWorkspace creates backupWorkspace and waits until kcp says it is Ready.
-func (k *kcpOnEtcd) createWorkspace(ctx context.Context, t *testing.T, e *env) {
+// createWorkspaceReady creates workspace name in the admin's workspace, once kcp answers, and
+// waits until it is Ready.
+func createWorkspaceReady(ctx context.Context, t *testing.T, e *env, admin kubectlFunc, name string, exited func() error) {
 	t.Helper()
-	ws := "apiVersion: tenancy.kcp.io/v1alpha1\nkind: Workspace\nmetadata:\n  name: " + backupWorkspace + "\n"
-	if out, err := k.ctl(ctx, ws, "root", "create", "-f", "-"); err != nil {
-		t.Fatalf("creating workspace %s in real kcp: %v\n%s", backupWorkspace, err, out)
+	ws := "apiVersion: tenancy.kcp.io/v1alpha1\nkind: Workspace\nmetadata:\n  name: " + name + "\n"
+	if err := e.Eventually(ctx, 4*time.Minute, "workspace "+name+" created", func(ctx context.Context) (bool, string, error) {
+		out, err := admin(ctx, ws, "create", "-f", "-")
+		return err == nil || strings.Contains(out, "AlreadyExists"), out, exited()
+	}); err != nil {
+		t.Fatal(err)
 	}
-	k.waitWorkspace(ctx, t, e, "created")
+	waitWorkspaceReady(ctx, t, e, admin, name, exited)
 }
 
-// waitWorkspace waits until backupWorkspace exists and is Ready.
-func (k *kcpOnEtcd) waitWorkspace(ctx context.Context, t *testing.T, e *env, when string) {
+// waitWorkspaceReady waits until workspace name is Ready.
+func waitWorkspaceReady(ctx context.Context, t *testing.T, e *env, admin kubectlFunc, name string, exited func() error) {
 	t.Helper()
-	err := e.Eventually(ctx, 2*time.Minute, "workspace "+backupWorkspace+" Ready in real kcp ("+when+")", func(ctx context.Context) (bool, string, error) {
-		out, err := k.ctl(ctx, "", "root", "get", "workspaces.tenancy.kcp.io", backupWorkspace, "-o", "jsonpath={.status.phase}")
-		return err == nil && out == "Ready", out, nil
-	})
-	if err != nil {
+	if err := e.Eventually(ctx, 4*time.Minute, "workspace "+name+" Ready", func(ctx context.Context) (bool, string, error) {
+		out, err := admin(ctx, "", "get", "workspaces.tenancy.kcp.io", name, "-o", "jsonpath={.status.phase}")
+		return err == nil && out == "Ready", out, exited()
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -72,7 +72,7 @@ var topologies = []topology{
 	{example: "topology-public-shards-xrs", namespace: "vespucci", publicCA: letsEncryptStandIn},
 	{example: "topology-dual-front-proxy-xrs", namespace: "comer"},
 	{example: "external-virtual-workspace", namespace: "kcp-vw", adminSecret: "root-shard-admin-kubeconfig", realKCP: testVirtualWorkspaceRealKCP},
-	{example: "custom-ca", namespace: "kcp-custom-ca", adminSecret: "root-kcp-operator-kubeconfig", customCA: customCAStandInOfExample, realKCP: testCustomCARealKCP},
+	{example: "custom-ca", namespace: "kcp-custom-ca", adminSecret: "kcp-admin-kubeconfig", customCA: customCAStandInOfExample, realKCP: testCustomCARealKCP},
 }
 
 // testTopology installs each topology example side by side, each in its own namespace, as a

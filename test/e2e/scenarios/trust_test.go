@@ -127,6 +127,9 @@ type trustWorld struct {
 	secrets      map[string]map[string][]byte
 	configMaps   map[string]map[string]string
 	public       map[string]publicName
+	// baseNames are the hosts of shardBaseURLs, each a name the platform's DNS gives a
+	// shard's own Service (its Deployment's): dialled by kcp's components, not public.
+	baseNames map[string]string
 }
 
 // publicName is a name a component is reached at from outside the cluster.
@@ -138,7 +141,7 @@ type publicName struct {
 
 func readWorld(ctx context.Context, t *testing.T, e *env, ns string) trustWorld {
 	t.Helper()
-	w := trustWorld{deployments: map[string]deployment{}, services: map[string]string{}, servicePorts: map[string]int{}, secrets: map[string]map[string][]byte{}, configMaps: map[string]map[string]string{}, public: map[string]publicName{}}
+	w := trustWorld{deployments: map[string]deployment{}, services: map[string]string{}, servicePorts: map[string]int{}, secrets: map[string]map[string][]byte{}, configMaps: map[string]map[string]string{}, public: map[string]publicName{}, baseNames: map[string]string{}}
 	var deps struct{ Items []deployment }
 	if err := e.GetJSON(ctx, &deps, "deployments.apps", "-n", ns); err != nil {
 		t.Fatal(err)
@@ -200,6 +203,7 @@ func readWorld(ctx context.Context, t *testing.T, e *env, ns string) trustWorld 
 					ServerCertificate *struct{}
 				}
 				PublicServerCertificate *struct{}
+				ShardBaseURL            string
 			}
 		}
 	}
@@ -207,6 +211,10 @@ func readWorld(ctx context.Context, t *testing.T, e *env, ns string) trustWorld 
 		t.Fatal(err)
 	}
 	for _, x := range xrs.Items {
+		// A shardBaseURL's host is a name the platform's DNS gives the shard's own Service.
+		if u, err := url.Parse(x.Spec.ShardBaseURL); err == nil && u.Hostname() != "" {
+			w.baseNames[u.Hostname()] = map[string]string{"RootShard": x.Metadata.Name + "-kcp", "Shard": x.Metadata.Name + "-shard-kcp"}[x.Kind]
+		}
 		switch {
 		case x.Kind == "FrontProxy" && x.Spec.External.Hostname != "":
 			dep := x.Metadata.Name + "-front-proxy"
@@ -228,6 +236,9 @@ func readWorld(ctx context.Context, t *testing.T, e *env, ns string) trustWorld 
 func (w trustWorld) serverOf(host string) (string, bool) {
 	if p, ok := w.public[host]; ok {
 		return p.deployment, true
+	}
+	if dep, ok := w.baseNames[host]; ok {
+		return dep, true
 	}
 	svc, _, _ := strings.Cut(host, ".")
 	if _, ok := w.services[svc]; !ok {
