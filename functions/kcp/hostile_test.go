@@ -205,11 +205,17 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 		// The embedded cache's keyspace (issue 40): no new field. Who sets what it reads: the
 		// team (spec.etcd.external.prefix, spec.cacheServer, spec.image.tag), each bounded by
 		// the schema and check.EtcdPrefix. The hostile case is a team corrupting its own
-		// root shard on upgrade; the refusal keeps the running one on its version.
+		// root shard on upgrade, or, on kcp v0.32.3, another team's cache on a shared etcd;
+		// the refusal keeps what runs.
 		"EmbeddedCacheAmongTheRootShardsKeys": {
 			reason: "From kcp v0.33 the root shard's embedded cache would write among its own keys under the external etcd's prefix.",
 			spec:   `, "image": {"tag": "v0.33.0"}, "etcd": {"external": {"endpoints": ["https://etcd.team-a.svc:2379"], "prefix": "/team-a"}}`,
 			want:   []string{`spec.etcd.external.prefix: Forbidden: kcp v0.33.0's embedded cache stores under the root shard's own --etcd-prefix=/team-a`},
+		},
+		"EmbeddedCacheInAnotherTeamsCache": {
+			reason: "On kcp v0.32.3 the embedded cache of a root shard moved onto an etcd other teams' prefixes share would write under /cache, where their kcps keep their caches.",
+			spec:   `, "etcd": {"external": {"endpoints": ["https://etcd.shared.svc:2379"], "prefix": "/team-a"}}`,
+			want:   []string{`nothing was changed`, `spec.etcd.external.prefix: Forbidden: kcp v0.32.3's embedded cache ignores the root shard's --etcd-prefix=/team-a and keeps its data under /cache, which every other kcp's cache on this etcd shares`},
 		},
 		"VirtualWorkspaceKubeconfig": {
 			reason: "A virtual workspace server's --kubeconfig is the identity it acts with.",

@@ -39,6 +39,9 @@ const (
 	// XR beside it that maps /ext/ to the extension.
 	authFrontProxyHost = "api.auth.example.com"
 	authExtensionsHost = "ext.auth.example.com"
+	// authStructuredShard is the Shard XR beside the installation that authenticates with the
+	// structured configuration instead of the --oidc-* flags.
+	authStructuredShard = "sso"
 )
 
 // authStandIn stands in for what a platform brings to examples/authentication and kcp calls:
@@ -360,7 +363,7 @@ func asUser(t *testing.T, adminKubeconfig []byte, server, token string) []byte {
 // the root shard directly (shardURL), as kcp's authorization webhook (the stand-in) was asked:
 // who the request was from, in which groups; and, through the front-proxy at extURL, its
 // path mapping to the extension.
-func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, p, rootShard *realkcp.Pod, adminKubeconfig []byte, fpURL, extURL, shardURL string) {
+func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkcp.Cluster, p, rootShard *realkcp.Pod, adminKubeconfig []byte, fpURL, extURL, shardURL, ssoURL string) {
 	t.Helper()
 	as := func(name, server, token string) kubectlFunc {
 		return podKubectl(t, c, p, name, asUser(t, adminKubeconfig, server, token))
@@ -490,6 +493,21 @@ func (a *authStandIn) check(ctx context.Context, t *testing.T, e *env, c *realkc
 		} else {
 			step("RealKCP auth: the structured configuration's claim rule refused an unverified e-mail address (Unauthorized)")
 		}
+	}
+
+	// The shard sso authenticates the same issuer's tokens through the structured
+	// configuration: users prefixed sso:, verified e-mail addresses only.
+	if ssoURL != "" {
+		sso := func(name, token string) kubectlFunc { return as(name, ssoURL, token) }
+		out := eventually("alice (structured configuration) authenticates at the shard sso; kcp's RBAC forbids her the ConfigMaps", sso("alice-sso", alice), false, "get", "configmaps", "-n", "default")
+		if !strings.Contains(out, `User "sso:alice@example.com"`) {
+			t.Errorf("the shard sso did not authenticate alice's ID token as sso:alice@example.com: %s", out)
+		}
+		unverified := a.idTokenWith(t, map[string]any{"email": "mallory@example.com", "email_verified": false})
+		if out, err := sso("mallory-sso", unverified)(ctx, "", "get", "configmaps", "-n", "default"); err == nil || !strings.Contains(out, "Unauthorized") {
+			t.Errorf("the shard sso accepted an ID token with email_verified false: %v\n%s", err, out)
+		}
+		step("RealKCP auth: the shard sso (auth.authenticationConfiguration, --authentication-config) authenticated the issuer's ID token as sso:alice@example.com and refused an unverified e-mail address (Unauthorized)")
 	}
 
 	// The root shard runs with WorkspaceMounts on: the replica running kcp's controllers

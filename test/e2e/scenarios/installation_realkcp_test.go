@@ -132,8 +132,12 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 		if slices.Contains(proxies, authExtensionsHost) {
 			ext = url(authExtensionsHost)
 		}
+		sso := ""
+		if pods[authStructuredShard+"-shard-kcp"] != nil {
+			sso = "https://" + authStructuredShard + "-shard-kcp." + ns + ".svc.cluster.local:6443"
+		}
 		tp.auth.check(ctx, t, e, c, proxy, pods[tp.rootShard()+"-kcp"], adminKubeconfig, url(authFrontProxyHost), ext,
-			"https://"+tp.rootShard()+"-kcp."+ns+".svc.cluster.local:6443")
+			"https://"+tp.rootShard()+"-kcp."+ns+".svc.cluster.local:6443", sso)
 	}
 	for _, host := range proxies {
 		fpURL := "https://" + host + ":" + portOf(t, w, host)

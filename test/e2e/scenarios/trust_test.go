@@ -106,7 +106,7 @@ func checkTrust(ctx context.Context, t *testing.T, e *env, ns, rootShard, adminS
 	for host, p := range w.public {
 		roots := publicRoots
 		if !p.ownCertificate {
-			roots = w.secrets[rootShard+"-ca"]["tls.crt"] // the installation's root CA
+			roots = w.secrets[rootCASecret(ctx, t, e, ns, rootShard)]["tls.crt"] // the installation's root CA
 		}
 		verify("a client outside the cluster (public name of "+p.deployment+")", "https://"+host, roots)
 		// A front-proxy may be fronted by a CDN or an ingress of the platform's (the dual
@@ -117,6 +117,26 @@ func checkTrust(ctx context.Context, t *testing.T, e *env, ns, rootShard, adminS
 		}
 	}
 	return checked
+}
+
+// rootCASecret is the Secret holding the root shard's root CA: the one its Issuer <rs>-ca
+// signs with, <rs>-ca unless the RootShard brings its own key pair (caSecretRef).
+func rootCASecret(ctx context.Context, t *testing.T, e *env, ns, rootShard string) string {
+	t.Helper()
+	var issuer struct {
+		Spec struct {
+			CA struct {
+				SecretName string `json:"secretName"`
+			} `json:"ca"`
+		} `json:"spec"`
+	}
+	if err := e.GetJSON(ctx, &issuer, "issuers.cert-manager.io", "-n", ns, rootShard+"-ca"); err != nil {
+		t.Fatal(err)
+	}
+	if issuer.Spec.CA.SecretName == "" {
+		t.Fatalf("Issuer %s/%s-ca names no CA Secret", ns, rootShard)
+	}
+	return issuer.Spec.CA.SecretName
 }
 
 // trustWorld is what checkTrust reads of one namespace.

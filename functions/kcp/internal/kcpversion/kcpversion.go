@@ -139,3 +139,20 @@ func EmbeddedCacheCollides(tag, shardPrefix string) string {
 	}
 	return fmt.Sprintf("kcp %s's embedded cache stores under the root shard's own --etcd-prefix=%s, among the shard's keys, which kcp then reads as logical clusters of the shard (kcp#4292 made the cache honour the prefix; the embedded cache inherits the shard's)", tag, strings.TrimSuffix(shardPrefix, "/"))
 }
+
+// EmbeddedCacheShared says why a root shard of kcp tag, stored under shardPrefix with an
+// embedded cache, keeps that cache's data where every other kcp on its etcd keeps theirs; ""
+// when it does not. A prefix says the etcd is shared; kcp up to v0.32.3 ignores it for the
+// cache and stores under /cache (measured on kcp v0.32.3 started with --etcd-prefix=/kcp/root:
+// 254 keys under the prefix, 65 of its embedded cache under /cache), so two root shards there
+// read and overwrite each other's replicated objects, both named after shard root and
+// workspace root. Without a prefix, or with /registry, the etcd is taken to be the root
+// shard's alone.
+func EmbeddedCacheShared(tag, shardPrefix string) string {
+	p := strings.TrimSuffix(shardPrefix, "/")
+	if p == "" || p == "/registry" || EmbeddedCacheStoragePrefix(tag, shardPrefix) != "/cache" {
+		return ""
+	}
+	return fmt.Sprintf("kcp %s's embedded cache ignores the root shard's --etcd-prefix=%s and keeps its data under /cache, which every other kcp's cache on this etcd shares (kcp#4292 fixes this in the release after v0.32.3)", tag, p)
+}
+

@@ -83,13 +83,16 @@ func TestEmbeddedCacheCollides(t *testing.T) {
 		prefix  string
 		want    string // the storage prefix
 		collide bool
+		shared  bool
 	}{
-		"OldKCP":        {reason: "kcp v0.32.3's embedded cache keeps /cache, apart from a shard under /root.", tag: "v0.32.3", prefix: "/root", want: "/cache"},
-		"NoPrefix":      {reason: "A root shard without a prefix stores under /registry, its cache under /cache, on every version.", tag: "v0.33.0", prefix: "", want: "/cache"},
-		"DefaultFlag":   {reason: "--etcd-prefix=/registry is the default, which still means /cache for the cache.", tag: "v0.33.0", prefix: "/registry", want: "/cache"},
-		"Inherited":     {reason: "From v0.33.0 the embedded cache stores under the shard's prefix, among the shard's keys.", tag: "v0.33.0", prefix: "/root", want: "/root", collide: true},
-		"TrailingSlash": {reason: "A prefix with a trailing slash is the same keyspace.", tag: "v0.33.0", prefix: "/kcp/", want: "/kcp/", collide: true},
-		"NotSemver":     {reason: "A tag that is not a version counts as the newest kcp: kcp main does this.", tag: "main", prefix: "/root", want: "/root", collide: true},
+		"OldKCP":         {reason: "kcp v0.32.3's embedded cache keeps /cache, apart from a shard under /root, but where every other kcp on the etcd keeps its cache.", tag: "v0.32.3", prefix: "/root", want: "/cache", shared: true},
+		"OldKCPNoPrefix": {reason: "Without a prefix the etcd is the root shard's alone.", tag: "v0.32.3", prefix: "", want: "/cache"},
+		"OldKCPRegistry": {reason: "/registry is kcp's default: the etcd is the root shard's alone.", tag: "v0.32.3", prefix: "/registry/", want: "/cache"},
+		"NoPrefix":       {reason: "A root shard without a prefix stores under /registry, its cache under /cache, on every version.", tag: "v0.33.0", prefix: "", want: "/cache"},
+		"DefaultFlag":    {reason: "--etcd-prefix=/registry is the default, which still means /cache for the cache.", tag: "v0.33.0", prefix: "/registry", want: "/cache"},
+		"Inherited":      {reason: "From v0.33.0 the embedded cache stores under the shard's prefix, among the shard's keys.", tag: "v0.33.0", prefix: "/root", want: "/root", collide: true},
+		"TrailingSlash":  {reason: "A prefix with a trailing slash is the same keyspace.", tag: "v0.33.0", prefix: "/kcp/", want: "/kcp/", collide: true},
+		"NotSemver":      {reason: "A tag that is not a version counts as the newest kcp: kcp main does this.", tag: "main", prefix: "/root", want: "/root", collide: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -98,6 +101,9 @@ func TestEmbeddedCacheCollides(t *testing.T) {
 			}
 			if got := EmbeddedCacheCollides(tc.tag, tc.prefix); (got != "") != tc.collide {
 				t.Errorf("%s\nEmbeddedCacheCollides(%q, %q) = %q, want a reason: %t", tc.reason, tc.tag, tc.prefix, got, tc.collide)
+			}
+			if got := EmbeddedCacheShared(tc.tag, tc.prefix); (got != "") != tc.shared {
+				t.Errorf("%s\nEmbeddedCacheShared(%q, %q) = %q, want a reason: %t", tc.reason, tc.tag, tc.prefix, got, tc.shared)
 			}
 		})
 	}

@@ -67,21 +67,45 @@ func alreadyThere(st *observed.State, e v1alpha1.EtcdConfig) bool {
 		kcpversion.IgnoredCachePrefix(tag, e.Prefix) != ""
 }
 
-// checkEmbeddedCache keeps the root shard's embedded cache out of the root shard's own keys.
-// Without spec.cacheServer the root shard runs the cache inside itself, and from kcp v0.33
-// that cache stores under the shard's --etcd-prefix (kcpversion.EmbeddedCacheCollides): a
-// root shard under spec.etcd.external.prefix would read the cache's keys as its own logical
-// clusters. Refused before anything is composed; a root shard already running is kept as it
-// is, on the kcp version it runs.
-func checkEmbeddedCache(inst *v1alpha1.KcpInstallation) field.ErrorList {
+// rootShardKey is the composition resource name of the installation's RootShard.
+const rootShardKey = "rootshard"
+
+// checkEmbeddedCache keeps the root shard's embedded cache out of the root shard's own keys
+// and out of every other kcp's cache. Without spec.cacheServer the root shard runs the cache
+// inside itself, in its etcd: from kcp v0.33 under the shard's --etcd-prefix
+// (kcpversion.EmbeddedCacheCollides), where the root shard would read the cache's keys as its
+// own logical clusters; up to v0.32.3 under /cache whatever the prefix
+// (kcpversion.EmbeddedCacheShared), which every other kcp's cache on a shared etcd (one the
+// installation reaches under spec.etcd.external.prefix) also uses. Refused before anything
+// is composed; a root shard already running with its embedded cache under /cache is kept as
+// it is, and warned, since moving a cache's keys is not the function's to do.
+func checkEmbeddedCache(inst *v1alpha1.KcpInstallation, st *observed.State) (field.ErrorList, []string) {
 	s := inst.Spec
 	if s.CacheServer != nil || s.Etcd == nil || s.Etcd.External == nil {
-		return nil // a cache server of its own, or the managed etcd, whose root shard has no prefix
+		return nil, nil // a cache server of its own, or the managed etcd, whose root shard has no prefix
 	}
-	why := kcpversion.EmbeddedCacheCollides(kcpimage.Resolve(s.Image).Tag, s.Etcd.External.Prefix)
+	at, e, tag := field.NewPath("spec", "etcd", "external", "prefix"), *s.Etcd.External, kcpimage.Resolve(s.Image).Tag
+	if why := kcpversion.EmbeddedCacheCollides(tag, e.Prefix); why != "" {
+		return field.ErrorList{field.Forbidden(at, why+"; add spec.cacheServer (the installation's own cache server, beside the root shard's keys), remove the prefix, or stay on kcp v0.32 (spec.image.tag)")}, nil
+	}
+	why := kcpversion.EmbeddedCacheShared(tag, e.Prefix)
 	if why == "" {
-		return nil
+		return nil, nil
 	}
-	return field.ErrorList{field.Forbidden(field.NewPath("spec", "etcd", "external", "prefix"),
-		why+"; add spec.cacheServer (the installation's own cache server, beside the root shard's keys), remove the prefix, or stay on kcp v0.32 (spec.image.tag)")}
+	if embeddedCacheThere(st, e) {
+		return nil, []string{fmt.Sprintf("%s: %s; this installation's root shard already keeps its cache there and is kept as it is: let no other kcp use this etcd, or add spec.cacheServer with an etcd of its own", at, why)}
+	}
+	return field.ErrorList{field.Forbidden(at, why+"; add spec.cacheServer with an etcd of its own (spec.cacheServer.etcd, without a prefix) or spec.cacheServer.embedded: true, or give the installation an etcd of its own without a prefix")}, nil
+}
+
+// embeddedCacheThere reports whether the installation's RootShard already runs on etcd e,
+// under its prefix, with an embedded cache that keeps its data under /cache.
+func embeddedCacheThere(st *observed.State, e v1alpha1.EtcdConfig) bool {
+	if !st.Exists(rootShardKey) || st.String(rootShardKey, "spec", "cache", "ref", "name") != "" {
+		return false
+	}
+	tag := kcpimage.Resolve(&v1alpha1.ImageSpec{Tag: st.String(rootShardKey, "spec", "image", "tag")}).Tag
+	return slices.Equal(st.Strings(rootShardKey, "spec", "etcd", "endpoints"), e.Endpoints) &&
+		st.String(rootShardKey, "spec", "etcd", "prefix") == e.Prefix &&
+		kcpversion.EmbeddedCacheShared(tag, e.Prefix) != ""
 }

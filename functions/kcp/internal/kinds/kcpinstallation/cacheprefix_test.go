@@ -127,14 +127,18 @@ func TestCacheKeyspace(t *testing.T) {
 }
 
 // TestEmbeddedCacheKeyspace: without spec.cacheServer the root shard runs an embedded cache,
-// which from kcp v0.33 stores under the root shard's own prefix; an installation whose root
-// shard has one (spec.etcd.external.prefix) is refused there, naming the ways out.
+// which from kcp v0.33 stores under the root shard's own prefix, and up to v0.32.3 under
+// /cache whatever the prefix, where every other kcp on a shared etcd keeps its cache. An
+// installation whose root shard has a prefix (spec.etcd.external.prefix: a shared etcd) is
+// refused in both cases, naming the ways out; one already running with its cache under /cache
+// is kept, and warned.
 //
 // The fields it reads are a tenant's (spec.etcd.external.prefix, spec.cacheServer,
 // spec.image.tag); this adds no field, only a refusal, so the platform's policy has nothing
-// new to decide. The hostile case is a tenant's own: a root shard that corrupts itself on
-// upgrade (ExternalPrefixOnNextKCP, ExternalPrefixOnMain), which the refusal prevents while
-// the running one is kept.
+// new to decide. The hostile cases: a root shard that corrupts itself on upgrade
+// (ExternalPrefixOnNextKCP, ExternalPrefixOnMain), and one whose cache reads and overwrites
+// another team's kcp's cache on an etcd both teams' prefixes share (ExternalPrefixOnV032,
+// MovedIntoSharedEtcd), both refused while what runs is kept.
 func TestEmbeddedCacheKeyspace(t *testing.T) {
 	external := func(prefix, tag string) func(*v1alpha1.KcpInstallation) {
 		return func(i *v1alpha1.KcpInstallation) {
@@ -145,17 +149,48 @@ func TestEmbeddedCacheKeyspace(t *testing.T) {
 	cacheServer := func(i *v1alpha1.KcpInstallation) {
 		i.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Embedded: true}
 	}
+	// running is the installation's RootShard as composed before: on etcd endpoint, under
+	// prefix, with kcp tag and no cache server.
+	running := func(endpoint, prefix, tag string) map[string]any {
+		return map[string]any{"image": map[string]any{"tag": tag}, "etcd": map[string]any{"endpoints": []any{endpoint}, "prefix": prefix}}
+	}
+	const shared = "spec.etcd.external.prefix: Forbidden: kcp v0.32.3's embedded cache ignores the root shard's --etcd-prefix=/team-a and keeps its data under /cache, which every other kcp's cache on this etcd shares (kcp#4292 fixes this in the release after v0.32.3); add spec.cacheServer with an etcd of its own (spec.cacheServer.etcd, without a prefix) or spec.cacheServer.embedded: true, or give the installation an etcd of its own without a prefix"
 	refused := func(tag string) []string {
 		return []string{"spec.etcd.external.prefix: Forbidden: kcp " + tag + "'s embedded cache stores under the root shard's own --etcd-prefix=/team-a, among the shard's keys, which kcp then reads as logical clusters of the shard (kcp#4292 made the cache honour the prefix; the embedded cache inherits the shard's); add spec.cacheServer (the installation's own cache server, beside the root shard's keys), remove the prefix, or stay on kcp v0.32 (spec.image.tag)"}
 	}
 	cases := map[string]struct {
 		reason   string
 		mods     []func(*v1alpha1.KcpInstallation)
+		running  map[string]any // the RootShard's spec as composed before
 		wantErrs []string
+		wantWarn []string
 	}{
 		"ExternalPrefixOnV032": {
-			reason: "kcp v0.32.3's embedded cache stores under /cache, apart from the root shard's /team-a.",
-			mods:   []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.32.3")},
+			reason:   "kcp v0.32.3's embedded cache stores under /cache, apart from the root shard's /team-a but where every other kcp's cache on the shared etcd is.",
+			mods:     []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.32.3")},
+			wantErrs: []string{shared},
+		},
+		"ExternalPrefixRunningOnV032": {
+			reason:   "A root shard already keeping its cache under /cache is kept as it is: moving a cache's keys is not the function's to do.",
+			mods:     []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.32.3")},
+			running:  running("http://etcd:2379", "/team-a", "v0.32.3"),
+			wantWarn: []string{"spec.etcd.external.prefix: kcp v0.32.3's embedded cache ignores the root shard's --etcd-prefix=/team-a and keeps its data under /cache, which every other kcp's cache on this etcd shares (kcp#4292 fixes this in the release after v0.32.3); this installation's root shard already keeps its cache there and is kept as it is: let no other kcp use this etcd, or add spec.cacheServer with an etcd of its own"},
+		},
+		"MovedIntoSharedEtcd": {
+			reason:   "A root shard moved onto the shared etcd (from another, or another prefix) is refused like a new one, or a tenant could enter /cache in two steps.",
+			mods:     []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.32.3")},
+			running:  running("http://etcd-of-its-own:2379", "/team-a", "v0.32.3"),
+			wantErrs: []string{shared},
+		},
+		"RunningWithACacheServer": {
+			reason:   "A root shard that replicated through a cache server of its own keeps nothing under /cache: dropping spec.cacheServer is refused like a new installation.",
+			mods:     []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.32.3")},
+			running:  map[string]any{"image": map[string]any{"tag": "v0.32.3"}, "etcd": map[string]any{"endpoints": []any{"http://etcd:2379"}, "prefix": "/team-a"}, "cache": map[string]any{"ref": map[string]any{"name": "dev-cache"}}},
+			wantErrs: []string{shared},
+		},
+		"ExternalPrefixOnV032WithCacheServer": {
+			reason: "With a cache server on an embedded etcd of its own, nothing of the installation's is under /cache of the shared etcd.",
+			mods:   []func(*v1alpha1.KcpInstallation){external("/team-a", "v0.32.3"), cacheServer},
 		},
 		"ExternalPrefixOnNextKCP": {
 			reason:   "kcp v0.33.0's embedded cache would store among the root shard's keys under /team-a.",
@@ -186,13 +221,25 @@ func TestEmbeddedCacheKeyspace(t *testing.T) {
 			for _, m := range tc.mods {
 				m(inst)
 			}
-			_, errs := Compose(inst, observed.New(nil), frontProxyNameLength, noFlags)
+			composed := map[resource.Name]*resource.Unstructured{}
+			if tc.running != nil {
+				u := &resource.Unstructured{Object: map[string]any{"spec": tc.running}}
+				u.SetAPIVersion(v1alpha1.Group + "/v1alpha1")
+				u.SetKind(v1alpha1.KindRootShard)
+				u.SetNamespace(inst.GetNamespace())
+				u.SetName(inst.GetName())
+				composed[rootShardKey] = u
+			}
+			r, errs := Compose(inst, observed.New(composed), frontProxyNameLength, noFlags)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(tc.wantErrs, got); diff != "" {
 				t.Errorf("%s\nCompose(...) errors: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantWarn, r.Warnings); diff != "" {
+				t.Errorf("%s\nCompose(...) warnings: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

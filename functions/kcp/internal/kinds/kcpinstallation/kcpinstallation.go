@@ -82,7 +82,8 @@ func (c child) routeKey() resource.Name { return resource.Name("exposure-" + c.n
 // readiness.
 func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate ValidateXR, flags FlagsOf) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
 	var r result.Result[v1alpha1.KcpInstallationStatus]
-	if errs := checkEmbeddedCache(inst); len(errs) > 0 {
+	errs, cacheWarnings := checkEmbeddedCache(inst, st)
+	if len(errs) > 0 {
 		return r, errs
 	}
 	children, etcds, errs := build(inst, validate)
@@ -101,6 +102,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	if len(errs) > 0 {
 		return r, errs
 	}
+	r.Warnings = append(r.Warnings, cacheWarnings...)
 	upgrade, image, err := planUpgrade(inst, children, st)
 	if err != nil {
 		return r, field.ErrorList{err}
@@ -328,7 +330,7 @@ func (p *plan) rootShard(cache v1alpha1.CacheConfig, first v1alpha1.Installation
 		p.children = append(p.children, vw)
 	}
 	xr := &v1alpha1.RootShard{ObjectMeta: p.meta(p.name.RootShard()), Spec: rs}
-	rootShard := child{key: "rootshard", kind: v1alpha1.KindRootShard, field: spec, xr: xr, component: spec.Child("rootShard")}
+	rootShard := child{key: rootShardKey, kind: v1alpha1.KindRootShard, field: spec, xr: xr, component: spec.Child("rootShard")}
 	if s.RootShard != nil {
 		rootShard.extra = s.RootShard.Extra
 	}

@@ -206,6 +206,8 @@ func TestShardEtcd(t *testing.T) {
 	own := v1alpha1.EtcdConfig{Endpoints: []string{"https://own:2379"}}
 	prefixed := external()
 	prefixed.Spec.Etcd.External.Prefix = "/kcp/"
+	// A shared etcd: the cache keeps out of it (TestEmbeddedCacheKeyspace).
+	prefixed.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Embedded: true}
 	cases := map[string]struct {
 		inst   *v1alpha1.KcpInstallation
 		shards []v1alpha1.InstallationShard
