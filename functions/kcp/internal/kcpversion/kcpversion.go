@@ -155,4 +155,3 @@ func EmbeddedCacheShared(tag, shardPrefix string) string {
 	}
 	return fmt.Sprintf("kcp %s's embedded cache ignores the root shard's --etcd-prefix=%s and keeps its data under /cache, which every other kcp's cache on this etcd shares (kcp#4292 fixes this in the release after v0.32.3)", tag, p)
 }
-
