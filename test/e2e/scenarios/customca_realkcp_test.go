@@ -115,7 +115,7 @@ func (s *customCAStandIn) manifests(t *testing.T, ns string) []byte {
 // testCustomCARealKCP runs examples/custom-ca's pods as real kcp: its etcd endpoints resolve
 // to one etcd member of the stand-in that serves mutual TLS and accepts only certificates of
 // the stand-in's etcd CA, and its OIDC issuer is the stand-in's. Then, at the root shard
-// directly and through its proxy:
+// directly, through its proxy and through the front-proxy:
 //   - every etcd key the root shard wrote lies under the example's prefix /kcp/root (its
 //     embedded cache's under /cache);
 //   - a client that trusts only the organisation's root CA (caSecretRef) verifies kcp's
@@ -182,11 +182,11 @@ func testCustomCARealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 	// The legacy admin through the root shard's proxy and the front-proxy, each of whose
 	// client CAs include the RootShard's clientCABundleRef; the Kubeconfig XR's admin through
 	// the front-proxy.
-	for _, at := range []struct{ what, url string }{
-		{"the root shard's proxy", "https://root-proxy." + ns + ".svc.cluster.local:6443"},
-		{"the front-proxy", "https://" + customCAPublicHost + ":443"},
+	for _, at := range []struct{ name, what, url string }{
+		{"root-proxy", "the root shard's proxy", "https://root-proxy." + ns + ".svc.cluster.local:6443"},
+		{"front-proxy", "the front-proxy", "https://" + customCAPublicHost + ":443"},
 	} {
-		k := podKubectl(t, c, proxy, "legacy-admin-"+strings.Fields(at.what)[1], kubeconfig(at.url, s.root.PEM, legacyAdmin))
+		k := podKubectl(t, c, proxy, "legacy-admin-"+at.name, kubeconfig(at.url, s.root.PEM, legacyAdmin))
 		if err := e.Eventually(ctx, 2*time.Minute, at.what+" serves the legacy CA's admin", func(ctx context.Context) (bool, string, error) {
 			out, err := k(ctx, "", "get", "workspaces")
 			return err == nil, out, exited()
