@@ -203,6 +203,18 @@ func (p *Pod) Outage(during func()) error {
 	return outage(p.procs, during)
 }
 
+// Outage keeps every one of pods down while during runs, and starts them again (Pod.Outage):
+// kcp's pods around a restore of their etcd.
+func Outage(pods []*Pod, during func()) error {
+	if len(pods) == 0 {
+		during()
+		return nil
+	}
+	var inner error
+	err := pods[0].Outage(func() { inner = Outage(pods[1:], during) })
+	return errors.Join(inner, err)
+}
+
 // outage keeps every one of procs down while during runs.
 func outage(procs []*proc.Process, during func()) error {
 	if len(procs) == 0 {

@@ -58,14 +58,7 @@ func testBackupOnRealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 	if err := c.Host("kcp.backup.example.com", proxy.IP); err != nil {
 		t.Fatal(err)
 	}
-	exited := func() error {
-		for _, p := range pods {
-			if err := p.Exited(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	exited := anyExited(pods)
 	secret := adminKubeconfigSecret(ctx, t, e, topology{namespace: ns, installation: backupInstallation})
 	admin := podKubectl(t, c, proxy, "backup-admin", secretKey(ctx, t, e, ns, secret, "kubeconfig"))
 	start := time.Now()
@@ -117,28 +110,29 @@ func testBackupOnRealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 		stsArgs = append(stsArgs, strings.ReplaceAll(a, "$(POD_NAME)", member))
 	}
 	restore := restoreArgs(docsRestoreCommand(t, e.root), stsArgs, member, snapshot, func(a string) string { return a })
+	// A fresh volume for the member, the snapshot restored into it.
+	restoreMember := func() error {
+		data := etcd.MountDir("/var/lib/etcd")
+		entries, err := os.ReadDir(data)
+		if err != nil {
+			return err
+		}
+		for _, d := range entries {
+			if err := os.RemoveAll(filepath.Join(data, d.Name())); err != nil {
+				return err
+			}
+		}
+		if out, err := etcd.Command(ctx, nil, os.Getenv(envEtcdutl), restore...).CombinedOutput(); err != nil {
+			return fmt.Errorf("etcdutl %q: %w\n%s", restore, err, out)
+		}
+		return nil
+	}
 	var restoreErr error
 	began = time.Now()
-	downKCP(t, kcpPods, func() {
-		restoreErr = etcd.Outage(func() {
-			// A fresh volume: the member's data is gone.
-			data := etcd.MountDir("/var/lib/etcd")
-			entries, err := os.ReadDir(data)
-			if err != nil {
-				restoreErr = err
-				return
-			}
-			for _, d := range entries {
-				if err := os.RemoveAll(filepath.Join(data, d.Name())); err != nil {
-					restoreErr = err
-					return
-				}
-			}
-			if out, err := etcd.Command(ctx, nil, os.Getenv(envEtcdutl), restore...).CombinedOutput(); err != nil {
-				restoreErr = fmt.Errorf("etcdutl %q: %w\n%s", restore, err, out)
-			}
-		})
-	})
+	// kcp goes down first and comes back last, around its etcd.
+	if err := realkcp.Outage(append(kcpPods, etcd), func() { restoreErr = restoreMember() }); err != nil {
+		t.Fatal(err)
+	}
 	if restoreErr != nil {
 		t.Fatal(restoreErr)
 	}
@@ -153,18 +147,6 @@ func testBackupOnRealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 		t.Errorf("workspace %s, created after the snapshot, is back after the restore: %v", lostWorkspace, names)
 	}
 	e.Step("backup RealKCP: etcd restored from the snapshot with docs/day-two.md's etcdutl command, kcp started again: %s Ready %.1fs after the outage began, %s gone (workspaces %v)", backupWorkspace, time.Since(began).Seconds(), lostWorkspace, names)
-}
-
-// downKCP keeps the kcp pods down while during runs, and starts them again.
-func downKCP(t *testing.T, pods []*realkcp.Pod, during func()) {
-	t.Helper()
-	if len(pods) == 0 {
-		during()
-		return
-	}
-	if err := pods[0].Outage(func() { downKCP(t, pods[1:], during) }); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // createWorkspaceReady creates workspace name in the admin's workspace, once kcp answers, and

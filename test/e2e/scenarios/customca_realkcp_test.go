@@ -145,14 +145,7 @@ func testCustomCARealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 			t.Fatal(err)
 		}
 	}
-	exited := func() error {
-		for _, p := range pods {
-			if err := p.Exited(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	exited := anyExited(pods)
 
 	// The admin: a certificate of the legacy client CA, to a client that trusts only the
 	// organisation's root CA.

@@ -40,14 +40,7 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 		tp.auth.serve(ctx, t, e, c)
 	}
 	pods := runNamespace(ctx, t, e, c, ns)
-	exited := func() error {
-		for _, p := range pods {
-			if err := p.Exited(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	exited := anyExited(pods)
 
 	var fps struct {
 		Items []struct {

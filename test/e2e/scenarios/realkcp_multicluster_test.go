@@ -41,14 +41,7 @@ func testRealKCPMultiCluster(ctx context.Context, t *testing.T, e *env, binDir, 
 			t.Fatal(err)
 		}
 	}
-	exited := func() error {
-		for _, p := range pods {
-			if err := p.Exited(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	exited := anyExited(pods)
 
 	adminXR := `apiVersion: kcp.crossplane.io/v1alpha1
 kind: Kubeconfig

@@ -132,3 +132,16 @@ func secretKey(ctx context.Context, t *testing.T, e *env, namespace, secret, key
 	}
 	return data[key]
 }
+
+// anyExited returns a check that reports the first of pods whose process has ended, for the
+// waits of a real-kcp scenario to fail at once instead of at their timeout.
+func anyExited(pods map[string]*realkcp.Pod) func() error {
+	return func() error {
+		for _, p := range pods {
+			if err := p.Exited(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

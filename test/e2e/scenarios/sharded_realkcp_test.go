@@ -34,14 +34,7 @@ func testShardedRealKCP(ctx context.Context, t *testing.T, e *env, binDir string
 	if err := c.Host("api.example.com", proxy.IP); err != nil {
 		t.Fatal(err)
 	}
-	exited := func() error {
-		for _, p := range pods {
-			if err := p.Exited(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	exited := anyExited(pods)
 
 	// An admin kubeconfig through the front-proxy, from a Kubeconfig XR as a user would make it.
 	adminXR := `apiVersion: kcp.crossplane.io/v1alpha1

@@ -32,14 +32,7 @@ func testVirtualWorkspaceRealKCP(ctx context.Context, t *testing.T, e *env, binD
 	if err := c.Host("api.example.com", pods["frontproxy-front-proxy"].IP); err != nil {
 		t.Fatal(err)
 	}
-	exited := func() error {
-		for _, p := range pods {
-			if err := p.Exited(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	exited := anyExited(pods)
 	kubeconfig := secretKey(ctx, t, e, ns, tp.adminSecret, "kubeconfig")
 	admin := podKubectl(t, c, pods["root-kcp"], "root-shard-admin", kubeconfig)
 	start := time.Now()

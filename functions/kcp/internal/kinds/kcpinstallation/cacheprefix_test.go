@@ -102,16 +102,7 @@ func TestCacheKeyspace(t *testing.T) {
 			for _, m := range tc.mods {
 				m(inst)
 			}
-			composed := map[resource.Name]*resource.Unstructured{}
-			if tc.running != nil {
-				u := &resource.Unstructured{Object: map[string]any{"spec": tc.running}}
-				u.SetAPIVersion(v1alpha1.Group + "/v1alpha1")
-				u.SetKind(v1alpha1.KindCacheServer)
-				u.SetNamespace(inst.GetNamespace())
-				u.SetName(inst.GetName() + "-cache")
-				composed[cacheServerKey] = u
-			}
-			r, errs := Compose(inst, observed.New(composed), frontProxyNameLength, noFlags)
+			r, errs := Compose(inst, composedBefore(cacheServerKey, v1alpha1.KindCacheServer, inst.GetName()+"-cache", inst.GetNamespace(), tc.running), frontProxyNameLength, noFlags)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -221,16 +212,7 @@ func TestEmbeddedCacheKeyspace(t *testing.T) {
 			for _, m := range tc.mods {
 				m(inst)
 			}
-			composed := map[resource.Name]*resource.Unstructured{}
-			if tc.running != nil {
-				u := &resource.Unstructured{Object: map[string]any{"spec": tc.running}}
-				u.SetAPIVersion(v1alpha1.Group + "/v1alpha1")
-				u.SetKind(v1alpha1.KindRootShard)
-				u.SetNamespace(inst.GetNamespace())
-				u.SetName(inst.GetName())
-				composed[rootShardKey] = u
-			}
-			r, errs := Compose(inst, observed.New(composed), frontProxyNameLength, noFlags)
+			r, errs := Compose(inst, composedBefore(rootShardKey, v1alpha1.KindRootShard, inst.GetName(), inst.GetNamespace(), tc.running), frontProxyNameLength, noFlags)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -243,4 +225,19 @@ func TestEmbeddedCacheKeyspace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// composedBefore is the observed state of an installation that composed one XR before, at key,
+// with spec; none when spec is nil.
+func composedBefore(key resource.Name, kind, name, namespace string, spec map[string]any) *observed.State {
+	composed := map[resource.Name]*resource.Unstructured{}
+	if spec != nil {
+		u := &resource.Unstructured{Object: map[string]any{"spec": spec}}
+		u.SetAPIVersion(v1alpha1.Group + "/v1alpha1")
+		u.SetKind(kind)
+		u.SetNamespace(namespace)
+		u.SetName(name)
+		composed[key] = u
+	}
+	return observed.New(composed)
 }
