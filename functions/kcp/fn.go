@@ -53,11 +53,11 @@ func newFunction(log logging.Logger, b breaker) *Function {
 // the kind's own package under internal/kinds.
 func newTable() table {
 	t := table{
-		v1alpha1.KindRootShard:              withFlags(kindOf(rootshard.Validate, rootshard.Warnings, rootshard.Compose), rootshard.GeneratedFlags),
-		v1alpha1.KindShard:                  withFlags(kindOf(shard.Validate, shard.Warnings, shard.Compose), shard.GeneratedFlags),
+		v1alpha1.KindRootShard:              withRouteGuard(withFlags(kindOf(rootshard.Validate, rootshard.Warnings, rootshard.Compose), rootshard.GeneratedFlags)),
+		v1alpha1.KindShard:                  withRouteGuard(withFlags(kindOf(shard.Validate, shard.Warnings, shard.Compose), shard.GeneratedFlags)),
 		v1alpha1.KindCacheServer:            withFlags(kindOf(cacheserver.Validate, cacheserver.Warnings, cacheserver.Compose), cacheserver.GeneratedFlags),
-		v1alpha1.KindFrontProxy:             withFlags(kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose), frontproxy.GeneratedFlags),
-		v1alpha1.KindVirtualWorkspace:       withFlags(kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose), virtualworkspace.GeneratedFlags),
+		v1alpha1.KindFrontProxy:             withRouteGuard(withFlags(kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose), frontproxy.GeneratedFlags)),
+		v1alpha1.KindVirtualWorkspace:       withRouteGuard(withFlags(kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose), virtualworkspace.GeneratedFlags)),
 		v1alpha1.KindKubeconfig:             kindOf(kubeconfig.Validate, kubeconfig.Warnings, kubeconfig.Compose),
 		v1alpha1.KindWorkspace:              kindOf(workspace.Validate, workspace.Warnings, workspace.Compose),
 		v1alpha1.KindClaimedKcpInstallation: kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),

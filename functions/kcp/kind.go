@@ -84,6 +84,29 @@ func kindOf[X any, S any, PX interface {
 	}
 }
 
+// withRouteGuard holds a kind whose XRs take identities into kcp (RootShard, Shard,
+// FrontProxy, VirtualWorkspace) to the Tenants of its namespace (sharing.GuardRoutes): an
+// authenticator that could name a Tenant's identities is refused, naming its field and the
+// Tenant, before the kind composes anything.
+func withRouteGuard(k kind) kind {
+	compose := k.compose
+	k.compose = func(name string, obj map[string]any, st *observed.State) (result.Result[any], error) {
+		reqs, errs := sharing.GuardRoutes(name, obj, st)
+		if len(errs) > 0 {
+			meta, _ := obj["metadata"].(map[string]any)
+			ns, _ := meta["namespace"].(string)
+			n, _ := meta["name"].(string)
+			return result.Result[any]{}, invalid(name, ns, n, errs)
+		}
+		r, err := compose(name, obj, st)
+		if err == nil {
+			r.Requirements = append(r.Requirements, reqs...)
+		}
+		return r, err
+	}
+	return k
+}
+
 // table is the function's kinds, by kind name (fn.go's newTable).
 type table map[string]kind
 

@@ -6,7 +6,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
 // checkOthers refuses a Tenant that would share what an older Tenant of its namespace holds:
@@ -35,33 +38,68 @@ func (c *composer) checkOthers() field.ErrorList {
 	return nil
 }
 
-// checkAuthentication refuses a Tenant whose identities kcp could also take from the
-// installation's OIDC issuer: a user of the identity provider named like the team's would be
-// the team's. The installation's other authenticators (a structured authentication
-// configuration, a token webhook, a token file) are the platform's to keep clear of the
-// prefix (docs/shared-kcp.md).
-func (c *composer) checkAuthentication(rs *v1alpha1.RootShard, fp *v1alpha1.FrontProxy) field.ErrorList {
-	for _, a := range []struct {
-		what string
-		auth *v1alpha1.AuthSpec
-	}{
-		{"RootShard " + rs.GetName(), rs.Spec.Auth},
-		{"FrontProxy " + fp.GetName(), fp.Spec.Auth},
-	} {
-		users, groups := sharing.OIDCPrefixes(a.auth)
-		for _, p := range []struct {
-			field  string
-			prefix *string
-		}{{"usernamePrefix", users}, {"groupsPrefix", groups}} {
-			if p.prefix == nil || !sharing.Overlap(*p.prefix, c.prefix) {
-				continue
-			}
-			why := fmt.Sprintf("%s takes OIDC identities under %q (spec.auth.oidc.%s)", a.what, *p.prefix, p.field)
-			if *p.prefix == "" {
-				why = fmt.Sprintf("%s takes OIDC identities without a prefix (spec.auth.oidc.%s): its identity provider could name a user or group %s...; set a prefix such as oidc: there", a.what, p.field, c.prefix)
-			}
-			return field.ErrorList{field.Invalid(field.NewPath("spec", "identityPrefix"), c.prefix, "overlaps the identities kcp takes from elsewhere: "+why)}
+// installationRoutes are the routes into the installation the Tenant shares (sharing.Route)
+// of each of its components in the Tenant's namespace: the RootShard, every Shard and
+// every FrontProxy of it, and every VirtualWorkspace (which names a shard, not a RootShard:
+// each counts). A Tenant checks them all, not only the front-proxy its team uses: an
+// identity kcp takes through any of them is the team's everywhere in kcp. ready is false
+// while a structured authentication configuration they name is not read yet.
+func (c *composer) installationRoutes(rs *v1alpha1.RootShard) (routes []ownedRoute, ready bool) {
+	ready = true
+	config := func(name, key string) (string, bool) {
+		req := result.Requirement{APIVersion: "v1", Kind: "ConfigMap", Name: name}
+		c.reqs = append(c.reqs, req)
+		if !c.St.Answered(req.Key()) {
+			ready = false
+			return "", true // not read yet: nothing is decided before it is
+		}
+		l := c.St.Object("ConfigMap", name)
+		v, ok := l.Data[key]
+		return string(v), l.Found && ok
+	}
+	add := func(owner string, rs []sharing.Route) {
+		for _, r := range rs {
+			routes = append(routes, ownedRoute{owner: owner, Route: r})
 		}
 	}
-	return nil
+	add("RootShard "+rs.GetName(), sharing.ShardRoutes(&rs.Spec.CommonShardSpec, config))
+	for _, sh := range required.ShardsOf(c.St, rs.GetName()) {
+		add("Shard "+sh.GetName(), sharing.ShardRoutes(&sh.Spec.CommonShardSpec, config))
+	}
+	for _, n := range c.St.Names(v1alpha1.KindFrontProxy) {
+		fp := &v1alpha1.FrontProxy{}
+		if required.Get(c.St, v1alpha1.KindFrontProxy, n, fp) && servesRootShard(fp.Spec.RootShard, rs.GetName()) {
+			add("FrontProxy "+n, sharing.FrontProxyRoutes(fp, config))
+		}
+	}
+	for _, n := range c.St.Names(v1alpha1.KindVirtualWorkspace) {
+		vw := &v1alpha1.VirtualWorkspace{}
+		if required.Get(c.St, v1alpha1.KindVirtualWorkspace, n, vw) {
+			add("VirtualWorkspace "+n, sharing.VirtualWorkspaceRoutes(vw))
+		}
+	}
+	return routes, ready
+}
+
+// ownedRoute is a route and the component it leads into.
+type ownedRoute struct {
+	sharing.Route
+	owner string
+}
+
+// servesRootShard reports whether a component's spec.rootShard names the RootShard rs: by
+// ref, or by its reference Secret.
+func servesRootShard(r v1alpha1.RootShardConfig, rs string) bool {
+	return (r.Ref != nil && r.Ref.Name == rs) || (r.SecretRef != nil && r.SecretRef.Name == names.Reference(rs))
+}
+
+// checkRoutes refuses a Tenant whose identities kcp could also take through a route into
+// the installation: a user or group of an identity provider, a webhook or another CA named
+// like the team's would be the team's. Each route is named with its component and field.
+func (c *composer) checkRoutes(routes []ownedRoute) field.ErrorList {
+	var errs field.ErrorList
+	for _, r := range routes {
+		errs = append(errs, sharing.CheckRoutes(field.NewPath("spec", "identityPrefix"), c.prefix, r.owner, []sharing.Route{r.Route})...)
+	}
+	return errs
 }

@@ -131,8 +131,8 @@ func TestHostileIdentities(t *testing.T) {
 				withOIDC("oidc:", "")(w)
 				return w
 			},
-			errs: []string{`spec.identityPrefix: Invalid value: "tenant:team-a:": overlaps the identities kcp takes from elsewhere: RootShard root takes OIDC identities without a prefix ` +
-				"(spec.auth.oidc.groupsPrefix): its identity provider could name a user or group tenant:team-a:...; set a prefix such as oidc: there"},
+			errs: []string{`spec.identityPrefix: Invalid value: "tenant:team-a:": kcp would also take identities under this prefix from RootShard root: OIDC groups of https://sso.example.com ` +
+				"(spec.auth.oidc.groupsPrefix), under no prefix; set spec.auth.oidc.groupsPrefix to a prefix no Tenant's starts with, such as oidc:"},
 		},
 		"OIDCPrefixOverlaps": {
 			reason: "An OIDC prefix that starts the team's identities lets the identity provider's users pose as the team.",
@@ -142,7 +142,8 @@ func TestHostileIdentities(t *testing.T) {
 				withOIDC("tenant:", "oidc:")(w)
 				return w
 			},
-			errs: []string{`spec.identityPrefix: Invalid value: "tenant:team-a:": overlaps the identities kcp takes from elsewhere: RootShard root takes OIDC identities under "tenant:" (spec.auth.oidc.usernamePrefix)`},
+			errs: []string{`spec.identityPrefix: Invalid value: "tenant:team-a:": kcp would also take identities under this prefix from RootShard root: OIDC users of https://sso.example.com ` +
+				`(spec.auth.oidc.usernamePrefix), under "tenant:"; set spec.auth.oidc.usernamePrefix to a prefix no Tenant's starts with, such as oidc:`},
 		},
 		"OIDCPrefixesApart": {
 			reason: "OIDC identities under their own prefixes leave the team's alone.",

@@ -90,7 +90,7 @@ func (c *composer) kubeconfigSpec(kc *v1alpha1.Kubeconfig) v1alpha1.KubeconfigSp
 func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckKubeconfig(c.team, kc)
-	errs = append(errs, sharing.CheckStoredSize(v1alpha1.KindKubeconfig, kc)...)
+	errs = append(errs, sharing.CheckStoredSize(v1alpha1.KindKubeconfig, c.stored(v1alpha1.KindKubeconfig, kc))...)
 	errs = append(errs, sharing.CheckIdentities(c.prefix, kc)...)
 	if ws := kc.Spec.TargetWorkspace; ws != "" && !sharing.Within(ws, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), ws, fmt.Sprintf("the team's workspace is %s: open it or a workspace below it", c.workspace)))
@@ -168,7 +168,7 @@ func (c *composer) workspaceSpec(ws *v1alpha1.Workspace) v1alpha1.WorkspaceSpec 
 func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckName(c.team, ws.GetName())
-	errs = append(errs, sharing.CheckStoredSize(v1alpha1.KindWorkspace, ws)...)
+	errs = append(errs, sharing.CheckStoredSize(v1alpha1.KindWorkspace, c.stored(v1alpha1.KindWorkspace, ws))...)
 	if p := ws.Spec.Parent; p != "" && !sharing.Within(p, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("parent"), p, fmt.Sprintf("the team's workspace is %s: create workspaces in it or below it", c.workspace)))
 	}
@@ -199,4 +199,14 @@ func sortOldestFirst[X interface {
 		}
 		return xs[i].GetName() < xs[j].GetName()
 	})
+}
+
+// stored is the team's XR as the API server stores it and the Tenant reads it, for weighing:
+// the typed XR leaves out what its type does not hold (spec.crossplane, which the team can
+// write too), and a Kubeconfig with a megabyte there would weigh a few hundred bytes.
+func (c *composer) stored(kind string, typed interface{ GetName() string }) any {
+	if l := c.St.ObjectIn(c.team, kind, typed.GetName()); l.Object != nil {
+		return l.Object
+	}
+	return typed
 }

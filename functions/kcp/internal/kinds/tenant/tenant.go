@@ -81,7 +81,11 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	}
 	status := v1alpha1.TenantStatus{Namespace: c.team, Workspace: c.workspace, IdentityPrefix: c.prefix, Phase: PhaseNotReady}
 	c.reqs = []result.Requirement{
-		required.Named(v1alpha1.KindFrontProxy, c.frontProxy),
+		// Every FrontProxy, Shard and VirtualWorkspace of the namespace: each is a route into
+		// the installation for identities (identity.go), not only the team's front-proxy.
+		required.All(v1alpha1.KindFrontProxy),
+		required.All(v1alpha1.KindShard),
+		required.All(v1alpha1.KindVirtualWorkspace),
 		sharing.TenantsRequirement(t.GetNamespace()),
 		// The team's XRs are read only once a quota bounds them (quota.go).
 		quotaRequirement(c.team),
@@ -107,7 +111,8 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	}
 	c.rootShard = fp.Spec.RootShard.Ref.Name
 	status.RootShard = c.rootShard
-	// The RootShard's authentication decides which identities kcp takes from elsewhere.
+	// The RootShard's, its shards' and its front-proxies' authentication decide which
+	// identities kcp takes from elsewhere.
 	rsReq := required.Named(v1alpha1.KindRootShard, c.rootShard)
 	c.reqs = append(c.reqs, rsReq)
 	rs := &v1alpha1.RootShard{}
@@ -119,7 +124,15 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		missing := c.Unreadable(fmt.Sprintf("RootShard %s, which FrontProxy %s names, does not exist in namespace %s; create it or fix the FrontProxy", c.rootShard, c.frontProxy, t.GetNamespace()))
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}
-	if errs := c.checkAuthentication(rs, fp); len(errs) > 0 {
+	routes, read := c.installationRoutes(rs)
+	if !read {
+		// The team's XRs are asked for in the same round as the configurations, so that
+		// the rounds of requirements Crossplane allows suffice.
+		c.readTeam()
+		c.KeepAll()
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
+	}
+	if errs := c.checkRoutes(routes); len(errs) > 0 {
 		return result.Result[v1alpha1.TenantStatus]{}, errs
 	}
 
