@@ -24,6 +24,8 @@ import (
 //     naming the budget, one heavier than a team's XR may be (a 10 KiB annotation) naming
 //     metadata.annotations; meanwhile the platform's RootShard still reconciles (it composes
 //     again its Service, deleted by the harness) and blue's kubeconfig stays Ready.
+//   - A second front-proxy whose identity provider names groups without a prefix is refused
+//     naming its field and the Tenant, which is refused naming it; with a prefix both compose.
 func testSharedHostile(ctx context.Context, t *testing.T, e *env, red, blue func(...string) []string) {
 	t.Run("NamespaceNamedSystem", func(t *testing.T) {
 		const ns, user = "system", "sysop"
@@ -71,6 +73,74 @@ spec:
 			t.Errorf("Kubeconfig %s/%s.root exists: the Tenant issued something for system:masters", sharedPlatform, ns)
 		}
 		e.Step("shared: a team in namespace system asking for system:masters is refused (%s)", msg)
+	})
+
+	t.Run("SecondFrontProxy", func(t *testing.T) {
+		// The platform adds a front-proxy to the shared installation whose identity provider
+		// names groups without a prefix: a group tenant:team-red:admins would be
+		// cluster-admin of root:team-red through it. The FrontProxy is refused naming its
+		// field and the Tenant, and composes nothing; the Tenant is refused naming the
+		// FrontProxy and keeps what it granted. With a prefix, the FrontProxy composes.
+		edge := func(groupsPrefix string) []byte {
+			return []byte(fmt.Sprintf(`apiVersion: kcp.crossplane.io/v1alpha1
+kind: FrontProxy
+metadata: {name: edge, namespace: %s}
+spec:
+  rootShard: {ref: {name: shared}}
+  external: {hostname: edge.kcp.example.com, port: 443}
+  auth:
+    serviceAccount: {enabled: true}
+    oidc: {issuerURL: "https://sso.example.com", clientID: kcp, usernameClaim: email, usernamePrefix: "sso:", groupsPrefix: %q}
+`, sharedPlatform, groupsPrefix))
+		}
+		granted, err := getXR(ctx, e, "Workspace", sharedPlatform, sharedRed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Apply(ctx, edge("")); err != nil {
+			t.Fatal(err)
+		}
+		defer e.Kubectl(context.Background(), nil, "delete", "frontproxies.kcp.crossplane.io", "edge", "-n", sharedPlatform, "--wait=false") //nolint:errcheck // Clean-up: the test has its result.
+		x, err := waitXR(ctx, e, "FrontProxy", sharedPlatform, "edge", "Synced", "False")
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := x.conditions()["Synced"].Message
+		if !strings.Contains(msg, "spec.auth.oidc.groupsPrefix") || !strings.Contains(msg, "Tenant "+sharedPlatform+"/"+sharedRed) {
+			t.Errorf("FrontProxy %s/edge refused with %q, want it to name spec.auth.oidc.groupsPrefix and Tenant %s/%s", sharedPlatform, msg, sharedPlatform, sharedRed)
+		}
+		err = e.Eventually(ctx, timeout, "Tenant "+sharedRed+" refused naming FrontProxy edge", func(ctx context.Context) (bool, string, error) {
+			x, err := getXR(ctx, e, "Tenant", sharedPlatform, sharedRed)
+			if err != nil {
+				return false, "", err
+			}
+			c := x.conditions()["Synced"]
+			return c.Status == "False" && strings.Contains(c.Message, "FrontProxy edge"), c.Status + ": " + c.Message, nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		if dep, err := composed(ctx, e, sharedPlatform, "deployments"); err != nil {
+			t.Fatal(err)
+		} else if _, ok := dep["Deployment/edge-front-proxy"]; ok {
+			t.Errorf("Deployment %s/edge-front-proxy exists: the refused FrontProxy composed its workload", sharedPlatform)
+		}
+		after, err := getXR(ctx, e, "Workspace", sharedPlatform, sharedRed)
+		if err != nil || after.Metadata.UID != granted.Metadata.UID || after.Metadata.DeletionTimestamp != "" {
+			t.Errorf("the team's workspace XR %s/%s changed while its Tenant was refused (err %v)", sharedPlatform, sharedRed, err)
+		}
+		e.Step("shared: a second front-proxy taking OIDC groups without a prefix is refused (%s), and the Tenant names it", msg)
+
+		if err := e.Apply(ctx, edge("oidc:")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := waitXR(ctx, e, "FrontProxy", sharedPlatform, "edge", "Synced", "True"); err != nil {
+			t.Error(err)
+		}
+		if _, err := waitXR(ctx, e, "Tenant", sharedPlatform, sharedRed, "Synced", "True"); err != nil {
+			t.Error(err)
+		}
+		e.Step("shared: with groupsPrefix oidc: the second front-proxy composes and the Tenant grants again")
 	})
 
 	t.Run("OtherWorkspaceOutlivesDeletions", func(t *testing.T) {
