@@ -258,7 +258,8 @@ type ManagedEtcd struct {
 // snapshots.
 type ManagedEtcdBackup struct {
 	// Schedule is when a snapshot is taken, in cron syntax (five fields, or @hourly, @daily
-	// and the like), in UTC. Defaults to "0 */6 * * *": every six hours.
+	// and the like), in UTC. Defaults to "0 */6 * * *": every six hours. A tenant's runs
+	// are at least data.limits.backupInterval (1h) apart.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64

@@ -15,12 +15,13 @@ const (
 	KindClaimedKcpInstallation = "ClaimedKcpInstallation"
 	KindCertificateSet         = "CertificateSet"
 	KindTenant                 = "Tenant"
+	KindTenantRequest          = "TenantRequest"
 )
 
 // Kinds lists every kind of XR, kcp-operator's six first, then what this package adds.
 var Kinds = []string{
 	KindRootShard, KindShard, KindCacheServer, KindFrontProxy, KindVirtualWorkspace, KindKubeconfig,
-	KindWorkspace, KindKcpInstallation, KindClaimedKcpInstallation, KindCertificateSet, KindTenant,
+	KindWorkspace, KindKcpInstallation, KindClaimedKcpInstallation, KindCertificateSet, KindTenant, KindTenantRequest,
 }
 
 // ClaimKinds maps the kind of an XR that has a claim to the claim's kind.

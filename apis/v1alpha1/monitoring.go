@@ -8,11 +8,13 @@ type Monitoring struct {
 	// Enabled composes the PodMonitor and its client certificate. The PodMonitor is composed
 	// only while prometheus-operator's PodMonitor CRD (podmonitors.monitoring.coreos.com)
 	// exists; until it does the XR says so in an event and composes everything else.
+	// Refused where the platform's policy does not allow it (data.features.monitoring).
 	Enabled bool `json:"enabled"`
 
 	// Interval between scrapes, a Prometheus duration such as 30s or 1m. Prometheus'
-	// scrape_interval when unset.
+	// scrape_interval when unset. A tenant's is at least data.limits.monitoringInterval (30s).
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`
 	Interval string `json:"interval,omitempty"`
 

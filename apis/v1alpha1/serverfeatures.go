@@ -96,7 +96,7 @@ const (
 type AuditLogSpec struct {
 	// Volume the files are written to. Defaults to an emptyDir volume just large enough for
 	// the files kept (maxSize times maxBackups + 2): lost with the pod, for a log agent to
-	// ship.
+	// ship. A tenant's emptyDir is at most data.limits.auditLogEmptyDir (1Gi).
 	// +optional
 	Volume *AuditLogVolume `json:"volume,omitempty"`
 

@@ -403,7 +403,7 @@ func TestResponseMatchesComposed(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			xr := observedXR(c.req)
-			st := observe(c.req)
+			st := observe(c.req, xr.Object)
 			out, err := table[xr.GetKind()].compose(xr.GetKind(), xr.Object, st)
 			if err != nil {
 				t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/tenant"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/tenantrequest"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/virtualworkspace"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/workspace"
 )
@@ -62,6 +63,7 @@ func newTable() table {
 		v1alpha1.KindWorkspace:              kindOf(workspace.Validate, workspace.Warnings, workspace.Compose),
 		v1alpha1.KindClaimedKcpInstallation: kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
 		v1alpha1.KindCertificateSet:         kindOf(certificateset.Validate, nil, certificateset.Compose),
+		v1alpha1.KindTenantRequest:          kindOf(nil, nil, tenantrequest.Compose),
 	}
 	// The installation and the Tenant check the XRs they compose with those kinds' own rows,
 	// so they read the table they are added to.
@@ -77,7 +79,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	xr := observedXR(req)
 	gvk := xr.GroupVersionKind()
 	log := f.log.WithValues("xr-kind", gvk.Kind, "xr-name", xr.GetName(), "xr-namespace", xr.GetNamespace())
-	st := observe(req)
+	st := observe(req, xr.Object)
 
 	var (
 		out result.Result[any]
@@ -120,9 +122,10 @@ func (f *Function) clock() time.Time {
 	return f.now()
 }
 
-// observe reads the observed composed resources and the required resources of a request.
-func observe(req *fnv1.RunFunctionRequest) *observed.State {
-	st := observed.FromRequest(req.GetObserved().GetResources()).InNamespace(observedNamespace(req))
+// observe reads the observed composed resources and the required resources of a request,
+// with its observed XR (xr) as stored.
+func observe(req *fnv1.RunFunctionRequest, xr map[string]any) *observed.State {
+	st := observed.FromRequest(req.GetObserved().GetResources()).InNamespace(observedNamespace(req)).WithComposite(xr)
 	for key, list := range req.GetRequiredResources() {
 		st.Answer(key)
 		for _, r := range list.GetItems() {

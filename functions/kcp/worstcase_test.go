@@ -107,22 +107,39 @@ func fillTo(o map[string]any) {
 	const key = "example.com/filler"
 	md := o["metadata"].(map[string]any)
 	md["annotations"] = map[string]any{key: ""}
-	md["annotations"] = map[string]any{key: strings.Repeat("f", sharing.TeamXRBytes-sharing.Weight(typed(o)))}
+	md["annotations"] = map[string]any{key: strings.Repeat("f", sharing.TeamXRBytes-sharing.Weight(o))}
 	cond := map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError", "lastTransitionTime": "2026-01-01T00:00:00Z", "message": ""}
 	o["status"] = map[string]any{"conditions": []any{cond}}
 	status, _ := json.Marshal(o["status"])
 	cond["message"] = strings.Repeat("m", sharing.TeamStatusBytes-len(status))
 }
 
-// typed is a team's XR as the function reads it, into its API type.
-func typed(o map[string]any) any {
-	var typed any = &v1alpha1.Workspace{}
-	if o["kind"] == "Kubeconfig" {
-		typed = &v1alpha1.Kubeconfig{}
+// teamRequests are the TenantRequests the team's XRs compose, as Crossplane sends them back
+// to the Tenant that reads them: what a team's XRs add to their Tenant's request.
+func teamRequests(t *testing.T, xrs []map[string]any) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, xr := range xrs {
+		b, _ := json.Marshal(xr)
+		rsp, err := worstRun(fnrequest.New(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rq := rsp.GetDesired().GetResources()[sharing.RequestKey].GetResource().AsMap()
+		if rq == nil {
+			t.Fatalf("%s %v composes no TenantRequest", xr["kind"], xr["metadata"])
+		}
+		md := xr["metadata"].(map[string]any)
+		o := asObservedXR(rq, "", map[string]any{"conditions": []any{
+			map[string]any{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+			map[string]any{"type": "Synced", "status": "True", "reason": "ReconcileSuccess", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+		}})
+		om := o["metadata"].(map[string]any)
+		om["creationTimestamp"] = md["creationTimestamp"]
+		om["ownerReferences"] = []any{map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": xr["kind"], "name": md["name"], "uid": md["uid"], "controller": true, "blockOwnerDeletion": true}}
+		out = append(out, o)
 	}
-	b, _ := json.Marshal(o)
-	_ = json.Unmarshal(b, typed)
-	return typed
+	return out
 }
 
 // quotaOf is the ResourceQuota the docs ask for, at the largest counts.
@@ -269,7 +286,7 @@ type teamGrants struct {
 func grantTeam(t *testing.T, team string, i int, limits map[string]any, others []map[string]any) teamGrants {
 	t.Helper()
 	g := teamGrants{tenant: worstTenant(team, i, limits)}
-	world := append(append(worstInstallation(), quotaOf(team)), hostileTeam(team)...)
+	world := append(append(worstInstallation(), quotaOf(team)), teamRequests(t, hostileTeam(team))...)
 	world = append(append(world, g.tenant), others...)
 	_, rsp := convergedWorst(t, g.tenant, world)
 	g.tenant["status"] = rsp.GetDesired().GetComposite().GetResource().AsMap()["status"]
@@ -351,9 +368,10 @@ func TestWorstCaseRequests(t *testing.T) {
 			// The RootShard reads every Object acting in its kcp.
 			rsReq, _ := convergedWorst(t, sdkresource.MustStructJSON(basicXR).AsMap(), append(worstInstallation(), objects...))
 			baseReq, _ := convergedWorst(t, sdkresource.MustStructJSON(basicXR).AsMap(), worstInstallation())
-			// The last Tenant reads its team's XRs, every Tenant and every XR they composed.
+			// The last Tenant reads what its team's XRs ask for, every Tenant and every XR they
+			// composed.
 			last := fmt.Sprintf("team-%02d", n-1)
-			tReq, _ := convergedWorst(t, tenants[n-1], append(append(append(append(worstInstallation(), quotaOf(last)), hostileTeam(last)...), tenants...), xrs...))
+			tReq, _ := convergedWorst(t, tenants[n-1], append(append(append(append(worstInstallation(), quotaOf(last)), teamRequests(t, hostileTeam(last))...), tenants...), xrs...))
 			// A team's Kubeconfig of the shared installation reads every Tenant.
 			team := hostileTeam("team-00")[0]
 			kcReq, _ := convergedWorst(t, team, append(tenants, xrs...))

@@ -42,6 +42,11 @@ type Policy struct {
 	// Features are what installations may turn on beyond the default, each in the namespaces
 	// it lists. An installation of a platform namespace may turn on every one.
 	Features AllowedFeatures `json:"features,omitempty"`
+	// Limits bound, in every namespace but the platform's, what an installation may spend
+	// of what tenants share (limits.go). Defaults apply to what it does not set.
+	Limits Limits `json:"limits,omitempty"`
+	// Hostnames are the DNS names the platform keeps for itself (hostnames.go).
+	Hostnames Hostnames `json:"hostnames,omitempty"`
 	// PlatformNamespaces are the namespaces only the platform writes. Its XRs there keep
 	// kcp-operator's freedom over certificate templates; every other namespace is a
 	// tenant's. Exact names only: "*" would make every tenant the platform.
@@ -67,6 +72,9 @@ type AllowedFeatures struct {
 	// AuditLogs (spec.audit.log): files on the node's disk (an emptyDir) or on a claim,
 	// which the platform's storage pays for, next to whatever ships them.
 	AuditLogs []string `json:"auditLogs,omitempty"`
+	// Monitoring (spec.monitoring): PodMonitors the platform's Prometheus scrapes, stores
+	// and alerts on, at a rate the installation sets.
+	Monitoring []string `json:"monitoring,omitempty"`
 }
 
 // Feature names a field of AllowedFeatures, as data.features spells it.
@@ -74,8 +82,9 @@ type Feature string
 
 // Features a tenant's installation may be allowed.
 const (
-	FeatureProfiling Feature = "profiling"
-	FeatureAuditLogs Feature = "auditLogs"
+	FeatureProfiling  Feature = "profiling"
+	FeatureAuditLogs  Feature = "auditLogs"
+	FeatureMonitoring Feature = "monitoring"
 )
 
 // AllowsFeature reports whether an installation in namespace may turn f on.
@@ -88,6 +97,8 @@ func (p Policy) AllowsFeature(namespace string, f Feature) bool {
 		return listed(p.Features.Profiling, namespace)
 	case FeatureAuditLogs:
 		return listed(p.Features.AuditLogs, namespace)
+	case FeatureMonitoring:
+		return listed(p.Features.Monitoring, namespace)
 	}
 	return false
 }
@@ -122,6 +133,9 @@ func Read(st *observed.State) (Policy, bool, error) {
 	}
 	if err != nil {
 		return Policy{}, true, fmt.Errorf("the platform's policy (%s %s, data) cannot be read: %w; the platform team must fix it", Kind, Name, err)
+	}
+	if err := p.Limits.validate(); err != nil {
+		return Policy{}, true, fmt.Errorf("the platform's policy (%s %s, data.limits) cannot be read: %w; the platform team must fix it", Kind, Name, err)
 	}
 	return p, true, nil
 }

@@ -59,7 +59,7 @@ func CheckStoredSize(kind string, obj any) field.ErrorList {
 		}
 	}
 	p := field.NewPath(largest.path[0], largest.path[1:]...)
-	return field.ErrorList{field.Forbidden(p, fmt.Sprintf("this %s weighs %d bytes in metadata and spec, %d of them in %s; a team's %s may weigh at most %d, because its Tenant reads every one of the namespace's: %s",
+	return field.ErrorList{field.Forbidden(p, fmt.Sprintf("this %s weighs %d bytes in metadata and spec, %d of them in %s; a team's %s may weigh at most %d, so that what it asks of its Tenant stays small: %s",
 		kind, weight, largest.bytes, p, kind, TeamXRBytes, advice(p.String())))}
 }
 

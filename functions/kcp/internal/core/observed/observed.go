@@ -41,7 +41,19 @@ type State struct {
 	// setCertificates are the certificates composed CertificateSets report issued, indexed
 	// on first use (certificateset.go).
 	setCertificates map[resource.Name]issuedInSet
+	// composite is the observed XR as the API server stores it: what a team's XR weighs is
+	// measured on it, not on its typed form, which leaves out spec.crossplane.
+	composite map[string]any
 }
+
+// WithComposite records the observed XR as stored.
+func (s *State) WithComposite(xr map[string]any) *State {
+	s.composite = xr
+	return s
+}
+
+// Composite is the observed XR as stored; nil when it was not recorded (composer tests).
+func (s *State) Composite() map[string]any { return s.composite }
 
 // Lookup is the outcome of requiring a Secret or ConfigMap by name.
 type Lookup struct {

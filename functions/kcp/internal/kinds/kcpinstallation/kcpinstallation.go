@@ -110,7 +110,7 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 	r.Status.Image, r.Status.Upgrade = image, upgrade
 	// What the checks read; Crossplane answers before it applies anything composed below.
 	r.Requirements = append([]result.Requirement{policy.Requirement}, takeoverRequirements(etcds, children)...)
-	r.Requirements = append(r.Requirements, hostnameRequirements(hosts)...)
+	r.Requirements = append(r.Requirements, hostnameRequirements(hosts, children)...)
 	var waiting []string
 	b := builder.New(inst.GetName(), inst.GetNamespace(), st)
 	for _, etcd := range etcds {
@@ -128,10 +128,8 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, validate Valida
 		}
 	}
 	for _, c := range children {
-		labels := map[string]string{LabelInstallation: inst.GetName()}
-		if fp, ok := c.xr.(*v1alpha1.FrontProxy); ok && fp.Spec.External.Hostname != "" {
-			labels[LabelHostname] = hostnameLabel(fp.Spec.External.Hostname)
-		}
+		labels := hostnameLabels(c, hosts) // the index other installations find its names by
+		labels[LabelInstallation] = inst.GetName()
 		ready, err := b.XROf(c.key, c.kind, labels, c.xr)
 		if err != nil {
 			return r, field.ErrorList{field.InternalError(c.field, err)}
@@ -187,6 +185,7 @@ func checkSafe(inst *v1alpha1.KcpInstallation, children []child, etcds []*manage
 		errs = append(errs, checkIssuers(inst, pol)...)
 		errs = append(errs, checkGateways(inst, pol)...)
 		errs = append(errs, checkFeatures(inst, pol)...)
+		errs = append(errs, checkLimits(inst, pol)...)
 	}
 	errs = append(errs, checkTakeover(inst, children, etcds, st)...)
 	if len(errs) > 0 {

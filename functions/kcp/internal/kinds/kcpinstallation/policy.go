@@ -47,6 +47,9 @@ func checkFeatures(inst *v1alpha1.KcpInstallation, p policy.Policy) field.ErrorL
 	if a := s.Audit; a != nil && a.Log != nil {
 		refuse(spec.Child("audit", "log"), policy.FeatureAuditLogs, "an audit log")
 	}
+	if s.Monitoring.On() {
+		refuse(spec.Child("monitoring"), policy.FeatureMonitoring, "monitoring")
+	}
 	profiling := func(path *field.Path, pr *v1alpha1.Profiling) {
 		if pr.On() {
 			refuse(path, policy.FeatureProfiling, "profiling")

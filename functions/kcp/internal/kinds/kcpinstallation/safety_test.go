@@ -449,7 +449,9 @@ func TestSafetyRequirements(t *testing.T) {
 	for _, q := range r.Requirements {
 		got = append(got, q.Key())
 	}
-	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "kcpinstallation/*", "statefulset/team-a-etcd", "frontproxy/kcp.crossplane.io/hostname=kcp.example.com"}
+	want := []string{"environmentconfig/kcp-self-service", "rootshard/*", "shard/*", "cacheserver/*", "frontproxy/*", "virtualworkspace/*", "kubeconfig/*", "kcpinstallation/*", "statefulset/team-a-etcd",
+		"rootshard/zone.kcp.crossplane.io/example.com=true", "shard/zone.kcp.crossplane.io/example.com=true", "frontproxy/zone.kcp.crossplane.io/example.com=true", "virtualworkspace/zone.kcp.crossplane.io/example.com=true",
+		"frontproxy/kcp.crossplane.io/hostname=kcp.example.com"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Compose(...).Requirements: -want, +got:\n%s", diff)
 	}

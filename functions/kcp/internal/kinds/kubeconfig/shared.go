@@ -56,10 +56,16 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 		},
 		NotReady: true,
 	}
+	// What this Kubeconfig asks of its Tenant, which reads that, never this XR.
+	request := sharing.Request(v1alpha1.KindKubeconfig, kc, kc.Spec, v1alpha1.TenantRequestTarget{Kind: v1alpha1.KindFrontProxy, Namespace: ns, Name: ref.Name}, st)
+	ask := func() {
+		_, _ = b.XR(sharing.RequestKey, v1alpha1.KindTenantRequest, sharing.RequestName(v1alpha1.KindKubeconfig, kc.GetName()), nil, request) // a TenantRequestSpec always encodes
+	}
 	wait := func(reason, why string) (result.Result[v1alpha1.KubeconfigStatus], field.ErrorList) {
 		if b.KeepAll() {
 			why += "; Secret " + team + "/" + out + " is kept unchanged meanwhile"
 		}
+		ask()
 		r.Desired = b.Set
 		r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Reason: reason, Message: why + "."}}
 		return r, nil
@@ -76,8 +82,12 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 	if t.Spec.FrontProxy.Ref.Name != ref.Name {
 		return wait(ReasonRefused, fmt.Sprintf("Tenant %s/%s shares FrontProxy %s with namespace %s, not %s (spec.target.frontProxyRef.name)", ns, t.GetName(), t.Spec.FrontProxy.Ref.Name, team, ref.Name))
 	}
-	if errs := append(sharing.CheckIdentities(sharing.IdentityPrefix(t), kc), sharing.CheckStoredSize(v1alpha1.KindKubeconfig, kc)...); len(errs) > 0 {
+	if errs := sharing.CheckIdentities(sharing.IdentityPrefix(t), kc); len(errs) > 0 {
 		return result.Result[v1alpha1.KubeconfigStatus]{}, errs
+	}
+	if request.Refused != "" {
+		// Too heavy for its Tenant to read: the request says so, without the XR.
+		return wait(ReasonRefused, request.Refused)
 	}
 	if i := slices.IndexFunc(t.Status.Members, func(m v1alpha1.TenantMember) bool {
 		return m.Kind == v1alpha1.KindKubeconfig && m.Name == kc.GetName()
@@ -107,6 +117,7 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{SecretKey: data},
 	}, builder.Readiness(exists))
+	ask()
 	r.Desired = b.Set
 	r.Status.Expiry = issued.Status.Expiry
 	r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Status: true, Reason: condition.ReasonAllPresent,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -164,13 +165,13 @@ func TestComposeShared(t *testing.T) {
 			},
 		},
 		"TooLarge": {
-			reason: "A team's Kubeconfig heavier than a team's XR may be is refused naming its largest part, whatever its Tenant says: its Tenant may not be able to read it at all.",
+			reason: "A team's Kubeconfig heavier than a team's XR may be is refused naming its largest part, whatever its Tenant says; its TenantRequest says so without the XR, so its Tenant names it too.",
 			kc: teamKubeconfig(func(kc *v1alpha1.Kubeconfig) {
 				kc.Annotations = map[string]string{"example.com/notes": strings.Repeat("n", sharing.TeamXRBytes)}
 			}),
 			world: func() *testworld.World { return sharedWorld(granted) },
-			errs: []string{"metadata.annotations: Forbidden: this Kubeconfig weighs 6379 bytes in metadata and spec, 6168 of them in metadata.annotations; a team's Kubeconfig may weigh at most 6144, " +
-				"because its Tenant reads every one of the namespace's: remove annotations (kubectl apply keeps a copy of the object in one; kubectl apply --server-side does not)"},
+			want: want{conds: []string{"InputsReady=False Refused: metadata.annotations: Forbidden: this Kubeconfig weighs 6379 bytes in metadata and spec, 6168 of them in metadata.annotations; a team's Kubeconfig may weigh at most 6144, " +
+				"so that what it asks of its Tenant stays small: remove annotations (kubectl apply keeps a copy of the object in one; kubectl apply --server-side does not)."}},
 		},
 		"PrefixOfTheTenant": {
 			reason: "The Tenant's spec.identityPrefix, not the namespace, decides the team's identities.",
@@ -212,7 +213,12 @@ func TestComposeShared(t *testing.T) {
 				return // refused whole: Crossplane applies nothing, so everything stays
 			}
 			var got want
+			asks := false
 			for _, o := range r.Desired.Objects() {
+				if o.Name == sharing.RequestKey {
+					asks = o.Resource.(*resource.Unstructured).GetKind() == "TenantRequest"
+					continue
+				}
 				if o.Kept != nil {
 					got.kept = true
 					continue
@@ -224,6 +230,9 @@ func TestComposeShared(t *testing.T) {
 			}
 			slices.Sort(got.conds)
 			got.ready = !r.NotReady
+			if !asks {
+				t.Errorf("%s\ncomposeShared(...) composed no TenantRequest: its Tenant would not know what it asks for", tc.reason)
+			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\ncomposeShared(...): -want, +got:\n%s", tc.reason, diff)
 			}

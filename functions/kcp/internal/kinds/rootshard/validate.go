@@ -41,6 +41,7 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)
 	errs = append(errs, check.ObjectLimit(spec.Child("objectLimit"), s.ObjectLimit, tag, kcpversion.SupportsObjectLimit(tag))...)
 	errs = append(errs, check.ServerFeatures(spec, &s.CommonShardSpec)...)
+	errs = append(errs, check.AuditLogVolume(spec.Child("audit", "log", "volume"), s.Audit)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)

@@ -35,6 +35,7 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	tag := kcpimage.Resolve(s.Image).Tag
 	errs = append(errs, check.ObjectLimit(spec.Child("objectLimit"), s.ObjectLimit, tag, kcpversion.SupportsObjectLimit(tag))...)
 	errs = append(errs, check.ServerFeatures(spec, &s.CommonShardSpec)...)
+	errs = append(errs, check.AuditLogVolume(spec.Child("audit", "log", "volume"), s.Audit)...)
 	errs = append(errs, check.Replicas(spec.Child("replicas"), s.Replicas)...)
 	errs = append(errs, check.Auth(spec.Child("auth"), s.Auth)...)
 	errs = append(errs, check.Resources(spec.Child("resources"), s.Resources)...)

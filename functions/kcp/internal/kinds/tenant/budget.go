@@ -56,8 +56,10 @@ type candidate struct {
 	limit      int
 	index      int
 	errs       field.ErrorList
-	spec       any
-	cost       cost
+	// refused says why the team's XR's own composition refused it (requests.go).
+	refused string
+	spec    any
+	cost    cost
 }
 
 // kubeconfigCost is the cost of the Kubeconfig the Tenant composes with spec.

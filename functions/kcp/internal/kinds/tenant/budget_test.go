@@ -233,7 +233,7 @@ func TestBudgets(t *testing.T) {
 			tenant: grant(),
 			world: func(t *v1alpha1.Tenant) *testworld.World {
 				w := settled(t, installation(t, teamKubeconfig("big", 1, withRoles(roles(64))), teamKubeconfig("dev", 2)))
-				return w.Drop("Kubeconfig", "big")
+				return w.Drop("TenantRequest", "kubeconfig-big")
 			},
 			composed: []string{"Kubeconfig team-a.dev", "Workspace team-a"},
 			granted:  []string{"Kubeconfig dev"},
@@ -243,7 +243,7 @@ func TestBudgets(t *testing.T) {
 			tenant: grant(limits(nil, nil, nil, i32(10<<10))),
 			world: func(t *v1alpha1.Tenant) *testworld.World {
 				w := settled(t, installation(t, teamKubeconfig("dev", 1), teamKubeconfig("ops", 2)))
-				return w.Drop("Kubeconfig", "dev")
+				return w.Drop("TenantRequest", "kubeconfig-dev")
 			},
 			composed: []string{"Kubeconfig team-a.ops", "Workspace team-a"},
 			granted:  []string{"Kubeconfig ops"},

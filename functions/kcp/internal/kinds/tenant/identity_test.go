@@ -250,7 +250,7 @@ func TestHostileWorkspaces(t *testing.T) {
 				w := installation(t, teamWorkspace("app", 1, noBindings))
 				r, _ := Compose(t, w.State(), validate)
 				w.Exists(r.Desired)
-				return w.Object(teamWorkspace("app", 1, noBindings, named("audit"))).Object(platformWorkspace)
+				return w.Object(requestOf(teamWorkspace("app", 1, noBindings, named("audit")))).Object(platformWorkspace)
 			},
 			composed: []string{teamWorkspaceXR, "kept Workspace team-a.app"},
 			members: []v1alpha1.TenantMember{{Kind: "Workspace", Name: "app", Message: "Workspace team-a/app is refused: spec.name: Forbidden: workspace root:team-a:audit is already created by Workspace kcp/audit, " +

@@ -9,24 +9,20 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 )
 
 // defaultMaxValidity is spec.limits.maxValidity unset: 90 days.
 const defaultMaxValidity = 90 * 24 * 60 * 60 * 1e9
 
 // composeKubeconfigs grants the team's Kubeconfigs that reach kcp through the Tenant's
-// FrontProxy, oldest first, up to spec.limits.kubeconfigs, as candidates for the budgets.
+// FrontProxy, oldest first, up to spec.limits.kubeconfigs, as candidates for the budgets. It
+// reads what each asks for in its TenantRequest, never the Kubeconfig itself.
 func (c *composer) composeKubeconfigs() {
 	var mine []*v1alpha1.Kubeconfig
-	for _, n := range c.St.NamesIn(c.team, v1alpha1.KindKubeconfig) {
+	for _, rq := range c.requests(v1alpha1.KindKubeconfig, v1alpha1.KindFrontProxy, c.frontProxy) {
 		kc := &v1alpha1.Kubeconfig{}
-		if !required.GetIn(c.St, c.team, v1alpha1.KindKubeconfig, n, kc) || kc.GetDeletionTimestamp() != nil {
-			continue
-		}
-		if c.names(kc) {
+		if c.decode(rq, kc) && c.names(kc) {
 			mine = append(mine, kc)
 		}
 	}
@@ -41,27 +37,10 @@ func (c *composer) composeKubeconfigs() {
 	}
 }
 
-// names reports whether a team's Kubeconfig reaches kcp through the Tenant's FrontProxy:
-// by a frontProxyRef of this namespace, or by a reference Secret of the team's namespace that
-// names it. A reference not read yet keeps what was composed for the Kubeconfig: it is not
-// known to have gone elsewhere.
+// names reports whether a team's Kubeconfig reaches kcp through the Tenant's FrontProxy. Its
+// TenantRequest carries it with a reference Secret already resolved to the FrontProxy it names.
 func (c *composer) names(kc *v1alpha1.Kubeconfig) bool {
-	t := kc.Spec.Target
-	if ref := t.ReferenceSecretRef; ref != nil {
-		req := result.Requirement{Kind: "Secret", Name: ref.Name, Namespace: c.team}
-		c.reqs = append(c.reqs, req)
-		if !c.St.Answered(req.Key()) {
-			c.keep(v1alpha1.KindKubeconfig, kc.GetName())
-			return false
-		}
-		l := c.St.ObjectIn(c.team, "Secret", ref.Name)
-		target, err := sharing.KubeconfigTarget(l.Data, c.team)
-		if !l.Found || err != nil {
-			return false // The team's Kubeconfig says why; it names nothing the Tenant grants.
-		}
-		t = target
-	}
-	r := t.FrontProxyRef
+	r := kc.Spec.Target.FrontProxyRef
 	return r != nil && r.Namespace == c.Namespace && r.Name == c.frontProxy
 }
 
@@ -86,11 +65,10 @@ func (c *composer) kubeconfigSpec(kc *v1alpha1.Kubeconfig) v1alpha1.KubeconfigSp
 }
 
 // checkKubeconfig holds a team's Kubeconfig to the team's identities, to the team's
-// workspace, to the size of a team's XR and to the Tenant's limit on validity.
+// workspace and to the Tenant's limit on validity (its weight, its own composition checked).
 func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckKubeconfig(c.team, kc)
-	errs = append(errs, sharing.CheckStoredSize(v1alpha1.KindKubeconfig, c.stored(v1alpha1.KindKubeconfig, kc))...)
 	errs = append(errs, sharing.CheckIdentities(c.prefix, kc)...)
 	if ws := kc.Spec.TargetWorkspace; ws != "" && !sharing.Within(ws, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("targetWorkspace"), ws, fmt.Sprintf("the team's workspace is %s: open it or a workspace below it", c.workspace)))
@@ -109,12 +87,13 @@ func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 }
 
 // composeWorkspaces grants the team's Workspaces in the Tenant's installation, oldest first,
-// up to spec.limits.workspaces, as candidates for the budgets.
+// up to spec.limits.workspaces, as candidates for the budgets. It reads what each asks for in
+// its TenantRequest, never the Workspace itself.
 func (c *composer) composeWorkspaces() {
 	var mine []*v1alpha1.Workspace
-	for _, n := range c.St.NamesIn(c.team, v1alpha1.KindWorkspace) {
+	for _, rq := range c.requests(v1alpha1.KindWorkspace, v1alpha1.KindRootShard, c.rootShard) {
 		ws := &v1alpha1.Workspace{}
-		if !required.GetIn(c.St, c.team, v1alpha1.KindWorkspace, n, ws) || ws.GetDeletionTimestamp() != nil {
+		if !c.decode(rq, ws) {
 			continue
 		}
 		if r := ws.Spec.RootShard.Ref; r != nil && r.Namespace == c.Namespace && r.Name == c.rootShard {
@@ -163,12 +142,11 @@ func (c *composer) workspaceSpec(ws *v1alpha1.Workspace) v1alpha1.WorkspaceSpec 
 	}
 }
 
-// checkWorkspace holds a team's Workspace to the team's workspace and to the size of a
-// team's XR, and keeps kcp's own identities out of its bindings.
+// checkWorkspace holds a team's Workspace to the team's workspace (its weight, its own
+// composition checked), and keeps kcp's own identities out of its bindings.
 func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := sharing.CheckName(c.team, ws.GetName())
-	errs = append(errs, sharing.CheckStoredSize(v1alpha1.KindWorkspace, c.stored(v1alpha1.KindWorkspace, ws))...)
 	if p := ws.Spec.Parent; p != "" && !sharing.Within(p, c.workspace) {
 		errs = append(errs, field.Invalid(spec.Child("parent"), p, fmt.Sprintf("the team's workspace is %s: create workspaces in it or below it", c.workspace)))
 	}
@@ -199,14 +177,4 @@ func sortOldestFirst[X interface {
 		}
 		return xs[i].GetName() < xs[j].GetName()
 	})
-}
-
-// stored is the team's XR as the API server stores it and the Tenant reads it, for weighing:
-// the typed XR leaves out what its type does not hold (spec.crossplane, which the team can
-// write too), and a Kubeconfig with a megabyte there would weigh a few hundred bytes.
-func (c *composer) stored(kind string, typed interface{ GetName() string }) any {
-	if l := c.St.ObjectIn(c.team, kind, typed.GetName()); l.Object != nil {
-		return l.Object
-	}
-	return typed
 }

@@ -101,7 +101,8 @@ func (c *composer) readTeam() (condition.Condition, bool) {
 	if !bounded {
 		return condition.Condition{Type: TypeMembersReady, Reason: ReasonQuotaMissing, Message: why}, false
 	}
-	team := []result.Requirement{required.AllIn(v1alpha1.KindKubeconfig, c.team), required.AllIn(v1alpha1.KindWorkspace, c.team)}
+	// What the team's XRs ask for, not the XRs (requests.go).
+	team := []result.Requirement{required.AllIn(v1alpha1.KindTenantRequest, c.team)}
 	c.reqs = append(c.reqs, team...)
 	for _, r := range team {
 		if !c.St.Answered(r.Key()) {

@@ -67,6 +67,8 @@ type composer struct {
 	members               []v1alpha1.TenantMember
 	// cands are the team's XRs that passed every check but the budgets (budget.go).
 	cands []*candidate
+	// asked are the members the team's TenantRequests ask for (requests.go).
+	asked asked
 	// reqs are what the Tenant reads: its installation and the team's XRs, then the
 	// reference Secrets those name.
 	reqs []result.Requirement
@@ -78,6 +80,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	c := &composer{
 		Builder: builder.New(t.GetName(), t.GetNamespace(), st), t: t, validate: validate,
 		team: sharing.Namespace(t), workspace: sharing.Workspace(t), prefix: sharing.IdentityPrefix(t), frontProxy: t.Spec.FrontProxy.Ref.Name,
+		asked: asked{},
 	}
 	status := v1alpha1.TenantStatus{Namespace: c.team, Workspace: c.workspace, IdentityPrefix: c.prefix, Phase: PhaseNotReady}
 	c.reqs = []result.Requirement{
@@ -149,8 +152,13 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	c.composeWorkspaces()
 	c.charge(slices.Clone(c.cands))
 	for _, cd := range c.cands {
+		if cd.refused != "" {
+			c.refuse(cd.kind, cd.name, cd.refused)
+			continue
+		}
 		c.grant(cd.kind, cd.name, cd.limit, cd.index, cd.errs, cd.spec)
 	}
+	c.keepUnasked()
 
 	status.Members, status.MembersNotListed = boundMembers(c.members)
 	// A refused team XR does not make the Tenant unready: a team must not be able to turn
@@ -221,15 +229,12 @@ func (c *composer) grant(kind, teamName string, limit, index int, errs field.Err
 		errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"), why+"; rename this "+kind))
 	}
 	if len(errs) > 0 {
-		m.Message = fmt.Sprintf("%s %s/%s is refused: %s", kind, c.team, teamName, errs.ToAggregate().Error())
-		if u, ok := c.St.Get(key); ok {
-			c.Set.Keep(key, u, builder.Readiness(c.St.ConditionTrue(key, "Ready")))
-			m.Message += "; what was composed for it before is kept unchanged"
-		}
-		c.members = append(c.members, m)
+		c.refuse(kind, teamName, errs.ToAggregate().Error())
 		return
 	}
-	ready, err := c.XR(key, kind, name, sharing.Labels(c.t.GetName(), c.team, teamName), spec)
+	labels := sharing.Labels(c.t.GetName(), c.team, teamName)
+	labels[sharing.LabelGrantedThrough] = sharing.GrantedThroughRequest
+	ready, err := c.XR(key, kind, name, labels, spec)
 	if err != nil {
 		m.Message = err.Error()
 	}
@@ -240,13 +245,16 @@ func (c *composer) grant(kind, teamName string, limit, index int, errs field.Err
 	c.members = append(c.members, m)
 }
 
-// keep carries forward what was composed for the team's XR of a kind and name, unchanged,
-// while the Tenant cannot tell whether it still names the installation.
-func (c *composer) keep(kind, teamName string) {
+// refuse refuses the team's XR of a kind and name, saying why: what was composed for it
+// before is kept unchanged.
+func (c *composer) refuse(kind, teamName, why string) {
+	m := v1alpha1.TenantMember{Kind: kind, Name: teamName, Message: fmt.Sprintf("%s %s/%s is refused: %s", kind, c.team, teamName, why)}
 	key := memberKey(kind, teamName)
 	if u, ok := c.St.Get(key); ok {
 		c.Set.Keep(key, u, builder.Readiness(c.St.ConditionTrue(key, "Ready")))
+		m.Message += "; what was composed for it before is kept unchanged"
 	}
+	c.members = append(c.members, m)
 }
 
 // memberKey is the composition resource name of what the Tenant composes for the team's XR

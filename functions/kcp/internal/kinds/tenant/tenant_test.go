@@ -1,15 +1,8 @@
 package tenant
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -92,26 +86,6 @@ func teamWorkspace(name string, at int64, mods ...func(*v1alpha1.Workspace)) *v1
 	return ws
 }
 
-// referenceSecret is Secret name of namespace team-a, a copy of the reference Secret of
-// FrontProxy kcp/frontProxy.
-func referenceSecret(name, frontProxy string) map[string]any {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	tpl := &x509.Certificate{SerialNumber: big.NewInt(1), IsCA: true, BasicConstraintsValid: true, NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, key.Public(), key)
-	if err != nil {
-		panic(err)
-	}
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	data := map[string]any{}
-	for k, v := range map[string]string{"kind": "FrontProxy", "namespace": "kcp", "name": frontProxy, "url": "https://kcp.example.com:6443", "ca.crt": string(ca)} {
-		data[k] = base64.StdEncoding.EncodeToString([]byte(v))
-	}
-	return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": "team-a"}, "data": data}
-}
-
 func ref(name string) corev1.LocalObjectReference { return corev1.LocalObjectReference{Name: name} }
 
 // installation is the world of Tenant t: FrontProxy front of RootShard root, the Tenants of
@@ -133,10 +107,67 @@ func unquoted(t *v1alpha1.Tenant, team ...any) *testworld.World {
 		ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "kcp"},
 	})
 	for _, o := range team {
-		w.Object(o)
+		w.Object(requestOf(o))
 	}
 	return answerAll(t, w)
 }
+
+// requestOf is what the Tenant reads of a team's object: for a Kubeconfig or Workspace of the
+// team's namespace, the TenantRequest its own composition makes of it (sharing.Request), owned
+// by it; anything else as it is.
+func requestOf(o any) any {
+	b, err := json.Marshal(o)
+	if err != nil {
+		panic(err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	kind, _ := m["kind"].(string)
+	meta, _ := m["metadata"].(map[string]any)
+	if ns, _ := meta["namespace"].(string); ns == "kcp" || (kind != v1alpha1.KindKubeconfig && kind != v1alpha1.KindWorkspace) {
+		return o
+	}
+	st := testworld.New().State().WithComposite(m)
+	var spec v1alpha1.TenantRequestSpec
+	switch kind {
+	case v1alpha1.KindKubeconfig:
+		kc := &v1alpha1.Kubeconfig{}
+		_ = json.Unmarshal(b, kc)
+		target := v1alpha1.TenantRequestTarget{Kind: v1alpha1.KindFrontProxy}
+		if r := kc.Spec.Target.FrontProxyRef; r != nil {
+			target.Namespace, target.Name = r.Namespace, r.Name
+		}
+		spec = sharing.Request(kind, kc, kc.Spec, target, st)
+	case v1alpha1.KindWorkspace:
+		ws := &v1alpha1.Workspace{}
+		_ = json.Unmarshal(b, ws)
+		target := v1alpha1.TenantRequestTarget{Kind: v1alpha1.KindRootShard}
+		if r := ws.Spec.RootShard.Ref; r != nil {
+			target.Namespace, target.Name = r.Namespace, r.Name
+		}
+		spec = sharing.Request(kind, ws, ws.Spec, target, st)
+	}
+	name, _ := meta["name"].(string)
+	rq := &v1alpha1.TenantRequest{
+		TypeMeta: metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: v1alpha1.KindTenantRequest},
+		ObjectMeta: metav1.ObjectMeta{Name: sharing.RequestName(kind, name), Namespace: meta["namespace"].(string),
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: kind, Name: name, UID: "uid-" + types.UID(name), Controller: ptr(true)}}},
+		Spec: spec,
+	}
+	if ts, ok := meta["creationTimestamp"].(string); ok {
+		_ = rq.CreationTimestamp.UnmarshalQueryParameter(ts)
+	}
+	if ts, ok := meta["deletionTimestamp"].(string); ok {
+		d := metav1.Time{}
+		_ = d.UnmarshalQueryParameter(ts)
+		rq.DeletionTimestamp = &d
+	}
+	return rq
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // answerAll answers every requirement Tenant t makes of world w, stage by stage, as Crossplane
 // does: what the Tenant reads depends on what it read (the RootShard once the FrontProxy is
@@ -269,41 +300,6 @@ func TestCompose(t *testing.T) {
 				{Kind: "Workspace", Name: "deep", Granted: true, Message: "Workspace kcp/team-a.deep is not Ready yet"},
 			},
 		},
-		"ReferenceSecret": {
-			reason: "A team's Kubeconfig may name the installation by a copy of its FrontProxy's reference Secret in the team's namespace; one naming another FrontProxy is not the Tenant's.",
-			tenant: grant(),
-			world: func(t *v1alpha1.Tenant) *testworld.World {
-				byRef := func(secret string) func(*v1alpha1.Kubeconfig) {
-					return func(kc *v1alpha1.Kubeconfig) {
-						kc.Spec.Target = v1alpha1.KubeconfigTarget{ReferenceSecretRef: &corev1.LocalObjectReference{Name: secret}}
-					}
-				}
-				w := installation(t, teamKubeconfig("dev", 1, byRef("front-reference")), teamKubeconfig("other", 2, byRef("other-reference")))
-				for name, fp := range map[string]string{"front-reference": "front", "other-reference": "other"} {
-					w.Object(referenceSecret(name, fp))
-				}
-				r, _ := Compose(t, w.State(), validate)
-				for _, q := range r.Requirements {
-					w.Answer(q.Key())
-				}
-				return w
-			},
-			composed: []string{devKubeconfig, teamWorkspaceXR},
-			members:  []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Granted: true, Message: "Kubeconfig kcp/team-a.dev is not Ready yet"}},
-		},
-		"ReferenceSecretNotRead": {
-			reason: "Until the team's reference Secret is read the Tenant cannot tell where the Kubeconfig points: what it composed for it is kept.",
-			tenant: grant(),
-			world: func(t *v1alpha1.Tenant) *testworld.World {
-				w := installation(t, teamKubeconfig("dev", 1))
-				r, _ := Compose(t, w.State(), validate)
-				w.Exists(r.Desired)
-				return w.Object(teamKubeconfig("dev", 1, func(kc *v1alpha1.Kubeconfig) {
-					kc.Spec.Target = v1alpha1.KubeconfigTarget{ReferenceSecretRef: &corev1.LocalObjectReference{Name: "front-reference"}}
-				}))
-			},
-			composed: []string{teamWorkspaceXR, "kept Kubeconfig team-a.dev"},
-		},
 		"OtherInstallations": {
 			reason: "XRs of the team that name another FrontProxy or RootShard, or another namespace, are not the Tenant's to grant.",
 			tenant: grant(),
@@ -416,7 +412,7 @@ func TestCompose(t *testing.T) {
 				w := installation(t, teamKubeconfig("dev", 1))
 				r, _ := Compose(t, w.State(), validate)
 				w.Exists(r.Desired)
-				return w.Object(teamKubeconfig("dev", 1, func(kc *v1alpha1.Kubeconfig) { kc.Spec.Username = "admin" }))
+				return w.Object(requestOf(teamKubeconfig("dev", 1, func(kc *v1alpha1.Kubeconfig) { kc.Spec.Username = "admin" })))
 			},
 			composed: []string{teamWorkspaceXR, "kept Kubeconfig team-a.dev"},
 			members: []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Message: `Kubeconfig team-a/dev is refused: spec.username: Invalid value: "admin": ` +

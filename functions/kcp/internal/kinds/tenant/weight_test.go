@@ -32,7 +32,7 @@ func TestStoredWeight(t *testing.T) {
 			},
 			composed: []string{teamWorkspaceXR},
 			members: []v1alpha1.TenantMember{{Kind: "Kubeconfig", Name: "dev", Message: "Kubeconfig team-a/dev is refused: spec: Forbidden: this Kubeconfig weighs 8536 bytes in metadata and spec, 8458 of them in spec; " +
-				"a team's Kubeconfig may weigh at most 6144, because its Tenant reads every one of the namespace's: make spec smaller"}},
+				"a team's Kubeconfig may weigh at most 6144, so that what it asks of its Tenant stays small: make spec smaller"}},
 		},
 		"LightInSpecCrossplane": {
 			reason: "Crossplane's own references, a few hundred bytes, are granted.",

@@ -30,7 +30,11 @@ func composeShared(ws *v1alpha1.Workspace, st *observed.State) result.Result[v1a
 	team, ns := ws.GetNamespace(), ws.Spec.RootShard.Ref.Namespace
 	name := sharing.Name(team, ws.GetName())
 	reqs := []result.Requirement{sharing.TenantsRequirement(ns), required.NamedIn(v1alpha1.KindWorkspace, ns, name)}
-	r := result.Result[v1alpha1.WorkspaceStatus]{Desired: builder.New(ws.GetName(), team, st).Set, Requirements: reqs, NotReady: true}
+	// What this Workspace asks of its Tenant, which reads that, never this XR.
+	b := builder.New(ws.GetName(), team, st)
+	request := sharing.Request(v1alpha1.KindWorkspace, ws, ws.Spec, v1alpha1.TenantRequestTarget{Kind: v1alpha1.KindRootShard, Namespace: ns, Name: ws.Spec.RootShard.Ref.Name}, st)
+	_, _ = b.XR(sharing.RequestKey, v1alpha1.KindTenantRequest, sharing.RequestName(v1alpha1.KindWorkspace, ws.GetName()), nil, request) // a TenantRequestSpec always encodes
+	r := result.Result[v1alpha1.WorkspaceStatus]{Desired: b.Set, Requirements: reqs, NotReady: true}
 	wait := func(reason, why string) result.Result[v1alpha1.WorkspaceStatus] {
 		r.Conditions = []condition.Condition{{Type: condition.TypeInputsReady, Reason: reason, Message: why + "."}}
 		return r
@@ -48,8 +52,8 @@ func composeShared(ws *v1alpha1.Workspace, st *observed.State) result.Result[v1a
 		// The Tenant grants only Workspaces naming its RootShard: say so rather than wait.
 		return wait(ReasonRefused, fmt.Sprintf("Tenant %s/%s shares RootShard %s with namespace %s, not %s (spec.rootShard.ref.name)", ns, t.GetName(), rs, team, ws.Spec.RootShard.Ref.Name))
 	}
-	if errs := sharing.CheckStoredSize(v1alpha1.KindWorkspace, ws); len(errs) > 0 {
-		return wait(ReasonRefused, errs.ToAggregate().Error())
+	if request.Refused != "" {
+		return wait(ReasonRefused, request.Refused)
 	}
 	if i := slices.IndexFunc(t.Status.Members, func(m v1alpha1.TenantMember) bool {
 		return m.Kind == v1alpha1.KindWorkspace && m.Name == ws.GetName()

@@ -7,9 +7,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -102,7 +104,7 @@ func TestComposeShared(t *testing.T) {
 			}(),
 			world: sharedWorld(granted, true, "Tenant"),
 			conds: []string{"InputsReady=False Refused: metadata.annotations: Forbidden: this Workspace weighs 6289 bytes in metadata and spec, 6199 of them in metadata.annotations; " +
-				"a team's Workspace may weigh at most 6144, because its Tenant reads every one of the namespace's: remove annotations (kubectl apply keeps a copy of the object in one; kubectl apply --server-side does not)."},
+				"a team's Workspace may weigh at most 6144, so that what it asks of its Tenant stays small: remove annotations (kubectl apply keeps a copy of the object in one; kubectl apply --server-side does not)."},
 		},
 		"NotTheTenants": {
 			reason: "A Workspace of the platform's namespace not composed by its Tenant is not reported as the team's.",
@@ -117,8 +119,19 @@ func TestComposeShared(t *testing.T) {
 				ws = teamApp()
 			}
 			r := composeShared(ws, tc.world.State())
-			if n := len(r.Desired.Objects()); n != 0 {
-				t.Errorf("%s\ncomposeShared(...) composed %d objects, want none", tc.reason, n)
+			// It composes its TenantRequest and nothing else: it holds no credential of kcp.
+			objs := r.Desired.Objects()
+			if len(objs) != 1 || objs[0].Name != sharing.RequestKey {
+				t.Fatalf("%s\ncomposeShared(...) composed %d objects, want its TenantRequest alone", tc.reason, len(objs))
+			}
+			rq := objs[0].Resource.(*resource.Unstructured)
+			if rq.GetKind() != "TenantRequest" || rq.GetName() != "workspace-"+ws.GetName() {
+				t.Errorf("%s\ncomposeShared(...) composed %s %s, want TenantRequest workspace-%s", tc.reason, rq.GetKind(), rq.GetName(), ws.GetName())
+			}
+			refused, _, _ := unstructured.NestedString(rq.Object, "spec", "refused")
+			_, carries, _ := unstructured.NestedMap(rq.Object, "spec", "xr")
+			if tooHeavy := name == "TooLarge"; (refused != "") != tooHeavy || carries == tooHeavy {
+				t.Errorf("%s\nthe TenantRequest carries the XR: %v, refuses it: %q; a Workspace too heavy for its Tenant is refused in its request, without the XR", tc.reason, carries, refused)
 			}
 			var conds []string
 			for _, c := range r.Conditions {
