@@ -70,19 +70,24 @@ const benchTenantXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Tenant
 
 const benchSharedKubeconfigXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Kubeconfig","metadata":{"name":"dev","namespace":"team-a","uid":"team-kc-uid"},"spec":{"target":{"frontProxyRef":{"name":"fp","namespace":"kcp"}},"username":"tenant:team-a:dev","groups":["tenant:team-a:admins"],"validity":"720h","secretRef":{"name":"dev-kubeconfig"}}}`
 
-// tenantWorld is what a Tenant reads: its FrontProxy, that one's RootShard, and the team's
-// XRs, three Kubeconfigs and a Workspace in namespace team-a.
-func tenantWorld() []map[string]any {
+// tenantWorld is what a Tenant reads: its FrontProxy, that one's RootShard (home workspaces
+// off, as a shared installation has them), and what the team's XRs, three Kubeconfigs and a
+// Workspace in namespace team-a, ask for.
+func tenantWorld(tb testing.TB) []map[string]any {
 	out := []map[string]any{sdkresource.MustStructJSON(benchFrontProxyXR).AsMap(),
-		{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "metadata": map[string]any{"name": "root", "namespace": "kcp"}}}
+		{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "metadata": map[string]any{"name": "root", "namespace": "kcp"},
+			"spec": map[string]any{"homeWorkspaces": map[string]any{"enabled": false}}}}
+	var team []map[string]any
 	for _, n := range []string{"dev", "ci", "ops"} {
 		kc := sdkresource.MustStructJSON(benchSharedKubeconfigXR).AsMap()
 		kc["metadata"] = map[string]any{"name": n, "namespace": "team-a"}
-		out = append(out, kc)
+		team = append(team, kc)
 	}
-	return append(out, map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Workspace",
+	team = append(team, map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Workspace",
 		"metadata": map[string]any{"name": "app", "namespace": "team-a"},
 		"spec":     map[string]any{"rootShard": map[string]any{"ref": map[string]any{"name": "root", "namespace": "kcp"}}}})
+	// The Tenant reads what they ask for, their TenantRequests.
+	return append(out, teamRequests(tb, team)...)
 }
 
 // sharedKubeconfigWorld is what a team's Kubeconfig of a shared installation reads: the
@@ -250,7 +255,7 @@ func benchCases(b testing.TB) []benchCase {
 		converged("FrontProxy/SecretRef/Converged", bySecretRef(benchFrontProxyXR), referenceWorld(b)...),
 		converged("Kubeconfig/Converged", benchKubeconfigXR, kubeconfigWorld(b)...),
 		answered("Kubeconfig/Shared/Converged", benchSharedKubeconfigXR, sharedKubeconfigWorld()...),
-		answered("Tenant/Converged", benchTenantXR, tenantWorld()...),
+		answered("Tenant/Converged", benchTenantXR, tenantWorld(b)...),
 		{name: "KcpInstallation/Fresh", req: newRequest(installation)},
 		converged("KcpInstallation/Converged", installation),
 		converged("KcpInstallation/10Shards/Converged", ten),

@@ -56,7 +56,9 @@ func tlsSecret(name string) map[string]any {
 // worstInstallation is the shared installation: RootShard root, FrontProxy fp, and the
 // Secrets the RootShard and the Kubeconfigs read, at full size.
 func worstInstallation() []map[string]any {
-	out := []map[string]any{sdkresource.MustStructJSON(basicXR).AsMap(), sdkresource.MustStructJSON(benchFrontProxyXR).AsMap()}
+	rs := sdkresource.MustStructJSON(basicXR).AsMap()
+	rs["spec"].(map[string]any)["homeWorkspaces"] = map[string]any{"enabled": false} // shared: no home workspaces
+	out := []map[string]any{rs, sdkresource.MustStructJSON(benchFrontProxyXR).AsMap()}
 	for _, n := range []string{"root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-service-account-ca", "root-front-proxy-client-ca", "root-kcp-operator", "fp-ca"} {
 		out = append(out, tlsSecret(n))
 	}
@@ -116,7 +118,7 @@ func fillTo(o map[string]any) {
 
 // teamRequests are the TenantRequests the team's XRs compose, as Crossplane sends them back
 // to the Tenant that reads them: what a team's XRs add to their Tenant's request.
-func teamRequests(t *testing.T, xrs []map[string]any) []map[string]any {
+func teamRequests(t testing.TB, xrs []map[string]any) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, xr := range xrs {

@@ -2,13 +2,13 @@ package sharing
 
 import (
 	"encoding/json"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
 // A team's Kubeconfig or Workspace of a shared installation tells its Tenant what it asks for
@@ -28,9 +28,8 @@ const GrantedThroughRequest = "tenant-request"
 // RequestKey is the composition resource name of a team's XR's TenantRequest.
 const RequestKey = "tenant-request"
 
-// RequestName is the name of the TenantRequest of a team's XR of a kind and name: kinds and
-// names are apart from each other's by the dash kinds never hold.
-func RequestName(kind, name string) string { return strings.ToLower(kind) + "-" + name }
+// RequestName is the name of the TenantRequest of a team's XR of a kind and name.
+func RequestName(kind, name string) string { return names.TenantRequest(kind, name) }
 
 // teamXR is what a TenantRequest carries of a team's XR.
 type teamXR struct {

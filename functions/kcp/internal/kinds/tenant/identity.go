@@ -103,3 +103,23 @@ func (c *composer) checkRoutes(routes []ownedRoute) field.ErrorList {
 	}
 	return errs
 }
+
+// checkHomeWorkspaces refuses a Tenant whose team's users would get a home workspace on a
+// shard of the installation (sharing.HomeWorkspacesFor): it would lie outside the team's
+// workspace, count against none of the Tenant's limits and outlive the Kubeconfig that made
+// it. The installation turns them off, or gives them only to groups no team user is in.
+func (c *composer) checkHomeWorkspaces(rs *v1alpha1.RootShard) field.ErrorList {
+	p := field.NewPath("spec", "frontProxy", "ref", "name")
+	root := fmt.Sprintf("RootShard %s/%s", c.Namespace, rs.GetName())
+	var errs field.ErrorList
+	if why := sharing.HomeWorkspacesFor(c.prefix, c.team, root, rs.Spec.HomeWorkspaces); why != "" {
+		errs = append(errs, field.Forbidden(p, why))
+	}
+	for _, sh := range required.ShardsOf(c.St, rs.GetName()) {
+		owner := fmt.Sprintf("Shard %s/%s", c.Namespace, sh.GetName())
+		if why := sharing.ShardHomeWorkspacesFor(c.prefix, c.team, owner, root, sh.Spec.HomeWorkspaces, rs.Spec.HomeWorkspaces); why != "" {
+			errs = append(errs, field.Forbidden(p, why))
+		}
+	}
+	return errs
+}

@@ -39,7 +39,7 @@ func withOIDC(usernamePrefix, groupsPrefix string) func(*testworld.World) {
 		w.Object(&v1alpha1.RootShard{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard"},
 			ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "kcp"},
-			Spec: v1alpha1.RootShardSpec{CommonShardSpec: v1alpha1.CommonShardSpec{Auth: &v1alpha1.AuthSpec{OIDC: &v1alpha1.OIDCConfiguration{
+			Spec: v1alpha1.RootShardSpec{CommonShardSpec: v1alpha1.CommonShardSpec{HomeWorkspaces: homeOff.HomeWorkspaces, Auth: &v1alpha1.AuthSpec{OIDC: &v1alpha1.OIDCConfiguration{
 				IssuerURL: "https://sso.example.com", ClientID: "kcp", UsernameClaim: "email", UsernamePrefix: usernamePrefix, GroupsPrefix: groupsPrefix,
 			}}}},
 		})

@@ -28,7 +28,7 @@ func shardOf(name string, mod func(*v1alpha1.CommonShardSpec)) *v1alpha1.Shard {
 	sh := &v1alpha1.Shard{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "Shard"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kcp"},
-		Spec:       v1alpha1.ShardSpec{RootShard: v1alpha1.RootShardConfig{Ref: &corev1.LocalObjectReference{Name: "root"}}},
+		Spec:       v1alpha1.ShardSpec{RootShard: v1alpha1.RootShardConfig{Ref: &corev1.LocalObjectReference{Name: "root"}}, CommonShardSpec: homeOff},
 	}
 	mod(&sh.Spec.CommonShardSpec)
 	return sh

@@ -135,7 +135,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		c.KeepAll()
 		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 	}
-	if errs := c.checkRoutes(routes); len(errs) > 0 {
+	if errs := append(c.checkRoutes(routes), c.checkHomeWorkspaces(rs)...); len(errs) > 0 {
 		return result.Result[v1alpha1.TenantStatus]{}, errs
 	}
 

@@ -88,6 +88,9 @@ func teamWorkspace(name string, at int64, mods ...func(*v1alpha1.Workspace)) *v1
 
 func ref(name string) corev1.LocalObjectReference { return corev1.LocalObjectReference{Name: name} }
 
+// homeOff is a shard's spec with home workspaces off, as a shared installation has them.
+var homeOff = v1alpha1.CommonShardSpec{HomeWorkspaces: &v1alpha1.HomeWorkspaces{}}
+
 // installation is the world of Tenant t: FrontProxy front of RootShard root, the Tenants of
 // namespace kcp, the quota of namespace team-a the docs ask for, and every requirement
 // answered, with the team's XRs in it.
@@ -105,6 +108,7 @@ func unquoted(t *v1alpha1.Tenant, team ...any) *testworld.World {
 	}).Object(&v1alpha1.RootShard{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "kcp.crossplane.io/v1alpha1", Kind: "RootShard"},
 		ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: "kcp"},
+		Spec:       v1alpha1.RootShardSpec{CommonShardSpec: homeOff},
 	})
 	for _, o := range team {
 		w.Object(requestOf(o))
