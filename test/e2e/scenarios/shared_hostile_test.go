@@ -24,6 +24,8 @@ import (
 //     naming the budget, one heavier than a team's XR may be (a 10 KiB annotation) naming
 //     metadata.annotations; meanwhile the platform's RootShard still reconciles (it composes
 //     again its Service, deleted by the harness) and blue's kubeconfig stays Ready.
+//   - Four Workspaces of 1.35 MB are named refused by red's Tenant, which applies the
+//     platform's change to red's workspace meanwhile: a Tenant reads what they ask for.
 //   - A second front-proxy whose identity provider names groups without a prefix is refused
 //     naming its field and the Tenant, which is refused naming it; with a prefix both compose.
 func testSharedHostile(ctx context.Context, t *testing.T, e *env, red, blue func(...string) []string) {
@@ -201,6 +203,95 @@ spec:
 		e.Step("shared: red's second Workspace of root:team-red:app, a platform WorkspaceType and blue's Workspace inside root:team-red refused naming the field; deleted with deletionPolicy Delete, red's workspace app is untouched")
 	})
 
+	t.Run("HeavyXRsStallNothing", func(t *testing.T) {
+		// Red fills four Workspaces to 1.35 MB each, within the XRD's schema: read whole, they
+		// would make its Tenant's request 5.4 MB, over gRPC's 4 MiB, and the Tenant would
+		// apply none of the platform's changes. Each asks through a TenantRequest that says,
+		// without the Workspace, that it is too heavy: the Tenant names the four refused, and
+		// the platform's change to red's workspace applies meanwhile.
+		var groups []string
+		for g := range 42 {
+			groups = append(groups, fmt.Sprintf("%q", fmt.Sprintf("tenant:team-red:g%02d-", g)+strings.Repeat("x", 990)))
+		}
+		var crbs []string
+		for r := range 32 {
+			crbs = append(crbs, fmt.Sprintf(`{"clusterRole": "role-%02d", "groups": [%s]}`, r, strings.Join(groups, ", ")))
+		}
+		const heavy = 4
+		for i := range heavy {
+			m := fmt.Sprintf(`{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "Workspace", "metadata": {"name": "heavy-%d", "namespace": %q},
+"spec": {"rootShard": {"ref": {"name": "shared", "namespace": %q}}, "clusterRoleBindings": [%s]}}`, i, sharedRed, sharedPlatform, strings.Join(crbs, ", "))
+			// create, not apply: kubectl apply would keep a second copy in an annotation.
+			if _, err := e.Kubectl(ctx, []byte(m), red("create", "-f", "-")...); err != nil {
+				t.Fatal(err)
+			}
+			defer deleteXR(context.Background(), t, e, "workspaces", sharedRed, fmt.Sprintf("heavy-%d", i))
+		}
+		start := time.Now()
+		err := e.Eventually(ctx, timeout, fmt.Sprintf("Tenant %s names the %d heavy Workspaces refused", sharedRed, heavy), func(ctx context.Context) (bool, string, error) {
+			x, err := getXR(ctx, e, "Tenant", sharedPlatform, sharedRed)
+			if err != nil {
+				return false, "", err
+			}
+			members, _ := x.Status["members"].([]any)
+			refused := 0
+			for _, m := range members {
+				m, _ := m.(map[string]any)
+				if name, _ := m["name"].(string); strings.HasPrefix(name, "heavy-") && m["granted"] != true && strings.Contains(fmt.Sprint(m["message"]), "spec: Forbidden: this Workspace weighs") {
+					refused++
+				}
+			}
+			return refused == heavy, fmt.Sprintf("%d refused, Synced %s", refused, x.conditions()["Synced"].Message), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := time.Since(start)
+		if _, err := waitXR(ctx, e, "Workspace", sharedRed, "heavy-0", "InputsReady", "False"); err != nil {
+			t.Error(err)
+		}
+
+		// The platform binds a group of its own in red's workspace: the Tenant applies it.
+		var tn struct {
+			Spec struct {
+				ClusterRoleBindings []map[string]any `json:"clusterRoleBindings"`
+			} `json:"spec"`
+		}
+		if err := e.GetJSON(ctx, &tn, "tenants.kcp.crossplane.io", "-n", sharedPlatform, sharedRed); err != nil {
+			t.Fatal(err)
+		}
+		changed := append(tn.Spec.ClusterRoleBindings, map[string]any{"clusterRole": "view", "groups": []string{"tenant:team-red:auditors"}})
+		patch := func(crbs []map[string]any) {
+			b, _ := json.Marshal(map[string]any{"spec": map[string]any{"clusterRoleBindings": crbs}})
+			if _, err := e.Kubectl(ctx, nil, "patch", "tenants.kcp.crossplane.io", "-n", sharedPlatform, sharedRed, "--type=merge", "-p", string(b)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		patched := time.Now()
+		patch(changed)
+		defer patch(tn.Spec.ClusterRoleBindings)
+		err = e.Eventually(ctx, timeout, "the Tenant's change applied to red's workspace", func(ctx context.Context) (bool, string, error) {
+			var ws struct {
+				Spec struct {
+					ClusterRoleBindings []map[string]any `json:"clusterRoleBindings"`
+				} `json:"spec"`
+			}
+			if err := e.GetJSON(ctx, &ws, "workspaces.kcp.crossplane.io", "-n", sharedPlatform, sharedRed); err != nil {
+				return false, "", err
+			}
+			for _, c := range ws.Spec.ClusterRoleBindings {
+				if c["clusterRole"] == "view" {
+					return true, "", nil
+				}
+			}
+			return false, fmt.Sprintf("%d bindings", len(ws.Spec.ClusterRoleBindings)), nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		e.Step("shared: red's %d Workspaces of 1.35 MB were named refused by its Tenant %.1fs after create; the platform's new binding reached red's workspace %.1fs after the patch", heavy, named.Seconds(), time.Since(patched).Seconds())
+	})
+
 	t.Run("AtBudgetRootShardReconciles", func(t *testing.T) {
 		roles := make([]string, 41)
 		for i := range roles {
@@ -208,7 +299,7 @@ spec:
 		}
 		for _, c := range []struct{ name, extra, metadata, cond, status, want string }{
 			{"wide", "authorization: {clusterRoleBindings: {clusterRoles: [" + strings.Join(roles, ", ") + "]}}", "", "InputsReady", "False", "spec.limits.bindings"},
-			{"heavy", "", fmt.Sprintf("annotations: {example.com/notes: %q}", strings.Repeat("n", 10<<10)), "Synced", "False", "metadata.annotations"},
+			{"heavy", "", fmt.Sprintf("annotations: {example.com/notes: %q}", strings.Repeat("n", 10<<10)), "InputsReady", "False", "metadata.annotations"},
 		} {
 			m := fmt.Sprintf(`apiVersion: kcp.crossplane.io/v1alpha1
 kind: Kubeconfig

@@ -47,6 +47,20 @@ func testSharedKCP(t *testing.T, e *env) {
 	}
 	red := teamUser(ctx, t, e, sharedRed, sharedRedUser)
 	blue := teamUser(ctx, t, e, sharedBlue, sharedBlueUser)
+	// The quota admits nothing until the quota controller has computed its usage ("status
+	// unknown for quota"): wait for it, as a platform would before handing the namespace over.
+	for _, ns := range []string{sharedRed, sharedBlue} {
+		err := e.Eventually(ctx, timeout, "ResourceQuota "+ns+"/kcp-team-xrs computed", func(ctx context.Context) (bool, string, error) {
+			out, err := e.Kubectl(ctx, nil, "get", "resourcequota", "-n", ns, "kcp-team-xrs", "-o", "jsonpath={.status.hard}")
+			if err != nil {
+				return false, "", err
+			}
+			return strings.TrimSpace(string(out)) != "", "status.hard " + string(out), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	start := time.Now()
 	for _, c := range []struct {
