@@ -117,7 +117,7 @@ metadata: {name: e2e}
 	// must still reach kcp to delete (t.Cleanup runs last-registered first).
 	t.Cleanup(stopRelay)
 	testRealKCPInKCP(ctx, t, e, c, proxy, admin)
-	testRealKCPShared(ctx, t, e, c, proxy)
+	testRealKCPShared(ctx, t, e, c, pods, admin)
 }
 
 // secretKey is one key of a Secret.
