@@ -27,6 +27,18 @@ type TenantRequest struct {
 	Status TenantRequestStatus `json:"status,omitempty"`
 }
 
+// What a TenantRequest can cost, and who decides it (kept out of the generated schema):
+//   - Who sets it: the function alone, for a team's Kubeconfig or Workspace naming a shared
+//     installation; a team cannot write one (neither tenant role grants tenantrequests), and
+//     its Tenant takes one only when its controller is the team XR it names.
+//   - Largest: spec.xr carries the team XR within sharing.TeamXRBytes (6 KiB of metadata and
+//     spec as stored), or nothing and spec.refused (at most 1536 bytes) says why.
+//   - Cost to shared objects: its Tenant reads every one of the team's, at most 64 (the
+//     quota's 32 of each kind), within sharing.TeamReadCapacity (TestWorstCaseRequests).
+//   - Certificates and identities: it widens neither; the Tenant holds what it carries to
+//     the same checks as before (the team's prefix and workspace, the Tenant's limits).
+//   - Policy: the Tenant's limits and the team's ResourceQuota bound it, not the policy.
+
 // TenantRequestSpec is the team's XR, as its Tenant grants it.
 type TenantRequestSpec struct {
 	// Kind of the team's XR.

@@ -54,8 +54,9 @@ func Request(kind string, xr metav1.Object, spec any, target v1alpha1.TenantRequ
 	if c := st.Composite(); c != nil {
 		stored = c
 	}
-	r := v1alpha1.TenantRequestSpec{Kind: kind, Name: xr.GetName(), Target: target, Weight: int64(Weight(stored))}
-	if errs := CheckStoredSize(kind, stored); len(errs) > 0 {
+	weight, errs := weighed(kind, stored)
+	r := v1alpha1.TenantRequestSpec{Kind: kind, Name: xr.GetName(), Target: target, Weight: int64(weight)}
+	if len(errs) > 0 {
 		r.Refused = errs.ToAggregate().Error()
 		return r
 	}

@@ -48,9 +48,16 @@ var sizedParts = [][]string{
 // own composition both read it, so both reach the same verdict; what the API types do not
 // hold (spec.crossplane) Crossplane writes and keeps small.
 func CheckStoredSize(kind string, obj any) field.ErrorList {
+	_, errs := weighed(kind, obj)
+	return errs
+}
+
+// weighed is what obj weighs as CheckStoredSize weighs it, and its refusal when too heavy:
+// one weighing for both.
+func weighed(kind string, obj any) (int, field.ErrorList) {
 	weight, parts := weigh(obj)
 	if weight <= TeamXRBytes {
-		return nil
+		return weight, nil
 	}
 	largest := parts[0]
 	for _, p := range parts[1:] {
@@ -59,7 +66,7 @@ func CheckStoredSize(kind string, obj any) field.ErrorList {
 		}
 	}
 	p := field.NewPath(largest.path[0], largest.path[1:]...)
-	return field.ErrorList{field.Forbidden(p, fmt.Sprintf("this %s weighs %d bytes in metadata and spec, %d of them in %s; a team's %s may weigh at most %d, so that what it asks of its Tenant stays small: %s",
+	return weight, field.ErrorList{field.Forbidden(p, fmt.Sprintf("this %s weighs %d bytes in metadata and spec, %d of them in %s; a team's %s may weigh at most %d, so that what it asks of its Tenant stays small: %s",
 		kind, weight, largest.bytes, p, kind, TeamXRBytes, advice(p.String())))}
 }
 

@@ -67,12 +67,18 @@ func (c *composer) installationRoutes(rs *v1alpha1.RootShard) (routes []ownedRou
 		add("Shard "+sh.GetName(), sharing.ShardRoutes(&sh.Spec.CommonShardSpec, config))
 	}
 	for _, n := range c.St.Names(v1alpha1.KindFrontProxy) {
+		if !sharing.MayRoute(c.St.Object(v1alpha1.KindFrontProxy, n).Object) {
+			continue
+		}
 		fp := &v1alpha1.FrontProxy{}
 		if required.Get(c.St, v1alpha1.KindFrontProxy, n, fp) && servesRootShard(fp.Spec.RootShard, rs.GetName()) {
 			add("FrontProxy "+n, sharing.FrontProxyRoutes(fp, config))
 		}
 	}
 	for _, n := range c.St.Names(v1alpha1.KindVirtualWorkspace) {
+		if !sharing.MayRoute(c.St.Object(v1alpha1.KindVirtualWorkspace, n).Object) {
+			continue
+		}
 		vw := &v1alpha1.VirtualWorkspace{}
 		if required.Get(c.St, v1alpha1.KindVirtualWorkspace, n, vw) {
 			add("VirtualWorkspace "+n, sharing.VirtualWorkspaceRoutes(vw))

@@ -20,9 +20,8 @@ const defaultMaxValidity = 90 * 24 * 60 * 60 * 1e9
 // reads what each asks for in its TenantRequest, never the Kubeconfig itself.
 func (c *composer) composeKubeconfigs() {
 	var mine []*v1alpha1.Kubeconfig
-	for _, rq := range c.requests(v1alpha1.KindKubeconfig, v1alpha1.KindFrontProxy, c.frontProxy) {
-		kc := &v1alpha1.Kubeconfig{}
-		if c.decode(rq, kc) && c.names(kc) {
+	for _, kc := range requests[v1alpha1.Kubeconfig](c, v1alpha1.KindKubeconfig, v1alpha1.KindFrontProxy, c.frontProxy) {
+		if c.names(kc) {
 			mine = append(mine, kc)
 		}
 	}
@@ -91,11 +90,7 @@ func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 // its TenantRequest, never the Workspace itself.
 func (c *composer) composeWorkspaces() {
 	var mine []*v1alpha1.Workspace
-	for _, rq := range c.requests(v1alpha1.KindWorkspace, v1alpha1.KindRootShard, c.rootShard) {
-		ws := &v1alpha1.Workspace{}
-		if !c.decode(rq, ws) {
-			continue
-		}
+	for _, ws := range requests[v1alpha1.Workspace](c, v1alpha1.KindWorkspace, v1alpha1.KindRootShard, c.rootShard) {
 		if r := ws.Spec.RootShard.Ref; r != nil && r.Namespace == c.Namespace && r.Name == c.rootShard {
 			mine = append(mine, ws)
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 )
 
@@ -20,14 +19,14 @@ import (
 // is named in the Tenant's status.
 
 // requests are the team's TenantRequests of a team XR kind, made by that kind's XR, naming
-// the Tenant's target (a FrontProxy or RootShard of its namespace) and not being deleted. A
-// request whose team's XR was refused by its own composition (too heavy) is added to the
-// candidates, refused, here.
-func (c *composer) requests(kind, targetKind, targetName string) []observed.Lookup {
-	var out []observed.Lookup
+// the Tenant's target (a FrontProxy or RootShard of its namespace) and not being deleted,
+// each with the team's XR it carries, decoded once. A request whose team's XR was
+// refused by its own composition (too heavy) is added to the candidates, refused, here.
+func requests[X any](c *composer, kind, targetKind, targetName string) []*X {
+	var out []*X
 	for _, n := range c.St.NamesIn(c.team, v1alpha1.KindTenantRequest) {
-		l := c.St.ObjectIn(c.team, v1alpha1.KindTenantRequest, n)
-		rq, ok := sharing.FromRequest(l, nil)
+		xr := new(X)
+		rq, ok := sharing.FromRequest(c.St.ObjectIn(c.team, v1alpha1.KindTenantRequest, n), xr)
 		t := rq.Spec.Target
 		if !ok || rq.Spec.Kind != kind || rq.GetDeletionTimestamp() != nil || t.Kind != targetKind || t.Namespace != c.Namespace || t.Name != targetName {
 			continue
@@ -39,15 +38,9 @@ func (c *composer) requests(kind, targetKind, targetName string) []observed.Look
 				errs: field.ErrorList{field.Forbidden(field.NewPath("metadata"), rq.Spec.Refused)}})
 			continue
 		}
-		out = append(out, l)
+		out = append(out, xr)
 	}
 	return out
-}
-
-// decode decodes the team's XR a TenantRequest carries.
-func (c *composer) decode(l observed.Lookup, into any) bool {
-	_, ok := sharing.FromRequest(l, into)
-	return ok
 }
 
 // keepUnasked keeps, unchanged, what the Tenant composed for a team's XR before TenantRequests
