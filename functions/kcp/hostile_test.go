@@ -229,27 +229,35 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 			req.Observed.Composite = &fnv1.Resource{Resource: resource.MustStructJSON(hostileXR(tc.spec))}
 			observedBefore := proto.Clone(req.GetObserved()).(*fnv1.State)
 			rsp := run(t, req)
-			var fatal string
-			for _, r := range rsp.GetResults() {
-				if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
-					fatal = r.GetMessage()
-				}
-			}
-			if !strings.HasPrefix(fatal, "invalid KcpInstallation team-a/dev, nothing was changed: ") {
-				t.Fatalf("%s\nwant a Fatal result refusing the edit, got results %v", tc.reason, rsp.GetResults())
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(fatal, w) {
-					t.Errorf("%s\nfatal result:\n got: %q\nwant: ...%q...", tc.reason, fatal, w)
-				}
-			}
-			if n := len(rsp.GetDesired().GetResources()); n > 0 {
-				t.Errorf("%s\nrefused, yet %d resources desired: Crossplane would apply them", tc.reason, n)
-			}
-			if !proto.Equal(observedBefore, req.GetObserved()) {
-				t.Errorf("%s\nthe observed state changed while refusing", tc.reason)
-			}
+			checkRefused(t, tc.reason, req, observedBefore, rsp, tc.want)
 		})
+	}
+}
+
+// checkRefused holds the response rsp to a hostile edit req of the installation team-a/dev: a
+// Fatal result naming every want, nothing desired (so Crossplane applies and deletes
+// nothing), and the observed state as it was before (observedBefore; nil skips it).
+func checkRefused(t *testing.T, reason string, req *fnv1.RunFunctionRequest, observedBefore *fnv1.State, rsp *fnv1.RunFunctionResponse, want []string) {
+	t.Helper()
+	var fatal string
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			fatal = r.GetMessage()
+		}
+	}
+	if !strings.HasPrefix(fatal, "invalid KcpInstallation team-a/dev, nothing was changed: ") {
+		t.Fatalf("%s\nwant a Fatal result refusing the edit, got results %v", reason, rsp.GetResults())
+	}
+	for _, w := range want {
+		if !strings.Contains(fatal, w) {
+			t.Errorf("%s\nfatal result:\n got: %q\nwant: ...%q...", reason, fatal, w)
+		}
+	}
+	if n := len(rsp.GetDesired().GetResources()); n > 0 {
+		t.Errorf("%s\nrefused, yet %d resources desired: Crossplane would apply them", reason, n)
+	}
+	if observedBefore != nil && !proto.Equal(observedBefore, req.GetObserved()) {
+		t.Errorf("%s\nthe observed state changed while refusing", reason)
 	}
 }
 
