@@ -24,6 +24,7 @@ E2E_KUBERNETES_VERSION   := v1.35.3
 E2E_CERT_MANAGER_VERSION := v1.21.2
 E2E_PROVIDER_KUBERNETES_VERSION := v1.3.1
 E2E_KWOK_VERSION         := v0.8.0
+E2E_API_SYNCAGENT_VERSION := v0.7.0
 
 # The oldest versions docs/support.md supports, from modules of their own
 # (test/e2e/tools/*-oldest): TestCrossplaneNext runs on them, TestKCP on the newest above, so
@@ -43,14 +44,19 @@ E2E_PROVIDER_KUBERNETES     := $(BIN)/provider-kubernetes
 E2E_KWOK                    := $(BIN)/kwok
 E2E_CERT_MANAGER_CONTROLLER_OLDEST := $(BIN)/cert-manager-controller-oldest
 E2E_PROVIDER_KUBERNETES_OLDEST     := $(BIN)/provider-kubernetes-oldest
+E2E_API_SYNCAGENT           := $(BIN)/api-syncagent
 export E2E_ETCD E2E_ETCDCTL E2E_ETCDUTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBE_SCHEDULER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
-	E2E_PROVIDER_KUBERNETES E2E_KWOK E2E_CERT_MANAGER_CONTROLLER_OLDEST
+	E2E_PROVIDER_KUBERNETES E2E_KWOK E2E_CERT_MANAGER_CONTROLLER_OLDEST E2E_API_SYNCAGENT
 
 # Every binary above, ordered so that build_tools' side-by-side builds pair different modules
 # (two builds of one module would compile the same packages twice).
 E2E_TOOLS := $(E2E_KUBE_APISERVER) $(E2E_CERT_MANAGER_CONTROLLER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_PROVIDER_KUBERNETES) \
 	$(E2E_KUBE_SCHEDULER) $(E2E_ETCD) $(E2E_KUBECTL) $(E2E_KWOK) $(E2E_ETCDCTL) $(E2E_ETCDUTL) \
 	$(E2E_CERT_MANAGER_CONTROLLER_OLDEST) $(E2E_PROVIDER_KUBERNETES_OLDEST)
+
+# Binaries only the runs against real kcp need: not in E2E_TOOLS, so CI never builds them;
+# `make e2e` builds them only when KCP_BIN is set.
+E2E_REALKCP_TOOLS := $(E2E_API_SYNCAGENT)
 
 E2E_TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/e2e/tools)
 
@@ -73,6 +79,7 @@ E2E_KUBECTL_LDFLAGS := $(E2E_K8S_LDFLAGS) \
 e2e_cert_manager_ldflags = -s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(1)
 e2e_provider_kubernetes_ldflags = -s -w -X github.com/crossplane-contrib/provider-kubernetes/internal/version.Version=$(1)
 E2E_KWOK_LDFLAGS := -s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$(E2E_KWOK_VERSION)
+E2E_API_SYNCAGENT_LDFLAGS := -s -w -X github.com/kcp-dev/api-syncagent/internal/version.gitVersion=$(E2E_API_SYNCAGENT_VERSION)
 
 # $(call e2e_module_srcs,<module dir>): what a binary built from our own code depends on.
 e2e_module_srcs = $(filter-out %_test.go,$(wildcard $(E2E_TOOLS_DIR)/$(1)/*.go $(E2E_TOOLS_DIR)/$(1)/*/*.go $(E2E_TOOLS_DIR)/$(1)/*/*/*.go)) \
@@ -167,6 +174,13 @@ $(BIN)/kwok-$(E2E_KWOK_VERSION):
 	$(call e2e_check_version,kwok,sigs.k8s.io/kwok,$(E2E_KWOK_VERSION))
 	$(call e2e_build,kwok,$(E2E_KWOK_LDFLAGS),sigs.k8s.io/kwok/cmd/kwok,,kwok $(E2E_KWOK_VERSION))
 
+# kcp's api-syncagent (cmd/api-syncagent), for the real-kcp runs (E2E_REALKCP_TOOLS). It links our
+# stand-in for virtual-workspace-framework, which the proxy does not serve
+# (api-syncagent/virtual-workspace-framework-standin): rebuild it when the module changes.
+$(BIN)/api-syncagent-$(E2E_API_SYNCAGENT_VERSION): $(call e2e_module_srcs,api-syncagent)
+	$(call e2e_check_version,api-syncagent,github.com/kcp-dev/api-syncagent,$(E2E_API_SYNCAGENT_VERSION))
+	$(call e2e_build,api-syncagent,$(E2E_API_SYNCAGENT_LDFLAGS),github.com/kcp-dev/api-syncagent/cmd/api-syncagent,,api-syncagent $(E2E_API_SYNCAGENT_VERSION))
+
 # provider-kubernetes' package, for the host's architecture only (the package runtime runs it
 # here): the module's package/crossplane.yaml and package/crds/*.yaml, and a runtime image
 # holding the binary at /provider, built like the function's (runtime-image, xpkgbuild). Needs
@@ -215,3 +229,4 @@ $(eval $(call e2e_link,$(E2E_PROVIDER_KUBERNETES),provider-kubernetes-$(E2E_PROV
 $(eval $(call e2e_link,$(E2E_KWOK),kwok-$(E2E_KWOK_VERSION)))
 $(eval $(call e2e_link,$(E2E_CERT_MANAGER_CONTROLLER_OLDEST),cert-manager-controller-$(E2E_CERT_MANAGER_OLDEST_VERSION)))
 $(eval $(call e2e_link,$(E2E_PROVIDER_KUBERNETES_OLDEST),provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_OLDEST_VERSION)))
+$(eval $(call e2e_link,$(E2E_API_SYNCAGENT),api-syncagent-$(E2E_API_SYNCAGENT_VERSION)))

@@ -16,12 +16,14 @@ const (
 	KindCertificateSet         = "CertificateSet"
 	KindTenant                 = "Tenant"
 	KindTenantRequest          = "TenantRequest"
+	KindPublishedAPI           = "PublishedAPI"
 )
 
 // Kinds lists every kind of XR, kcp-operator's six first, then what this package adds.
 var Kinds = []string{
 	KindRootShard, KindShard, KindCacheServer, KindFrontProxy, KindVirtualWorkspace, KindKubeconfig,
 	KindWorkspace, KindKcpInstallation, KindClaimedKcpInstallation, KindCertificateSet, KindTenant, KindTenantRequest,
+	KindPublishedAPI,
 }
 
 // ClaimKinds maps the kind of an XR that has a claim to the claim's kind.

@@ -81,6 +81,15 @@ type TenantSpec struct {
 	// +kubebuilder:validation:MaxItems=32
 	ClusterRoleBindings []WorkspaceClusterRoleBinding `json:"clusterRoleBindings,omitempty"`
 
+	// APIs are the APIExports the team's Workspaces may bind (spec.apiBindings), each with the
+	// permission claims they may accept. A binding to any other export, or accepting any
+	// other claim, is refused naming the field: a provider reaches no more of a team's
+	// workspace than the platform allowed here and the team accepted. None by default.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	APIs []TenantAPI `json:"apis,omitempty"`
+
 	// Limits bound what the team may ask for.
 	// +optional
 	Limits TenantLimits `json:"limits,omitempty"`

@@ -58,6 +58,14 @@ type WorkspaceSpec struct {
 	// +kubebuilder:validation:MaxItems=32
 	ClusterRoleBindings []WorkspaceClusterRoleBinding `json:"clusterRoleBindings,omitempty"`
 
+	// APIBindings bind APIExports in the workspace (docs/publishing-apis.md), each accepting
+	// the permission claims it lists. A team's Workspace of a shared installation may bind
+	// only the exports, and accept only the claims, its Tenant's spec.apis grants.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	APIBindings []APIBinding `json:"apiBindings,omitempty"`
+
 	// DeletionPolicy decides what deleting this Workspace does to the workspace in kcp:
 	// Retain (the default) leaves it and everything in it, Delete deletes it with its
 	// contents. The bindings in spec.clusterRoleBindings are removed either way.
@@ -135,4 +143,9 @@ type WorkspaceStatus struct {
 	// Cluster is the logical cluster kcp assigned the workspace.
 	// +optional
 	Cluster string `json:"cluster,omitempty"`
+
+	// APIBindings are the names of spec.apiBindings that kcp reports Bound.
+	// +optional
+	// +listType=atomic
+	APIBindings []string `json:"apiBindings,omitempty"`
 }

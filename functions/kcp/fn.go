@@ -20,6 +20,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/frontproxy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kubeconfig"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/publishedapi"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/rootshard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/shard"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/tenant"
@@ -64,6 +65,7 @@ func newTable() table {
 		v1alpha1.KindClaimedKcpInstallation: kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
 		v1alpha1.KindCertificateSet:         kindOf(certificateset.Validate, nil, certificateset.Compose),
 		v1alpha1.KindTenantRequest:          kindOf(nil, nil, tenantrequest.Compose),
+		v1alpha1.KindPublishedAPI:           kindOf(publishedapi.Validate, nil, publishedapi.Compose),
 	}
 	// The installation and the Tenant check the XRs they compose with those kinds' own rows,
 	// so they read the table they are added to.

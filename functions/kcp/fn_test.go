@@ -105,7 +105,7 @@ func TestRunFunctionFatal(t *testing.T) {
 		"UnsupportedKind": {
 			reason: "Only kcp.crossplane.io kinds are composed.",
 			xr:     `{"apiVersion": "example.org/v1", "kind": "Thing", "metadata": {"name": "x"}}`,
-			want:   fatal("unsupported composite resource kind Thing.example.org: this function composes kcp.crossplane.io kinds (CacheServer, CertificateSet, ClaimedKcpInstallation, FrontProxy, KcpInstallation, Kubeconfig, RootShard, Shard, Tenant, TenantRequest, VirtualWorkspace, Workspace)"),
+			want:   fatal("unsupported composite resource kind Thing.example.org: this function composes kcp.crossplane.io kinds (CacheServer, CertificateSet, ClaimedKcpInstallation, FrontProxy, KcpInstallation, Kubeconfig, PublishedAPI, RootShard, Shard, Tenant, TenantRequest, VirtualWorkspace, Workspace)"),
 		},
 	}
 	for name, tc := range cases {

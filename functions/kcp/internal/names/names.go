@@ -17,6 +17,7 @@ const (
 	ComponentFrontProxy     = "front-proxy"
 	ComponentCacheServer    = "cache-server"
 	ComponentVirtualWS      = "virtual-workspace"
+	ComponentSyncAgent      = "api-syncagent"
 	// ComponentEncryptionRewrite is a Job rewriting a shard's encrypted objects: not the
 	// shard's component, so that its Service never selects the Job's pod.
 	ComponentEncryptionRewrite = "encryption-rewrite"

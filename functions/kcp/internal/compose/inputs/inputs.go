@@ -24,6 +24,9 @@ const (
 	fromCertificate sourceKind = iota
 	fromComposed
 	fromExternal
+	// fromChild is written by an XR this one composes (a Kubeconfig's Secret): read and
+	// checked as an external object, but this XR's own.
+	fromChild
 )
 
 type source struct {
@@ -58,6 +61,14 @@ func (in *Inputs) External(kind, name, field string) {
 	if _, ok := in.sources[id]; !ok {
 		in.set(id, source{kind: fromExternal, objectKind: kind, field: field})
 	}
+	in.Read(kind, name)
+}
+
+// Child registers an object an XR this one composes writes, described by what (e.g.
+// "written by Kubeconfig x"). It is read and gates the workload as an external object, and
+// is this XR's own: a placed copy of it goes with the XR.
+func (in *Inputs) Child(kind, name, what string) {
+	in.set(kind+"/"+name, source{kind: fromChild, objectKind: kind, field: what})
 	in.Read(kind, name)
 }
 

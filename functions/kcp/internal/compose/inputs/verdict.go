@@ -58,7 +58,7 @@ func (in *Inputs) Check(m workload.Mounts, st *observed.State, want *desired.Set
 				continue
 			}
 			v.Rollout.Config(name, desired.Fingerprint(o))
-		case fromExternal:
+		case fromExternal, fromChild:
 			l := st.Object(kind, name)
 			if !l.Found {
 				v.WaitingObjects = append(v.WaitingObjects, fmt.Sprintf("%s %s (%s)", kind, name, s.field))

@@ -75,6 +75,10 @@ type AllowedFeatures struct {
 	// Monitoring (spec.monitoring): PodMonitors the platform's Prometheus scrapes, stores
 	// and alerts on, at a rate the installation sets.
 	Monitoring []string `json:"monitoring,omitempty"`
+	// APIPublishing (the PublishedAPI kind): an api-syncagent whose ClusterRole in the
+	// service cluster reads every CRD and manages the published resources and their related
+	// Secrets or ConfigMaps in every namespace there.
+	APIPublishing []string `json:"apiPublishing,omitempty"`
 }
 
 // Feature names a field of AllowedFeatures, as data.features spells it.
@@ -82,9 +86,10 @@ type Feature string
 
 // Features a tenant's installation may be allowed.
 const (
-	FeatureProfiling  Feature = "profiling"
-	FeatureAuditLogs  Feature = "auditLogs"
-	FeatureMonitoring Feature = "monitoring"
+	FeatureProfiling     Feature = "profiling"
+	FeatureAuditLogs     Feature = "auditLogs"
+	FeatureMonitoring    Feature = "monitoring"
+	FeatureAPIPublishing Feature = "apiPublishing"
 )
 
 // AllowsFeature reports whether an installation in namespace may turn f on.
@@ -99,6 +104,8 @@ func (p Policy) AllowsFeature(namespace string, f Feature) bool {
 		return listed(p.Features.AuditLogs, namespace)
 	case FeatureMonitoring:
 		return listed(p.Features.Monitoring, namespace)
+	case FeatureAPIPublishing:
+		return listed(p.Features.APIPublishing, namespace)
 	}
 	return false
 }

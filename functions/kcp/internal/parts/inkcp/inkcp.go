@@ -194,3 +194,50 @@ func Workspace(name string, labels map[string]string, typ *WorkspaceType) map[st
 	}
 	return m
 }
+
+// APIExport is the manifest of an empty APIExport named name: api-syncagent writes its
+// schemas and permission claims, so the manifest names no field the agent owns and the
+// Object's server-side apply never takes them back.
+func APIExport(name string, labels map[string]string) map[string]any {
+	return map[string]any{"apiVersion": "apis.kcp.io/v1alpha2", "kind": "APIExport", "metadata": objectMeta(name, labels), "spec": map[string]any{}}
+}
+
+// Claim is a permission claim an APIBinding accepts.
+type Claim struct {
+	Group, Resource string
+	Verbs           []string
+}
+
+// APIBinding is the manifest of an APIBinding named name to export exportName of workspace
+// path, accepting exactly claims, each for every object of its resource.
+func APIBinding(name string, labels map[string]string, path, exportName string, claims []Claim) map[string]any {
+	spec := map[string]any{"reference": map[string]any{"export": map[string]any{"path": path, "name": exportName}}}
+	if len(claims) > 0 {
+		accepted := make([]any, len(claims))
+		for i, c := range claims {
+			verbs := make([]any, len(c.Verbs))
+			for j, v := range c.Verbs {
+				verbs[j] = v
+			}
+			accepted[i] = map[string]any{
+				"group": c.Group, "resource": c.Resource, "verbs": verbs,
+				"selector": map[string]any{"matchAll": true}, "state": "Accepted",
+			}
+		}
+		spec["permissionClaims"] = accepted
+	}
+	return map[string]any{"apiVersion": "apis.kcp.io/v1alpha2", "kind": "APIBinding", "metadata": objectMeta(name, labels), "spec": spec}
+}
+
+// objectMeta is the metadata of a cluster-scoped manifest.
+func objectMeta(name string, labels map[string]string) map[string]any {
+	meta := map[string]any{"name": name}
+	if len(labels) > 0 {
+		l := make(map[string]any, len(labels))
+		for k, v := range labels {
+			l[k] = v
+		}
+		meta["labels"] = l
+	}
+	return meta
+}

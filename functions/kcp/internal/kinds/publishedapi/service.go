@@ -1,0 +1,109 @@
+package publishedapi
+
+import (
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/inkcp"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/syncagent"
+)
+
+// DefaultReplicas of the agent: one leads, one waits to take over.
+const DefaultReplicas = 2
+
+// inService is an Object creating manifest in the service cluster.
+func (c *composer) inService(name string, manifest map[string]any) *resource.Unstructured {
+	return inkcp.Object{
+		Name:               name,
+		Namespace:          c.pa.GetNamespace(),
+		Labels:             map[string]string{names.LabelPublishedAPI: c.agent.Name},
+		ProviderConfigKind: c.target.ConfigKind,
+		ProviderConfig:     c.target.Config,
+		Policies:           inkcp.PoliciesAll,
+		Manifest:           manifest,
+	}.Unstructured()
+}
+
+// addInService composes one Object in the service cluster under key and reports whether
+// provider-kubernetes has applied it.
+func (c *composer) addInService(key resource.Name, name string, manifest map[string]any) bool {
+	ok := c.b.St.ConditionTrue(key, "Ready")
+	c.b.Set.Add(key, c.inService(name, manifest), readiness(ok))
+	return ok
+}
+
+// rbacKey is the resource key of the agent's RBAC object of kind.
+func rbacKey(kind string) resource.Name { return resource.Name("syncagent-" + strings.ToLower(kind)) }
+
+// composeServiceRBAC composes the agent's ServiceAccount and RBAC in the service cluster:
+// the cluster-wide ClusterRole of syncagent.ServiceRules, and a Role in its namespace for
+// its Lease and events. It returns what the Deployment waits for on first creation.
+func (c *composer) composeServiceRBAC() []string {
+	ns, sa, role, l := c.target.Namespace, c.name.Deployment(), names.AgentRole(c.agent.Name), c.labels()
+	objects := []struct {
+		kind     string
+		manifest map[string]any
+	}{
+		{"ServiceAccount", syncagent.ServiceAccount(sa, ns, l)},
+		{"ClusterRole", syncagent.ClusterRole(role, l, syncagent.ServiceRules(c.pa.Spec.Resources))},
+		{"ClusterRoleBinding", syncagent.Binding(role, "", l, role, sa, ns)},
+		{"Role", syncagent.Role(role, ns, l, syncagent.NamespaceRules())},
+		{"RoleBinding", syncagent.Binding(role, ns, l, role, sa, ns)},
+	}
+	var waiting []string
+	for _, o := range objects {
+		if !c.addInService(rbacKey(o.kind), c.name.ServiceRBAC(o.kind), o.manifest) {
+			waiting = append(waiting, "the agent's "+o.kind+" in "+c.target.String())
+		}
+	}
+	return waiting
+}
+
+// composePublishedResources composes one PublishedResource per spec.resources entry,
+// labelled for this agent alone.
+func (c *composer) composePublishedResources() {
+	l := c.labels()
+	for _, r := range c.pa.Spec.Resources {
+		name := c.name.Resource(r.Name)
+		c.addInService(resource.Name("publishedresource-"+r.Name), name, syncagent.PublishedResource(name, l, r))
+	}
+}
+
+// composeAgent composes the agent's Deployment, metrics Service and PodDisruptionBudget in
+// the service cluster, with a copy of its kubeconfig, once the kubeconfig is written and its
+// ServiceAccount and RBAC exist there. Until then a running agent is kept as it is.
+func (c *composer) composeAgent(rbacWaiting []string) builder.Outcome {
+	name := c.name.Deployment()
+	mounts := syncagent.Mounts(c.name.KubeconfigSecret())
+	w := syncagent.Workload{
+		Agent: c.agent, Deployment: name, Labels: c.labels(),
+		Replicas: DefaultReplicas, Image: names.AgentImage,
+		Mounts: mounts,
+	}
+	if a := c.pa.Spec.Agent; a != nil {
+		if a.Replicas != nil {
+			w.Replicas = *a.Replicas
+		}
+		if a.Image != "" {
+			w.Image = a.Image
+		}
+		w.Resources = a.Resources
+	}
+	return c.b.Workload(builder.Workload{
+		Name:          name,
+		DeploymentKey: c.b.Key("deployment", name),
+		ServiceKey:    c.b.Key("service", name),
+		Mounts:        mounts,
+		Blockers:      rbacWaiting,
+		Placement:     c.target,
+		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
+			w.PodAnnotations = podAnnotations
+			return w.Build()
+		},
+	})
+}
