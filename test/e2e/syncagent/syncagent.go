@@ -64,8 +64,11 @@ func download(ctx context.Context, dir, arg string) (string, error) {
 		}
 		return "", fmt.Errorf("go mod download %s (in %s): %w", arg, dir, err)
 	}
-	if m.Error != "" || m.Dir == "" || runErr != nil {
-		return "", fmt.Errorf("go mod download %s (in %s): %v %s", arg, dir, runErr, m.Error)
+	if m.Error != "" || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s (in %s): %s", arg, dir, m.Error)
+	}
+	if runErr != nil {
+		return "", fmt.Errorf("go mod download %s (in %s): %w", arg, dir, runErr)
 	}
 	return m.Dir, nil
 }

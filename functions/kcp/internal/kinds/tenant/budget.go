@@ -94,8 +94,16 @@ func workspaceCost(spec v1alpha1.WorkspaceSpec) cost {
 	for _, crb := range spec.ClusterRoleBindings {
 		objects += bindingBytes(crb.ClusterRole, append(slices.Clone(crb.Groups), crb.Users...))
 	}
-	c.bindings = len(spec.ClusterRoleBindings)
+	for _, ab := range spec.APIBindings {
+		// The APIBinding's Object: its export and claims, desired and observed.
+		raw, _ := json.Marshal(ab)
+		objects += ObjectBytes + 4*len(raw)
+	}
+	c.bindings = len(spec.ClusterRoleBindings) + len(spec.APIBindings)
 	c.bindingsField = "spec.clusterRoleBindings"
+	if len(spec.APIBindings) > len(spec.ClusterRoleBindings) {
+		c.bindingsField = "spec.apiBindings"
+	}
 	c.bytes += objects
 	if objects > c.bytes/2 {
 		c.bytesField = c.bindingsField

@@ -133,6 +133,7 @@ func (c *composer) workspaceSpec(ws *v1alpha1.Workspace) v1alpha1.WorkspaceSpec 
 		Name:                name,
 		Type:                s.Type,
 		ClusterRoleBindings: s.ClusterRoleBindings,
+		APIBindings:         s.APIBindings,
 		DeletionPolicy:      s.DeletionPolicy,
 	}
 }
@@ -146,6 +147,7 @@ func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 		errs = append(errs, field.Invalid(spec.Child("parent"), p, fmt.Sprintf("the team's workspace is %s: create workspaces in it or below it", c.workspace)))
 	}
 	errs = append(errs, c.checkType(spec.Child("type"), ws.Spec.Type)...)
+	errs = append(errs, c.checkAPIBindings(spec.Child("apiBindings"), ws.Spec.APIBindings)...)
 	return append(errs, sharing.CheckBindings(spec.Child("clusterRoleBindings"), ws.Spec.ClusterRoleBindings)...)
 }
 

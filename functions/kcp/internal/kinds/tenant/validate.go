@@ -24,5 +24,6 @@ func Validate(t *v1alpha1.Tenant) field.ErrorList {
 	if m := t.Spec.Limits.MaxValidity; m != nil && m.Duration <= 0 {
 		errs = append(errs, field.Invalid(spec.Child("limits", "maxValidity"), m.Duration.String(), "must be positive, e.g. 720h"))
 	}
+	errs = append(errs, validateAPIs(spec.Child("apis"), t.Spec.APIs)...)
 	return append(errs, sharing.CheckBindings(spec.Child("clusterRoleBindings"), t.Spec.ClusterRoleBindings)...)
 }

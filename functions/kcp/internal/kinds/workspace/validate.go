@@ -73,6 +73,7 @@ func Validate(ws *v1alpha1.Workspace) field.ErrorList {
 			}
 		}
 	}
+	errs = append(errs, validateAPIBindings(spec.Child("apiBindings"), s.APIBindings)...)
 	if Shared(ws) {
 		// The Tenant checks these again, with the team's workspace, before it composes
 		// anything; saying so here refuses at once, naming the field.

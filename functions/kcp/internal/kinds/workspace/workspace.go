@@ -1,5 +1,5 @@
 // Package workspace composes a Workspace: a kcp workspace under a parent path of the
-// installation a RootShard runs, and ClusterRoleBindings inside it, each a provider-kubernetes
+// installation a RootShard runs, and ClusterRoleBindings and APIBindings inside it, each a provider-kubernetes
 // Object acting in kcp through the RootShard's ProviderConfig for the workspace it acts in.
 //
 // The workspace's Object never deletes the workspace unless spec.deletionPolicy is Delete: a
@@ -80,21 +80,26 @@ func Compose(ws *v1alpha1.Workspace, st *observed.State) (result.Result[v1alpha1
 
 	ready := composeWorkspace(b, ws, root)
 	bound, waiting := composeBindings(b, ws, root)
+	apis, apisWaiting := composeAPIBindings(b, ws, root)
 
 	status.Phase = st.String(keyWorkspace, "status", "atProvider", "manifest", "status", "phase")
 	status.Cluster = st.String(keyWorkspace, "status", "atProvider", "manifest", "spec", "cluster")
 	status.URL = names.ExternalURL(rs.Spec.External) + "/clusters/" + Path(ws)
+	status.APIBindings = apis
 
 	conds := []condition.Condition{workspaceCondition(st, ws, ready)}
 	if len(ws.Spec.ClusterRoleBindings) > 0 {
 		conds = append(conds, bindingsCondition(ws, bound, waiting))
+	}
+	if len(ws.Spec.APIBindings) > 0 {
+		conds = append(conds, apisCondition(ws, apis, apisWaiting))
 	}
 	return result.Result[v1alpha1.WorkspaceStatus]{
 		Desired:      b.Set,
 		Requirements: b.Inputs.Requirements(),
 		Status:       status,
 		Conditions:   conds,
-		NotReady:     !ready || !bound,
+		NotReady:     !ready || !bound || len(apisWaiting) > 0,
 	}, nil
 }
 
