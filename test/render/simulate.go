@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -502,13 +503,18 @@ func rollOut(d *Object) {
 	}
 }
 
-// placed reports whether an Object carries a workload placed in another cluster, rather than
-// an object in kcp (whose state a kcp stand-in decides, not the simulator).
+// placed reports whether an Object carries a workload placed in another cluster, or what a
+// PublishedAPI's agent needs in its service cluster, rather than an object in kcp (whose
+// state a kcp stand-in decides, not the simulator). An Object acts in kcp through a
+// RootShard's ProviderConfig <rs>-kcp-operator.<workspace>.
 func placed(o *Object) bool {
 	kind, _, _ := unstructured.NestedString(o.Object, "spec", "forProvider", "manifest", "kind")
 	switch kind {
 	case "Deployment", "Service", "PodDisruptionBudget", "Secret", "ConfigMap", "Namespace":
 		return true
+	case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "PublishedResource":
+		config, _, _ := unstructured.NestedString(o.Object, "spec", "providerConfigRef", "name")
+		return !strings.Contains(config, "-kcp-operator.")
 	}
 	return false
 }

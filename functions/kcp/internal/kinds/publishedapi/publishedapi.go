@@ -26,6 +26,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -72,7 +73,15 @@ func Compose(pa *v1alpha1.PublishedAPI, st *observed.State) (result.Result[v1alp
 	c.composePublishedResources()
 	out := c.composeAgent(rbacWaiting)
 	available := c.b.Report(out)
-	conds := append(c.b.Conditions(), exportCondition(c, exported), credentialsCondition(c, credentials))
+	// The agent mounts no certificate of this XR's (its Kubeconfig's is that XR's to
+	// report), so the builder's CertificatesReady would only ever say "all 0 issued".
+	var conds []condition.Condition
+	for _, cond := range c.b.Conditions() {
+		if cond.Type != condition.TypeCertificatesReady {
+			conds = append(conds, cond)
+		}
+	}
+	conds = append(conds, exportCondition(c, exported), credentialsCondition(c, credentials))
 	status.Phase = string(builder.Phase(available && exported))
 	return result.Result[v1alpha1.PublishedAPIStatus]{
 		Desired:      c.b.Set,
