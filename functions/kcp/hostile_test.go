@@ -239,13 +239,19 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 // nothing), and the observed state as it was before (observedBefore; nil skips it).
 func checkRefused(t *testing.T, reason string, req *fnv1.RunFunctionRequest, observedBefore *fnv1.State, rsp *fnv1.RunFunctionResponse, want []string) {
 	t.Helper()
+	checkRefusedXR(t, "KcpInstallation team-a/dev", reason, req, observedBefore, rsp, want)
+}
+
+// checkRefusedXR is checkRefused for the XR xr ("<Kind> <namespace>/<name>").
+func checkRefusedXR(t *testing.T, xr, reason string, req *fnv1.RunFunctionRequest, observedBefore *fnv1.State, rsp *fnv1.RunFunctionResponse, want []string) {
+	t.Helper()
 	var fatal string
 	for _, r := range rsp.GetResults() {
 		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
 			fatal = r.GetMessage()
 		}
 	}
-	if !strings.HasPrefix(fatal, "invalid KcpInstallation team-a/dev, nothing was changed: ") {
+	if !strings.HasPrefix(fatal, "invalid "+xr+", nothing was changed: ") {
 		t.Fatalf("%s\nwant a Fatal result refusing the edit, got results %v", reason, rsp.GetResults())
 	}
 	for _, w := range want {

@@ -251,6 +251,13 @@ func placeInOtherCluster(obj map[string]any) {
 	manifest, _ := obj["spec"].(map[string]any)["forProvider"].(map[string]any)["manifest"].(map[string]any)
 	switch manifest["kind"] {
 	case "Deployment", "Service", "PodDisruptionBudget", "Secret", "ConfigMap", "Namespace":
+	case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "PublishedResource":
+		// A PublishedAPI's agent needs these in its service cluster; in kcp (through a
+		// RootShard's <rs>-kcp-operator.<workspace> ProviderConfig) no kcp is here to apply them.
+		config, _ := obj["spec"].(map[string]any)["providerConfigRef"].(map[string]any)["name"].(string)
+		if strings.Contains(config, "-kcp-operator.") {
+			return
+		}
 	default:
 		return
 	}
