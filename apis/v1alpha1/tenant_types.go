@@ -127,7 +127,7 @@ type TenantLimits struct {
 
 	// Bindings is how many ClusterRoleBindings in kcp the team's granted XRs may cause: one
 	// per distinct role of a Kubeconfig's spec.authorization.clusterRoleBindings.clusterRoles,
-	// one per entry of a Workspace's spec.clusterRoleBindings. Each is a provider-kubernetes
+	// one per entry of a Workspace's spec.clusterRoleBindings and spec.apiBindings. Each is a provider-kubernetes
 	// Object in this namespace that the installation's RootShard reads. Granting is oldest
 	// first: the XR that would exceed it, and every newer one, is refused. Defaults to 40.
 	// +optional
