@@ -21,11 +21,15 @@ const (
 	TypeExported = "Exported"
 	// TypeCredentialsReady says whether the agent's kubeconfig is written.
 	TypeCredentialsReady = "CredentialsReady"
+	// TypePublished says whether every PublishedResource is in the service cluster.
+	TypePublished = "Published"
 
-	ReasonExported  = "Exported"
-	ReasonExporting = "Exporting"
-	ReasonIssued    = "Issued"
-	ReasonIssuing   = "Issuing"
+	ReasonExported   = "Exported"
+	ReasonExporting  = "Exporting"
+	ReasonIssued     = "Issued"
+	ReasonIssuing    = "Issuing"
+	ReasonPublished  = "Published"
+	ReasonPublishing = "Publishing"
 )
 
 // DefaultValidity of the agent's client certificate.

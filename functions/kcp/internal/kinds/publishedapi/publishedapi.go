@@ -70,7 +70,7 @@ func Compose(pa *v1alpha1.PublishedAPI, st *observed.State) (result.Result[v1alp
 	c.composeKCPRole()
 	credentials := c.composeKubeconfig()
 	rbacWaiting := c.composeServiceRBAC()
-	c.composePublishedResources()
+	publishing := c.composePublishedResources()
 	out := c.composeAgent(rbacWaiting)
 	available := c.b.Report(out)
 	// The agent mounts no certificate of this XR's (its Kubeconfig's is that XR's to
@@ -81,14 +81,14 @@ func Compose(pa *v1alpha1.PublishedAPI, st *observed.State) (result.Result[v1alp
 			conds = append(conds, cond)
 		}
 	}
-	conds = append(conds, exportCondition(c, exported), credentialsCondition(c, credentials))
+	conds = append(conds, exportCondition(c, exported), credentialsCondition(c, credentials), publishedCondition(c, publishing))
 	status.Phase = string(builder.Phase(available && exported))
 	return result.Result[v1alpha1.PublishedAPIStatus]{
 		Desired:      c.b.Set,
 		Requirements: c.b.Inputs.Requirements(),
 		Status:       status,
 		Conditions:   conds,
-		NotReady:     c.b.NotReady() || !exported || !credentials,
+		NotReady:     c.b.NotReady() || !exported || !credentials || len(publishing) > 0,
 	}, nil
 }
 

@@ -250,3 +250,22 @@ func TestAgentRunsInTheServiceCluster(t *testing.T) {
 		t.Errorf("Objects composed: %v, want the kcp side, the service side and the placed agent", got)
 	}
 }
+
+func TestPublishedSaysTheCRDIsMissing(t *testing.T) {
+	w := platform()
+	r, _ := Compose(databases(), w.State())
+	w.Exists(r.Desired).Condition("publishedresource-database", "Synced", false, "ReconcileError",
+		`cannot create object: no matches for kind "PublishedResource" in version "syncagent.kcp.io/v1alpha1"`)
+	r, errs := Compose(databases(), w.State())
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	i := slices.IndexFunc(r.Conditions, func(c condition.Condition) bool { return c.Type == TypePublished })
+	want := "Publishing in namespace agents of the cluster ProviderConfig service-cluster reaches: databases-database: the service cluster has no PublishedResource CRD; install api-syncagent's"
+	if i < 0 || r.Conditions[i].Status || !strings.Contains(r.Conditions[i].Message, want) {
+		t.Errorf("A service cluster without api-syncagent's CRD is named, with the fix: conditions %v, want Published to say %q", r.Conditions, want)
+	}
+	if !r.NotReady {
+		t.Error("A PublishedAPI whose resources are not published is not Ready")
+	}
+}

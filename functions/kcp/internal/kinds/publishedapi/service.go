@@ -1,12 +1,14 @@
 package publishedapi
 
 import (
+	"fmt"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/inkcp"
@@ -65,13 +67,42 @@ func (c *composer) composeServiceRBAC() []string {
 }
 
 // composePublishedResources composes one PublishedResource per spec.resources entry,
-// labelled for this agent alone.
-func (c *composer) composePublishedResources() {
+// labelled for this agent alone. It returns why those not in the service cluster yet are not.
+func (c *composer) composePublishedResources() []string {
 	l := c.labels()
+	var waiting []string
 	for _, r := range c.pa.Spec.Resources {
 		name := c.name.Resource(r.Name)
-		c.addInService(resource.Name("publishedresource-"+r.Name), name, syncagent.PublishedResource(name, l, r))
+		key := resource.Name("publishedresource-" + r.Name)
+		if !c.addInService(key, name, syncagent.PublishedResource(name, l, r)) {
+			waiting = append(waiting, name+": "+c.notApplied(key))
+		}
 	}
+	return waiting
+}
+
+// notApplied says why an Object is not applied in the service cluster yet.
+func (c *composer) notApplied(key resource.Name) string {
+	st := c.b.St
+	if !st.Exists(key) {
+		return "waiting for Crossplane to create its Object"
+	}
+	if ok, _, msg, found := st.Condition(key, "Synced"); found && !ok && msg != "" {
+		if strings.Contains(msg, "no matches for kind") {
+			// The one thing a platform must do first (docs/publishing-apis.md).
+			return "the service cluster has no PublishedResource CRD; install api-syncagent's (docs/publishing-apis.md, \"Once per cluster\")"
+		}
+		return msg
+	}
+	return "waiting for provider-kubernetes"
+}
+
+// publishedCondition is Published.
+func publishedCondition(c *composer, waiting []string) condition.Condition {
+	if len(waiting) == 0 {
+		return condition.Condition{Type: TypePublished, Status: true, Reason: ReasonPublished, Message: fmt.Sprintf("Every PublishedResource is in %s.", c.target)}
+	}
+	return condition.Condition{Type: TypePublished, Reason: ReasonPublishing, Message: fmt.Sprintf("Publishing in %s: %s.", c.target, strings.Join(waiting, "; "))}
 }
 
 // composeAgent composes the agent's Deployment, metrics Service and PodDisruptionBudget in

@@ -13,8 +13,9 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
-// MaxNameLength keeps the names built from the XR's (its Kubeconfig's client certificate
-// Secret, kubeconfig-cert-<name>-syncagent, and the label values) valid.
+// MaxNameLength keeps every name built from the XR's valid with room to spare: its
+// Kubeconfig and Deployment <name>-syncagent (label values, at most 63), the Objects
+// <name>-syncagent.clusterrolebinding, the PublishedResources <name>-<resource name>.
 const MaxNameLength = 40
 
 // Validate checks what the XRD schema cannot: every error names the field and how to fix it.
