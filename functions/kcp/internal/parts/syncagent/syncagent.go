@@ -157,15 +157,25 @@ func relatedResource(kind string) string {
 
 // ServiceRules are the agent's cluster-wide rights in the service cluster: read CRDs (it
 // reads the published ones' schemas) and its PublishedResources (and write their status),
-// create the namespaces it syncs into, and manage exactly the published resources and the
-// kinds of their related objects. The agent watches what it syncs in every namespace, so
-// these are cluster-wide; nothing else is named.
+// create the namespaces it syncs into, record events, read Secrets, and manage exactly the
+// published resources and the kinds of their related objects. The agent watches what it
+// syncs in every namespace, so these are cluster-wide; nothing else is named.
+//
+// Secrets are read everywhere even without a related Secret: v0.7.0 keeps each object's
+// last synced state in a Secret obj-state-* of its own namespace and reads it through its
+// manager's cache, which watches Secrets of every namespace (cmd/api-syncagent/main.go sets
+// no cache restriction). It writes them only in its namespace (NamespaceRules).
 func ServiceRules(resources []v1alpha1.PublishedAPIResource) []any {
 	rules := []any{
 		rule("apiextensions.k8s.io", []string{"customresourcedefinitions"}, verbsRead),
 		rule("syncagent.kcp.io", []string{"publishedresources"}, verbsRead),
 		rule("syncagent.kcp.io", []string{"publishedresources/status"}, []string{"get", "patch", "update"}),
 		rule("", []string{"namespaces"}, []string{"get", "list", "watch", "create"}),
+		rule("", []string{"events"}, []string{"create", "patch"}),
+	}
+	related := RelatedResources(resources)
+	if !slices.Contains(related, "secrets") {
+		rules = append(rules, rule("", []string{"secrets"}, verbsRead))
 	}
 	byGroup := map[string][]string{}
 	for _, r := range resources {
@@ -176,18 +186,18 @@ func ServiceRules(resources []v1alpha1.PublishedAPIResource) []any {
 		slices.Sort(res)
 		rules = append(rules, rule(g, slices.Compact(res), verbsManage))
 	}
-	if kinds := RelatedResources(resources); len(kinds) > 0 {
-		rules = append(rules, rule("", kinds, verbsManage))
+	if len(related) > 0 {
+		rules = append(rules, rule("", related, verbsManage))
 	}
 	return rules
 }
 
-// NamespaceRules are the agent's rights in its own namespace: its leader election Lease
-// and events.
+// NamespaceRules are the agent's rights in its own namespace: its leader election Lease and
+// the Secrets holding each synced object's last state.
 func NamespaceRules() []any {
 	return []any{
 		rule("coordination.k8s.io", []string{"leases"}, verbsManage),
-		rule("", []string{"events"}, []string{"create", "patch"}),
+		rule("", []string{"secrets"}, verbsManage),
 	}
 }
 

@@ -2,6 +2,7 @@ package syncagent
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,7 +37,9 @@ func TestServiceRules(t *testing.T) {
 		`{"apiGroups":["syncagent.kcp.io"],"resources":["publishedresources"],"verbs":["get","list","watch"]}`,
 		`{"apiGroups":["syncagent.kcp.io"],"resources":["publishedresources/status"],"verbs":["get","patch","update"]}`,
 		`{"apiGroups":[""],"resources":["namespaces"],"verbs":["get","list","watch","create"]}`,
+		`{"apiGroups":[""],"resources":["events"],"verbs":["create","patch"]}`,
 	}
+	readSecrets := `{"apiGroups":[""],"resources":["secrets"],"verbs":["get","list","watch"]}`
 	manage := `"verbs":["get","list","watch","create","update","patch","delete"]}`
 	cases := map[string]struct {
 		reason    string
@@ -44,14 +47,14 @@ func TestServiceRules(t *testing.T) {
 		want      []string
 	}{
 		"OneResource": {
-			reason:    "The agent manages exactly the published resource and its status, besides what every agent reads.",
+			reason:    "The agent manages exactly the published resource and its status, besides what every agent reads (Secrets: its state store is read through a cluster-wide cache).",
 			resources: []v1alpha1.PublishedAPIResource{database()},
-			want:      append(base, `{"apiGroups":["platform.example.org"],"resources":["databases","databases/status"],`+manage),
+			want:      append(slices.Clone(base), readSecrets, `{"apiGroups":["platform.example.org"],"resources":["databases","databases/status"],`+manage),
 		},
 		"Related": {
-			reason:    "A related Secret adds secrets, and only secrets: the kinds of related objects are the agent's only other rights.",
+			reason:    "A related Secret makes secrets managed rather than read, and adds nothing else: the kinds of related objects are the agent's only other rights.",
 			resources: []v1alpha1.PublishedAPIResource{database(connection)},
-			want: append(base, `{"apiGroups":["platform.example.org"],"resources":["databases","databases/status"],`+manage,
+			want: append(slices.Clone(base), `{"apiGroups":["platform.example.org"],"resources":["databases","databases/status"],`+manage,
 				`{"apiGroups":[""],"resources":["secrets"],`+manage),
 		},
 		"TwoGroups": {
@@ -61,7 +64,7 @@ func TestServiceRules(t *testing.T) {
 				database(connection),
 				{Name: "cache", Group: "platform.example.org", Kind: "Cache", Plural: "caches", Versions: []string{"v1"}},
 			},
-			want: append(base,
+			want: append(slices.Clone(base),
 				`{"apiGroups":["platform.example.org"],"resources":["caches","caches/status","databases","databases/status"],`+manage,
 				`{"apiGroups":["queues.example.org"],"resources":["queues","queues/status"],`+manage,
 				`{"apiGroups":[""],"resources":["configmaps","secrets"],`+manage),
@@ -170,5 +173,15 @@ func TestBuildRunsRestricted(t *testing.T) {
 		if !check.ok {
 			t.Errorf("the agent's pod %s: it does not", check.what)
 		}
+	}
+}
+
+func TestNamespaceRules(t *testing.T) {
+	want := []string{
+		`{"apiGroups":["coordination.k8s.io"],"resources":["leases"],"verbs":["get","list","watch","create","update","patch","delete"]}`,
+		`{"apiGroups":[""],"resources":["secrets"],"verbs":["get","list","watch","create","update","patch","delete"]}`,
+	}
+	if diff := cmp.Diff(want, rules(t, NamespaceRules())); diff != "" {
+		t.Errorf("In its namespace the agent elects a leader and writes its objects' last states.\nNamespaceRules(): -want, +got:\n%s", diff)
 	}
 }
