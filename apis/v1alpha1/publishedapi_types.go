@@ -76,8 +76,8 @@ type PublishedAPIResource struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	Name string `json:"name"`
 
-	// Group is the resource's API group on the service cluster, e.g. platform.example.com.
-	// In kcp it is served under the export's own group.
+	// Group is the resource's API group on the service cluster, e.g. platform.example.com,
+	// and in kcp.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$`
@@ -209,7 +209,8 @@ type PublishedAPIAgent struct {
 
 // PublishedAPIStatus is what the function reports about a PublishedAPI.
 type PublishedAPIStatus struct {
-	// Phase is Ready once the export exists and the agent is available.
+	// Phase is Running once the export exists and the agent is available, else
+	// Provisioning.
 	// +optional
 	Phase string `json:"phase,omitempty"`
 

@@ -182,6 +182,7 @@ func userDir(t *testing.T) string {
 		"admin.kubeconfig":       closedKubeconfig,
 		"team-a.kubeconfig":      closedKubeconfig, // docs/workspaces.md
 		"cluster-b.kubeconfig":   closedKubeconfig, // docs/multi-cluster.md
+		"alice.kubeconfig":       closedKubeconfig, // docs/publishing-apis.md
 		"rootshard.yaml":         string(xr),
 		"functions.yaml":         functions,
 		"rendered.yaml":          "",

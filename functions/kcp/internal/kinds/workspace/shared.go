@@ -79,6 +79,10 @@ func composeShared(ws *v1alpha1.Workspace, st *observed.State) result.Result[v1a
 		ready.Message += "."
 	}
 	r.Conditions = append(r.Conditions, ready)
+	if bound, reason, msg, found := observed.ConditionOf(l.Object, TypeAPIsBound); found {
+		// The team binds APIs through this XR: it says whether they are, as the acting one does.
+		r.Conditions = append(r.Conditions, condition.Condition{Type: TypeAPIsBound, Status: bound, Reason: reason, Message: msg})
+	}
 	r.NotReady = !ok
 	return r
 }

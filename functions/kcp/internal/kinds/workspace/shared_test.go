@@ -11,6 +11,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
@@ -148,5 +149,21 @@ func TestComposeShared(t *testing.T) {
 				t.Errorf("%s\nready = %v, want %v", tc.reason, got, tc.ready)
 			}
 		})
+	}
+}
+
+func TestComposeSharedPassesAPIsBoundOn(t *testing.T) {
+	w := sharedWorld([]v1alpha1.TenantMember{{Kind: "Workspace", Name: "app", Granted: true}}, false, "Tenant")
+	acting := w.Required("Workspace", "team-a.app")
+	status := acting["status"].(map[string]any)
+	status["apiBindings"] = []any{"databases"}
+	status["conditions"] = append(status["conditions"].([]any), map[string]any{"type": TypeAPIsBound, "status": "False", "reason": ReasonAPIsBinding, "message": "Binding APIs in workspace root:team-a:app: queues: kcp reports Binding."})
+	r := composeShared(teamApp(), w.State())
+	i := slices.IndexFunc(r.Conditions, func(c condition.Condition) bool { return c.Type == TypeAPIsBound })
+	if i < 0 || r.Conditions[i].Status || r.Conditions[i].Message != "Binding APIs in workspace root:team-a:app: queues: kcp reports Binding." {
+		t.Errorf("The team's Workspace says what the acting one says of its API bindings: %v", r.Conditions)
+	}
+	if diff := cmp.Diff([]string{"databases"}, r.Status.APIBindings); diff != "" {
+		t.Errorf("status.apiBindings is the acting Workspace's: -want, +got:\n%s", diff)
 	}
 }
