@@ -24,6 +24,7 @@ func TestSupportMatrix(t *testing.T) {
 	mk := makeVariables(t, "make/tools.mk", "make/e2e-tools.mk")
 	meta := packageMeta(t)
 	kcpTag := submatch(t, "functions/kcp/internal/kcpimage/kcpimage.go", `DefaultTag\s*=\s*"(v[^"]+)"`)
+	agentTag := submatch(t, "functions/kcp/internal/names/publishedapi.go", `AgentImage\s*=\s*"ghcr.io/kcp-dev/api-syncagent:(v[^"]+)"`)
 
 	// stack's constants name the packages the e2e pushes: they are make's pins.
 	if diff := cmp.Diff([]string{mk["E2E_PROVIDER_KUBERNETES_OLDEST_VERSION"], mk["E2E_PROVIDER_KUBERNETES_VERSION"]},
@@ -56,6 +57,7 @@ func TestSupportMatrix(t *testing.T) {
 		{"Gateway API", "", []string{goModVersion(t, "sigs.k8s.io/gateway-api")}},
 		{"Kubernetes", k8sMinor, []string{mk["E2E_KUBERNETES_VERSION"]}},
 		{"kcp", kcpTag, []string{kcpTag}},
+		{"api-syncagent (for PublishedAPI)", agentTag, []string{mk["E2E_API_SYNCAGENT_VERSION"]}},
 		{"prometheus-operator (optional)", semver.MajorMinor(goModVersion(t, "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring")),
 			[]string{goModVersion(t, "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring")}},
 	}
