@@ -256,6 +256,7 @@ func benchCases(b testing.TB) []benchCase {
 		converged("Kubeconfig/Converged", benchKubeconfigXR, kubeconfigWorld(b)...),
 		answered("Kubeconfig/Shared/Converged", benchSharedKubeconfigXR, sharedKubeconfigWorld()...),
 		answered("Tenant/Converged", benchTenantXR, tenantWorld(b)...),
+		answered("PublishedAPI/Converged", publishedAPIXR("kcp", databasesResource), publishingWorld(b)...),
 		{name: "KcpInstallation/Fresh", req: newRequest(installation)},
 		converged("KcpInstallation/Converged", installation),
 		converged("KcpInstallation/10Shards/Converged", ten),

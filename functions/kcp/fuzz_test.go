@@ -39,6 +39,7 @@ func FuzzFrontProxy(f *testing.F)             { fuzzKind(f, "FrontProxy") }
 func FuzzKubeconfig(f *testing.F)             { fuzzKind(f, "Kubeconfig") }
 func FuzzKcpInstallation(f *testing.F)        { fuzzKind(f, "KcpInstallation") }
 func FuzzClaimedKcpInstallation(f *testing.F) { fuzzKind(f, "ClaimedKcpInstallation") }
+func FuzzPublishedAPI(f *testing.F)           { fuzzKind(f, "PublishedAPI") }
 
 // fuzzKind seeds a target with every realistic request of the kind (fresh and converged) and
 // checks what RunFunction answers to each input. The input's apiVersion and kind are forced

@@ -28,7 +28,7 @@ const databasesResource = `[{"name": "database", "group": "platform.example.org"
 
 // publishingWorld is what a PublishedAPI in namespace kcp reads: a policy making kcp the
 // platform's namespace, and RootShard root.
-func publishingWorld(t *testing.T) []map[string]any {
+func publishingWorld(t testing.TB) []map[string]any {
 	// The agent's kubeconfig, as its Kubeconfig writes it.
 	return append(rootShardWorld(t), policyWith(map[string]any{"platformNamespaces": []any{"kcp"}}), secretWith("databases-syncagent-kubeconfig"))
 }
