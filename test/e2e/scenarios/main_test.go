@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/kcpstandin"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/syncagent"
 )
 
 func TestMain(m *testing.M) {
@@ -26,6 +28,10 @@ func TestMain(m *testing.M) {
 		}
 		if err == nil {
 			err = kcpstandin.ResolveCRDs()
+		}
+		if err == nil {
+			// api-syncagent's PublishedResource CRD, for the real-kcp runs' PublishedAPI.
+			err = syncagent.ResolveCRD(context.Background())
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
@@ -129,7 +135,7 @@ func TestCrossplaneNext(t *testing.T) {
 
 // scenarioFuncs are the functions of Plan's scenarios.
 var scenarioFuncs = map[string]func(*testing.T, *env){
-	"Basic": testBasic, "DemoCommands": testDemoCommands, "Renewal": testRenewal, "BadInput": testBadInput, "Delete": testDelete, "Migrate": testMigrate,
+	"Basic": testBasic, "DemoCommands": testDemoCommands, "Renewal": testRenewal, "BadInput": testBadInput, "APIPublishing": testAPIPublishing, "Delete": testDelete, "Migrate": testMigrate,
 	"Sharded": testSharded, "KeepsWhatRuns": testKeepsWhatRuns, "InKCP": testInKCP, "MultiCluster": testMultiCluster,
 	"Tenant": testTenant, "HostileTenant": testHostileTenant, "Claim": testClaim, "Upgrade": testUpgrade,
 	"Production": testProduction, "Backup": testBackup, "SharedKCP": testSharedKCP, "Topology": testTopology,
@@ -147,7 +153,7 @@ func checkPlan(t *testing.T) {
 		}
 	}
 	writes := map[string][]string{
-		"Basic": {basicNamespace}, "MultiCluster": {multiNamespace}, "Tenant": {tenantNamespace}, "HostileTenant": {hostileNamespace},
+		"Basic": {basicNamespace}, "APIPublishing": {basicNamespace, apipubAgentsNamespace, apipubTenantNamespace}, "MultiCluster": {multiNamespace}, "Tenant": {tenantNamespace}, "HostileTenant": {hostileNamespace},
 		"Claim": {claimNamespace}, "Upgrade": {upgradeNamespace}, "Production": {productionNamespace}, "Backup": {backupNamespace},
 		"StandIn": {standInNamespace}, "Faults": {faultsNamespace}, "Scale": {fmt.Sprintf("scale-%d", defaultScale[0].shards)},
 	}

@@ -42,6 +42,28 @@ func CRDFile(ctx context.Context, scratchDir string) (string, error) {
 	return f, nil
 }
 
+// EnvCRD carries CRDFile's path into the e2e's network namespace, where the Go module proxy
+// cannot be reached: ResolveCRD sets it before the test binary re-executes itself there.
+const EnvCRD = "E2E_SYNCAGENT_CRD"
+
+// ResolveCRD sets EnvCRD to CRDFile's path, unless it is set, running the download in a
+// scratch directory of its own.
+func ResolveCRD(ctx context.Context) error {
+	if os.Getenv(EnvCRD) != "" {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "e2e-syncagent-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir) //nolint:errcheck // A scratch directory.
+	f, err := CRDFile(ctx, dir)
+	if err != nil {
+		return err
+	}
+	return os.Setenv(EnvCRD, f)
+}
+
 // download runs `go mod download -json arg` in dir and returns the module's directory, like
 // test/gomod's, which runs with the caller's environment alone: this one also sets GONOSUMDB
 // and GOFLAGS.

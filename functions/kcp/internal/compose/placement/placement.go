@@ -93,6 +93,22 @@ const (
 	keyCopy      = "placed-"
 )
 
+// Namespace composes the Object that creates t's namespace in its cluster for the workload
+// named workload, an XR's of namespace (where the Object lives), and reports whether it
+// exists there. Place composes it for every placed workload; what must exist in that
+// namespace before the workload (a ServiceAccount, say) composes it first.
+func Namespace(set *desired.Set, st *observed.State, t *Target, workload, namespace string) bool {
+	set.Add(keyNamespace, inkcp.Object{
+		Name: workload + ".namespace", Namespace: namespace,
+		ProviderConfigKind: t.ConfigKind, ProviderConfig: t.Config,
+		// Created when missing, never deleted: other components and the platform's own
+		// objects may live in it.
+		Policies: inkcp.PoliciesKeep,
+		Manifest: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": t.Namespace}},
+	}.Unstructured(), readiness(st, keyNamespace))
+	return st.ConditionTrue(keyNamespace, "Ready")
+}
+
 // Place replaces the workload's resources in set with Objects for target t, and adds a copy
 // of everything its pods mount. A workload kept as it was (an input is missing) keeps its
 // copies too: what runs there is not touched while something here is in doubt.
@@ -102,14 +118,7 @@ func Place(set *desired.Set, st *observed.State, t *Target, w Workload) error {
 		return nil
 	}
 	name := objectName(d)
-	set.Add(keyNamespace, inkcp.Object{
-		Name: name + ".namespace", Namespace: w.Namespace,
-		ProviderConfigKind: t.ConfigKind, ProviderConfig: t.Config,
-		// Created when missing, never deleted: other components and the platform's own
-		// objects may live in it.
-		Policies: inkcp.PoliciesKeep,
-		Manifest: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": t.Namespace}},
-	}.Unstructured(), readiness(st, keyNamespace))
+	Namespace(set, st, t, name, w.Namespace)
 	if d.Kept != nil {
 		for _, key := range st.ComposedNames() {
 			if strings.HasPrefix(string(key), keyCopy) && !set.Has(key) {

@@ -82,8 +82,8 @@ func inServiceCluster(t *testing.T, w *testworld.World) *testworld.World {
 // kcpSide and serviceSide are what the XR composes before its agent can run.
 var (
 	kcpSide     = []string{"apiexport", "kubeconfig-syncagent", "syncagent-kcp-role"}
-	serviceSide = []string{"publishedresource-database", "syncagent-clusterrole", "syncagent-clusterrolebinding", "syncagent-role", "syncagent-rolebinding", "syncagent-serviceaccount"}
-	agent       = []string{"deployment-syncagent", "placed-namespace", "placed-secret-databases-syncagent-kubeconfig", "poddisruptionbudget-syncagent", "service-syncagent"}
+	serviceSide = []string{"placed-namespace", "publishedresource-database", "syncagent-clusterrole", "syncagent-clusterrolebinding", "syncagent-role", "syncagent-rolebinding", "syncagent-serviceaccount"}
+	agent       = []string{"deployment-syncagent", "placed-secret-databases-syncagent-kubeconfig", "poddisruptionbudget-syncagent", "service-syncagent"}
 )
 
 func sorted(lists ...[]string) []string {
@@ -140,6 +140,13 @@ func TestCompose(t *testing.T) {
 			world:  platform,
 			keys:   sorted(kcpSide, serviceSide),
 			inputs: "Waiting for Secret databases-syncagent-kubeconfig (written by Kubeconfig databases-syncagent); the agent's ClusterRole in namespace agents",
+		},
+		"NamespaceFirst": {
+			reason: "The agent's namespace is created before what lives in it, and the agent waits for it.",
+			pa:     databases(),
+			world:  platform,
+			keys:   sorted(kcpSide, serviceSide),
+			inputs: "the agent's Namespace agents in the cluster ProviderConfig service-cluster reaches",
 		},
 		"Converged": {
 			reason: "With its kubeconfig and RBAC there, the agent runs in the service cluster, with a copy of its kubeconfig.",

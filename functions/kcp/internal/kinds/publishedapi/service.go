@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -42,11 +43,24 @@ func (c *composer) addInService(key resource.Name, name string, manifest map[str
 // rbacKey is the resource key of the agent's RBAC object of kind.
 func rbacKey(kind string) resource.Name { return resource.Name("syncagent-" + strings.ToLower(kind)) }
 
-// composeServiceRBAC composes the agent's ServiceAccount and RBAC in the service cluster:
-// the cluster-wide ClusterRole of syncagent.ServiceRules, and a Role in its namespace for
-// its Lease and events. It returns what the Deployment waits for on first creation.
+// composeAgentNamespace composes the Object creating the agent's namespace in the service
+// cluster, the one placement composes for a placed Deployment, but before the Deployment:
+// the Deployment waits for the agent's ServiceAccount, Role and RoleBinding, which live in
+// that namespace, and the service cluster refuses them while it does not exist
+// (provider-kubernetes: namespaces "<namespace>" not found), so nothing would ever be
+// created. Never deleted, as placement's: other agents and the platform's objects may live
+// there.
+func (c *composer) composeAgentNamespace() bool {
+	return placement.Namespace(&c.b.Set, c.b.St, c.target, c.name.Deployment(), c.pa.GetNamespace())
+}
+
+// composeServiceRBAC composes the agent's namespace, ServiceAccount and RBAC in the service
+// cluster: the cluster-wide ClusterRole of syncagent.ServiceRules, and a Role in its namespace
+// for its Lease and events. It returns what the Deployment waits for on first creation.
 func (c *composer) composeServiceRBAC() []string {
 	ns, sa, role, l := c.target.Namespace, c.name.Deployment(), names.AgentRole(c.agent.Name), c.labels()
+	var waiting []string
+	nsReady := c.composeAgentNamespace()
 	objects := []struct {
 		kind     string
 		manifest map[string]any
@@ -57,11 +71,13 @@ func (c *composer) composeServiceRBAC() []string {
 		{"Role", syncagent.Role(role, ns, l, syncagent.NamespaceRules())},
 		{"RoleBinding", syncagent.Binding(role, ns, l, role, sa, ns)},
 	}
-	var waiting []string
 	for _, o := range objects {
 		if !c.addInService(rbacKey(o.kind), c.name.ServiceRBAC(o.kind), o.manifest) {
 			waiting = append(waiting, "the agent's "+o.kind+" in "+c.target.String())
 		}
+	}
+	if !nsReady {
+		waiting = append(waiting, fmt.Sprintf("the agent's Namespace %s in the cluster %s %s reaches", ns, c.target.ConfigKind, c.target.Config))
 	}
 	return waiting
 }
