@@ -76,8 +76,8 @@ type AllowedFeatures struct {
 	// and alerts on, at a rate the installation sets.
 	Monitoring []string `json:"monitoring,omitempty"`
 	// APIPublishing (the PublishedAPI kind): an api-syncagent whose ClusterRole in the
-	// service cluster reads every CRD and manages the published resources and their related
-	// Secrets or ConfigMaps in every namespace there.
+	// service cluster reads every CRD and Secret and manages the published resources and
+	// their related Secrets or ConfigMaps in every namespace there.
 	APIPublishing []string `json:"apiPublishing,omitempty"`
 }
 
