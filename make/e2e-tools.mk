@@ -217,6 +217,29 @@ endef
 $(eval $(call e2e_provider_kubernetes_package_rule,provider-kubernetes,$(E2E_PROVIDER_KUBERNETES_VERSION)))
 $(eval $(call e2e_provider_kubernetes_package_rule,provider-kubernetes-oldest,$(E2E_PROVIDER_KUBERNETES_OLDEST_VERSION)))
 
+# The e2e's demo composition function (test/e2e/demofunction, a test stand-in): the function of
+# the Database XRD the real-kcp runs publish through a PublishedAPI, packaged as the function is
+# (runtime-image, xpkgbuild) for the host's architecture. `make e2e` builds it only when KCP_BIN
+# is set (E2E_REALKCP_PACKAGES), CI never; make exports its path as E2E_DEMO_FUNCTION_XPKG.
+E2E_DEMO_FUNCTION_DIR := $(abspath $(E2E_TOOLS_DIR)/../demofunction)
+E2E_DEMO_FUNCTION_BIN := $(E2E_PACKAGE_DIR)/function-e2e-demo-$(E2E_ARCH)
+E2E_DEMO_FUNCTION_XPKG := $(E2E_PACKAGE_DIR)/function-e2e-demo-$(E2E_ARCH).xpkg
+E2E_REALKCP_PACKAGES := $(E2E_DEMO_FUNCTION_XPKG)
+export E2E_DEMO_FUNCTION_XPKG
+
+$(E2E_DEMO_FUNCTION_BIN): $(filter-out %_test.go,$(wildcard $(E2E_DEMO_FUNCTION_DIR)/*.go)) $(CURDIR)/go.mod $(CURDIR)/go.sum
+	@mkdir -p $(@D)
+	@CGO_ENABLED=0 GOOS=linux GOARCH=$(E2E_ARCH) go build -trimpath -ldflags "-s -w" -o $@.tmp $(E2E_DEMO_FUNCTION_DIR) && mv $@.tmp $@
+
+$(E2E_DEMO_FUNCTION_BIN)-runtime.tar: $(E2E_DEMO_FUNCTION_BIN) $(RUNTIME_IMAGE)
+	@$(RUNTIME_IMAGE) -binary $< -arch $(E2E_ARCH) -o $@
+
+$(E2E_DEMO_FUNCTION_XPKG): $(E2E_DEMO_FUNCTION_BIN)-runtime.tar $(E2E_DEMO_FUNCTION_DIR)/package/crossplane.yaml $(XPKG_BUILD)
+	@echo "package: building the e2e's demo function linux/$(E2E_ARCH) -> $@"
+	@mkdir -p $(E2E_PACKAGE_DIR)/function-e2e-demo-no-examples
+	@$(XPKG_BUILD) -package-root $(E2E_DEMO_FUNCTION_DIR)/package -embed-runtime-image-tarball $< \
+	  -examples-root $(E2E_PACKAGE_DIR)/function-e2e-demo-no-examples -o $@
+
 $(eval $(call e2e_link,$(E2E_ETCD),etcd-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_ETCDCTL),etcdctl-$(E2E_ETCD_VERSION)))
 $(eval $(call e2e_link,$(E2E_ETCDUTL),etcdutl-$(E2E_ETCD_VERSION)))

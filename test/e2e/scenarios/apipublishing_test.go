@@ -120,7 +120,7 @@ var (
 		{APIGroups: []string{"core.kcp.io"}, Resources: []string{"logicalclusters"}, ResourceNames: []string{"cluster"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apis.kcp.io"}, Resources: []string{"apiexports"}, ResourceNames: []string{apipubName}, Verbs: []string{"get", "list", "watch", "patch", "update"}},
 		{APIGroups: []string{"apis.kcp.io"}, Resources: []string{"apiexports/content"}, ResourceNames: []string{apipubName}, Verbs: []string{"*"}},
-		{APIGroups: []string{"apis.kcp.io"}, Resources: []string{"apiexportendpointslices"}, ResourceNames: []string{apipubName}, Verbs: verbsRead},
+		{APIGroups: []string{"apis.kcp.io"}, Resources: []string{"apiexportendpointslices"}, Verbs: verbsRead},
 		{APIGroups: []string{"apis.kcp.io"}, Resources: []string{"apiresourceschemas"}, Verbs: []string{"get", "list", "watch", "create"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"get", "create", "patch", "update"}},
 	}

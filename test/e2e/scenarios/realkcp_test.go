@@ -118,6 +118,8 @@ metadata: {name: e2e}
 	t.Cleanup(stopRelay)
 	testRealKCPInKCP(ctx, t, e, c, proxy, admin)
 	testRealKCPShared(ctx, t, e, c, pods, admin)
+	// On the installation as testRealKCPShared shares it (home workspaces off, Tenants).
+	t.Run("PublishedAPI", func(t *testing.T) { testRealKCPAPIs(ctx, t, e, c, pods, admin) })
 }
 
 // secretKey is one key of a Secret.

@@ -143,14 +143,29 @@ func (r *packageRuntime) reconcile(ctx context.Context) error {
 		return err
 	}
 	var errs []error
+	active := map[string]bool{}
 	for _, rev := range list.Items {
 		if rev.Spec.DesiredState != "Active" {
 			continue
 		}
+		active[rev.Metadata.Name] = true
 		if err := r.reconcileRevision(ctx, rev); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", rev.Metadata.Name, err))
 		}
 	}
+	// A function whose revision is gone or inactive (its Function deleted, as the real-kcp
+	// scenario deletes its demo function) stops, as the Deployment runtime's pod would go,
+	// and leaves the stack's processes: a process the runtime stopped did not die.
+	r.mu.Lock()
+	for name, f := range r.functions {
+		if !active[name] {
+			f.proc.Stop(5 * time.Second)
+			r.s.forget(f.proc)
+			delete(r.functions, name)
+			r.logf("%s: no longer active; stopped", name)
+		}
+	}
+	r.mu.Unlock()
 	if r.s.opts.ProviderKubernetes != nil {
 		errs = append(errs, r.reconcileProviders(ctx))
 	}

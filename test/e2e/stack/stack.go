@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -265,6 +266,14 @@ func (s *Stack) Process(name string) *proc.Process {
 		}
 	}
 	return s.Cluster.Process(name)
+}
+
+// forget removes a process the stack stopped on purpose from its processes, so that Exited
+// does not report it.
+func (s *Stack) forget(p *proc.Process) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.procs = slices.DeleteFunc(s.procs, func(q *proc.Process) bool { return q == p })
 }
 
 // start runs a process of the stack with its log in Dir/<name>.log.

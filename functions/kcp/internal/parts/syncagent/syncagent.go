@@ -80,15 +80,24 @@ var (
 
 // KCPRules are the agent's rights in the provider workspace: reach it, read its
 // LogicalCluster, manage its own APIExport (and its content, the virtual workspace of the
-// consumers' objects), watch its endpoint slice, create schemas and events. Nothing names
-// another export.
+// consumers' objects), watch the endpoint slices, create schemas and events. Nothing lets it
+// change another export.
+//
+// The endpoint slices are read without resourceNames: api-syncagent v0.7.0 reads its slice,
+// which kcp makes in the export's workspace, through the cached client of that workspace
+// (cmd/api-syncagent's managedKcpCluster, given to discovery.NewResourceProber), whose cache
+// narrows only APIExports to one name, so its informer lists every endpoint slice of the
+// workspace. Limited to the export's name, kcp refuses that list ("cannot list resource
+// apiexportendpointslices ... at the cluster scope"), the prober never learns that the API is
+// bound and no object is ever synced (seen with kcp v0.32.3). A slice holds the URLs of its
+// export's virtual workspace, not the consumers' objects.
 func KCPRules(export string) []any {
 	return []any{
 		map[string]any{"nonResourceURLs": []any{"/"}, "verbs": []any{"access"}},
 		rule("core.kcp.io", []string{"logicalclusters"}, []string{"get"}, "cluster"),
 		rule("apis.kcp.io", []string{"apiexports"}, []string{"get", "list", "watch", "patch", "update"}, export),
 		rule("apis.kcp.io", []string{"apiexports/content"}, []string{"*"}, export),
-		rule("apis.kcp.io", []string{"apiexportendpointslices"}, verbsRead, export),
+		rule("apis.kcp.io", []string{"apiexportendpointslices"}, verbsRead),
 		rule("apis.kcp.io", []string{"apiresourceschemas"}, []string{"get", "list", "watch", "create"}),
 		rule("", []string{"events"}, []string{"get", "create", "patch", "update"}),
 	}

@@ -85,7 +85,7 @@ func TestKCPRules(t *testing.T) {
 		`{"apiGroups":["core.kcp.io"],"resourceNames":["cluster"],"resources":["logicalclusters"],"verbs":["get"]}`,
 		`{"apiGroups":["apis.kcp.io"],"resourceNames":["databases"],"resources":["apiexports"],"verbs":["get","list","watch","patch","update"]}`,
 		`{"apiGroups":["apis.kcp.io"],"resourceNames":["databases"],"resources":["apiexports/content"],"verbs":["*"]}`,
-		`{"apiGroups":["apis.kcp.io"],"resourceNames":["databases"],"resources":["apiexportendpointslices"],"verbs":["get","list","watch"]}`,
+		`{"apiGroups":["apis.kcp.io"],"resources":["apiexportendpointslices"],"verbs":["get","list","watch"]}`,
 		`{"apiGroups":["apis.kcp.io"],"resources":["apiresourceschemas"],"verbs":["get","list","watch","create"]}`,
 		`{"apiGroups":[""],"resources":["events"],"verbs":["get","create","patch","update"]}`,
 	}
