@@ -227,3 +227,35 @@ func TestPublishedAPINotATenantKind(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrowedGrantKeepsWhatRuns: the platform takes the export out of the Tenant's
+// spec.apis. The team's Workspace that binds it is refused, naming the field, and the
+// Workspace composed for it before, with its APIBinding, is kept: a grant narrowed by mistake
+// deletes nothing (docs/publishing-apis.md, "Taking a grant back").
+func TestNarrowedGrantKeepsWhatRuns(t *testing.T) {
+	world := append(append(tenantWorld(t)[:2], quotaOf("team-a")), teamRequests(t, []map[string]any{teamWorkspace(grantedBinding)})...)
+	runFn := func(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) { return run(t, req), nil }
+	req, err := fnrequest.ConvergedAnswered(runFn, apiTenantXR, world...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	converged := run(t, req)
+	narrowed := strings.Replace(apiTenantXR, `"apis":[{"export":{"path":"root:providers","name":"databases"},"permissionClaims":[{"resource":"events","verbs":["*"]},{"resource":"namespaces","verbs":["*"]},{"resource":"secrets","verbs":["*"]}]}]`, `"apis":[]`, 1)
+	if narrowed == apiTenantXR {
+		t.Fatal("the Tenant's spec.apis was not narrowed")
+	}
+	req, err = fnrequest.NextAnswered(narrowed, converged, world...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	observed := req.GetObserved().GetResources()["workspace-app"]
+	rsp := run(t, req)
+	kept, ok := rsp.GetDesired().GetResources()["workspace-app"]
+	if observed == nil || !ok || !proto.Equal(kept.GetResource().GetFields()["spec"], observed.GetResource().GetFields()["spec"]) {
+		t.Errorf("the Workspace composed for the team is not kept unchanged once the grant is narrowed")
+	}
+	status := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)
+	if !strings.Contains(fmt.Sprint(status["members"]), "spec.apiBindings[0].export: Forbidden") {
+		t.Errorf("the Tenant's members do not name the refused binding: %v", status["members"])
+	}
+}
