@@ -80,6 +80,7 @@ func TestKCP(t *testing.T) {
 			t.Fatalf("%s failed: the scenarios that build on it cannot run", s.Name)
 		}
 	}
+	allowAPIPublishingBeforeLanes(ctx, t, e)
 	// Then two lanes side by side, each scenario in namespaces of its own (the control plane
 	// is shared; most of a scenario is waiting for Crossplane and cert-manager, so two lanes
 	// take little more than the longer one). t.Run may be called from several goroutines.

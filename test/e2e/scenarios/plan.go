@@ -45,7 +45,7 @@ var Plan = []Scenario{
 	{Name: "DemoCommands", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp"}},
 	{Name: "Renewal", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp"}},
 	{Name: "BadInput", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp"}},
-	{Name: "APIPublishing", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp", "e2e-apipub-agents", "e2e-apipub-tenant"}, Policy: "data.features.apiPublishing [kcp] added"},
+	{Name: "APIPublishing", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp", "e2e-apipub-agents", "e2e-apipub-tenant"}, Policy: "data.features.apiPublishing [kcp], set before the lanes"},
 	{Name: "Delete", Lane: LaneBasic, Needs: []string{"Basic"}, Namespaces: []string{"kcp"}},
 	{Name: "Migrate", Lane: LaneBasic, Needs: []string{"Delete"}, Namespaces: []string{"kcp"}},
 	{Name: "Sharded", Lane: LaneBasic, Needs: []string{"Migrate"}, Namespaces: []string{"kcp"}},
