@@ -139,14 +139,7 @@ func ClusterRoleBinding(name string, labels map[string]string, clusterRole strin
 	for i, s := range subjects {
 		subs[i] = map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": s.Kind, "name": s.Name}
 	}
-	meta := map[string]any{"name": name}
-	if len(labels) > 0 {
-		l := make(map[string]any, len(labels))
-		for k, v := range labels {
-			l[k] = v
-		}
-		meta["labels"] = l
-	}
+	meta := ObjectMeta(name, "", labels)
 	return map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1",
 		"kind":       "ClusterRoleBinding",
@@ -176,14 +169,7 @@ type WorkspaceType struct{ Name, Path string }
 
 // Workspace is the manifest of a kcp Workspace name, of type typ when set.
 func Workspace(name string, labels map[string]string, typ *WorkspaceType) map[string]any {
-	meta := map[string]any{"name": name}
-	if len(labels) > 0 {
-		l := make(map[string]any, len(labels))
-		for k, v := range labels {
-			l[k] = v
-		}
-		meta["labels"] = l
-	}
+	meta := ObjectMeta(name, "", labels)
 	m := map[string]any{"apiVersion": "tenancy.kcp.io/v1alpha1", "kind": "Workspace", "metadata": meta}
 	if typ != nil {
 		t := map[string]any{"name": typ.Name}
@@ -199,7 +185,7 @@ func Workspace(name string, labels map[string]string, typ *WorkspaceType) map[st
 // schemas and permission claims, so the manifest names no field the agent owns and the
 // Object's server-side apply never takes them back.
 func APIExport(name string, labels map[string]string) map[string]any {
-	return map[string]any{"apiVersion": "apis.kcp.io/v1alpha2", "kind": "APIExport", "metadata": objectMeta(name, labels), "spec": map[string]any{}}
+	return map[string]any{"apiVersion": "apis.kcp.io/v1alpha2", "kind": "APIExport", "metadata": ObjectMeta(name, "", labels), "spec": map[string]any{}}
 }
 
 // Claim is a permission claim an APIBinding accepts.
@@ -226,12 +212,16 @@ func APIBinding(name string, labels map[string]string, path, exportName string, 
 		}
 		spec["permissionClaims"] = accepted
 	}
-	return map[string]any{"apiVersion": "apis.kcp.io/v1alpha2", "kind": "APIBinding", "metadata": objectMeta(name, labels), "spec": spec}
+	return map[string]any{"apiVersion": "apis.kcp.io/v1alpha2", "kind": "APIBinding", "metadata": ObjectMeta(name, "", labels), "spec": spec}
 }
 
-// objectMeta is the metadata of a cluster-scoped manifest.
-func objectMeta(name string, labels map[string]string) map[string]any {
+// ObjectMeta is the metadata of a manifest: its name, its namespace unless "" (a
+// cluster-scoped object), and its labels, if any.
+func ObjectMeta(name, namespace string, labels map[string]string) map[string]any {
 	meta := map[string]any{"name": name}
+	if namespace != "" {
+		meta["namespace"] = namespace
+	}
 	if len(labels) > 0 {
 		l := make(map[string]any, len(labels))
 		for k, v := range labels {

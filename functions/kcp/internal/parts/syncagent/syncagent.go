@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/inkcp"
 )
 
 // Paths and ports inside the agent's container.
@@ -107,7 +108,7 @@ func KCPRules(export string) []any {
 func ClusterRole(name string, labels map[string]string, rules []any) map[string]any {
 	return map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-		"metadata": meta(name, "", labels),
+		"metadata": inkcp.ObjectMeta(name, "", labels),
 		"rules":    rules,
 	}
 }
@@ -116,7 +117,7 @@ func ClusterRole(name string, labels map[string]string, rules []any) map[string]
 func Role(name, namespace string, labels map[string]string, rules []any) map[string]any {
 	return map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-		"metadata": meta(name, namespace, labels),
+		"metadata": inkcp.ObjectMeta(name, namespace, labels),
 		"rules":    rules,
 	}
 }
@@ -130,7 +131,7 @@ func Binding(name, namespace string, labels map[string]string, role, sa, saNames
 	}
 	return map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
-		"metadata": meta(name, namespace, labels),
+		"metadata": inkcp.ObjectMeta(name, namespace, labels),
 		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": roleKind, "name": role},
 		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": sa, "namespace": saNamespace}},
 	}
@@ -138,22 +139,7 @@ func Binding(name, namespace string, labels map[string]string, role, sa, saNames
 
 // ServiceAccount is the manifest of the agent's ServiceAccount.
 func ServiceAccount(name, namespace string, labels map[string]string) map[string]any {
-	return map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(name, namespace, labels)}
-}
-
-func meta(name, namespace string, labels map[string]string) map[string]any {
-	m := map[string]any{"name": name}
-	if namespace != "" {
-		m["namespace"] = namespace
-	}
-	if len(labels) > 0 {
-		l := make(map[string]any, len(labels))
-		for k, v := range labels {
-			l[k] = v
-		}
-		m["labels"] = l
-	}
-	return m
+	return map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": inkcp.ObjectMeta(name, namespace, labels)}
 }
 
 // relatedResource is the plural of a related kind.
@@ -297,7 +283,7 @@ func PublishedResource(name string, labels map[string]string, r v1alpha1.Publish
 	}
 	return map[string]any{
 		"apiVersion": "syncagent.kcp.io/v1alpha1", "kind": "PublishedResource",
-		"metadata": meta(name, "", labels),
+		"metadata": inkcp.ObjectMeta(name, "", labels),
 		"spec":     spec,
 	}
 }
