@@ -74,3 +74,23 @@ type TenantAPI struct {
 	// +kubebuilder:validation:MaxItems=16
 	PermissionClaims []APIPermissionClaim `json:"permissionClaims,omitempty"`
 }
+
+// What a team's spec.apiBindings (Workspace) can cost, and who decides it (kept out of the
+// generated schema), and the Tenant's spec.apis that bounds it:
+//   - Who sets it: the team, on its Workspace; only the platform writes a Tenant's spec.apis.
+//   - Largest: 16 bindings of 16 claims of 10 verbs, every string bounded by the schema, all
+//     within the team XR's 6 KiB as its TenantRequest carries it (sharing.TeamXRBytes).
+//   - Cost to shared objects: each binding is one provider-kubernetes Object in the Tenant's
+//     namespace that the installation's RootShard reads, counted against the Tenant's
+//     limits.bindings and limits.bytes (tenant/budget.go); spec.apis is the platform's and
+//     read by its own Tenant only.
+//   - Certificates and identities: none; a binding carries no subject. What it widens is
+//     the provider's reach into the team's workspace, which the Tenant bounds: an export it
+//     grants, by path and name, and claims and verbs it allows (tenant/apis.go,
+//     TestHostileAPIBindingsKeepWhatRuns, TestNarrowedGrantKeepsWhatRuns). The binding is
+//     made with the installation's credentials, which skip kcp's bind check, so the Tenant's
+//     check is the only one and holds for every route: a team reaches kcp's APIBinding only
+//     through its Workspace, and its own kubeconfig is refused bind by kcp (e2e,
+//     Basic/RealKCP/PublishedAPI).
+//   - Policy: the Tenant decides, not the cluster-wide policy; on a team's own installation
+//     (no Tenant) the team binds what its own kcp offers.
