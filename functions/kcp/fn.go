@@ -55,11 +55,11 @@ func newFunction(log logging.Logger, b breaker) *Function {
 // the kind's own package under internal/kinds.
 func newTable() table {
 	t := table{
-		v1alpha1.KindRootShard:              withRouteGuard(withFlags(kindOf(rootshard.Validate, rootshard.Warnings, rootshard.Compose), rootshard.GeneratedFlags)),
-		v1alpha1.KindShard:                  withRouteGuard(withFlags(kindOf(shard.Validate, shard.Warnings, shard.Compose), shard.GeneratedFlags)),
-		v1alpha1.KindCacheServer:            withFlags(kindOf(cacheserver.Validate, cacheserver.Warnings, cacheserver.Compose), cacheserver.GeneratedFlags),
-		v1alpha1.KindFrontProxy:             withRouteGuard(withFlags(kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose), frontproxy.GeneratedFlags)),
-		v1alpha1.KindVirtualWorkspace:       withRouteGuard(withFlags(kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose), virtualworkspace.GeneratedFlags)),
+		v1alpha1.KindRootShard:              withRouteGuard(kindOf(rootshard.Validate, rootshard.Warnings, rootshard.Compose)),
+		v1alpha1.KindShard:                  withRouteGuard(kindOf(shard.Validate, shard.Warnings, shard.Compose)),
+		v1alpha1.KindCacheServer:            kindOf(cacheserver.Validate, cacheserver.Warnings, cacheserver.Compose),
+		v1alpha1.KindFrontProxy:             withRouteGuard(kindOf(frontproxy.Validate, frontproxy.Warnings, frontproxy.Compose)),
+		v1alpha1.KindVirtualWorkspace:       withRouteGuard(kindOf(virtualworkspace.Validate, virtualworkspace.Warnings, virtualworkspace.Compose)),
 		v1alpha1.KindKubeconfig:             kindOf(kubeconfig.Validate, kubeconfig.Warnings, kubeconfig.Compose),
 		v1alpha1.KindWorkspace:              kindOf(workspace.Validate, workspace.Warnings, workspace.Compose),
 		v1alpha1.KindClaimedKcpInstallation: kindOf(claimedkcpinstallation.Validate, nil, claimedkcpinstallation.Compose),
@@ -67,11 +67,22 @@ func newTable() table {
 		v1alpha1.KindTenantRequest:          kindOf(nil, nil, tenantrequest.Compose),
 		v1alpha1.KindPublishedAPI:           kindOf(publishedapi.Validate, nil, publishedapi.Compose),
 	}
-	// The installation and the Tenant check the XRs they compose with those kinds' own rows,
-	// so they read the table they are added to.
-	t[v1alpha1.KindKcpInstallation] = kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(t.validate, t.flags))
+	// The Tenant checks the XRs it composes with those kinds' own rows, so it reads the table
+	// it is added to.
+	t[v1alpha1.KindKcpInstallation] = kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(installationKinds))
 	t[v1alpha1.KindTenant] = kindOf(tenant.Validate, nil, tenant.Composer(t.validate))
 	return t
+}
+
+// installationKinds are the kinds a KcpInstallation composes, each with its own validation and
+// the flags its renderer writes, as the table's rows check their XRs.
+var installationKinds = kcpinstallation.Kinds{
+	RootShard:        kcpinstallation.Kind[*v1alpha1.RootShard]{Validate: rootshard.Validate, Flags: rootshard.GeneratedFlags},
+	Shard:            kcpinstallation.Kind[*v1alpha1.Shard]{Validate: shard.Validate, Flags: shard.GeneratedFlags},
+	CacheServer:      kcpinstallation.Kind[*v1alpha1.CacheServer]{Validate: cacheserver.Validate, Flags: cacheserver.GeneratedFlags},
+	FrontProxy:       kcpinstallation.Kind[*v1alpha1.FrontProxy]{Validate: frontproxy.Validate, Flags: frontproxy.GeneratedFlags},
+	VirtualWorkspace: kcpinstallation.Kind[*v1alpha1.VirtualWorkspace]{Validate: virtualworkspace.Validate, Flags: virtualworkspace.GeneratedFlags},
+	Kubeconfig:       kcpinstallation.Kind[*v1alpha1.Kubeconfig]{Validate: kubeconfig.Validate},
 }
 
 // RunFunction composes the observed XR. Bad input yields a Fatal result: Crossplane then

@@ -24,21 +24,6 @@ type kind struct {
 	compose func(name string, obj map[string]any, st *observed.State) (result.Result[any], error)
 	// validate checks a typed XR of the kind that another kind composes.
 	validate func(xr any) field.ErrorList
-	// flags lists the names of the flags the kind's renderer writes for a typed XR of the
-	// kind, without its extra arguments; nil for kinds without extra arguments. A kind that
-	// composes another kind's XRs for a tenant refuses extra arguments that would replace them.
-	flags func(xr any) []string
-}
-
-// withFlags adds to k the list of flags its renderer writes.
-func withFlags[PX any](k kind, flags func(PX) []string) kind {
-	k.flags = func(xr any) []string {
-		if typed, ok := xr.(PX); ok {
-			return flags(typed)
-		}
-		return nil
-	}
-	return k
 }
 
 // kindOf makes the row of a kind whose XRs decode into X. validate and warnings may be nil.
@@ -118,15 +103,6 @@ func (t table) validate(kindName string, xr any) field.ErrorList {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("no kind %s in the table of kinds", kindName))}
 	}
 	return k.validate(xr)
-}
-
-// flags lists the flags the renderer of an XR of one of the table's kinds writes, for kinds
-// that compose other kinds' XRs; none for a kind without extra arguments.
-func (t table) flags(kindName string, xr any) []string {
-	if k, ok := t[kindName]; ok && k.flags != nil {
-		return k.flags(xr)
-	}
-	return nil
 }
 
 // decode converts an unstructured XR into its typed form. encoding/json names the field and

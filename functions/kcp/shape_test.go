@@ -107,7 +107,7 @@ func TestShapeViolations(t *testing.T) {
 		},
 		"OwnSubpackage": {
 			reason:  "A kind may import its own subpackages.",
-			imports: map[string][]string{"kinds/kcpinstallation": {"kinds/kcpinstallation/managedetcd"}},
+			imports: map[string][]string{"kinds/kcpinstallation": {"kinds/kcpinstallation/exposure"}},
 		},
 		"KindImportsKind": {
 			reason:  "A kind importing another kind is what the layering exists to prevent.",
@@ -116,8 +116,8 @@ func TestShapeViolations(t *testing.T) {
 		},
 		"KindImportsOthersSubpackage": {
 			reason:  "Another kind's subpackage is that kind too.",
-			imports: map[string][]string{"kinds/shard": {"kinds/kcpinstallation/managedetcd"}},
-			want:    []string{"kinds/shard imports kinds/kcpinstallation/managedetcd: a kind imports no other kind; move what both need into names, check, parts or compose"},
+			imports: map[string][]string{"kinds/shard": {"kinds/kcpinstallation/exposure"}},
+			want:    []string{"kinds/shard imports kinds/kcpinstallation/exposure: a kind imports no other kind; move what both need into names, check, parts or compose"},
 		},
 		"PointsUp": {
 			reason:  "A renderer of kcp's parts must not depend on the composition machinery above it.",

@@ -106,7 +106,7 @@ func TestBackupsStatus(t *testing.T) {
 	cj.SetAPIVersion("batch/v1")
 	cj.SetKind("CronJob")
 	cj.Object["status"] = map[string]any{"lastScheduleTime": "2026-05-01T06:00:00Z", "lastSuccessfulTime": "2026-05-01T06:00:41Z"}
-	r, errs := Compose(inst, observed.New(map[resource.Name]*resource.Unstructured{"cronjob-etcd-backup": cj}), frontProxyNameLength, noFlags)
+	r, errs := Compose(inst, observed.New(map[resource.Name]*resource.Unstructured{"cronjob-etcd-backup": cj}), frontProxyNameLength)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -102,7 +102,7 @@ func TestCacheKeyspace(t *testing.T) {
 			for _, m := range tc.mods {
 				m(inst)
 			}
-			r, errs := Compose(inst, composedBefore(cacheServerKey, v1alpha1.KindCacheServer, inst.GetName()+"-cache", inst.GetNamespace(), tc.running), frontProxyNameLength, noFlags)
+			r, errs := Compose(inst, composedBefore(cacheServerKey, v1alpha1.KindCacheServer, inst.GetName()+"-cache", inst.GetNamespace(), tc.running), frontProxyNameLength)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -212,7 +212,7 @@ func TestEmbeddedCacheKeyspace(t *testing.T) {
 			for _, m := range tc.mods {
 				m(inst)
 			}
-			r, errs := Compose(inst, composedBefore(rootShardKey, v1alpha1.KindRootShard, inst.GetName(), inst.GetNamespace(), tc.running), frontProxyNameLength, noFlags)
+			r, errs := Compose(inst, composedBefore(rootShardKey, v1alpha1.KindRootShard, inst.GetName(), inst.GetNamespace(), tc.running), frontProxyNameLength)
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())

@@ -8,7 +8,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -42,8 +41,8 @@ func namers(inst *v1alpha1.KcpInstallation) []namer {
 		out = append(out, namer{what: "CacheServer " + cs, field: field.NewPath("spec", "cacheServer"), names: names.CacheServer(cs).Composed()})
 	}
 	if s.Etcd == nil || s.Etcd.External == nil {
-		etcd := managedetcd.Cluster{Installation: inst.GetName()}
-		out = append(out, namer{what: "etcd " + etcd.Name(), field: field.NewPath("spec", "etcd"), names: etcd.Composed()})
+		e := names.Etcd{Installation: inst.GetName()}
+		out = append(out, namer{what: "etcd " + e.Name(), field: field.NewPath("spec", "etcd"), names: e.Composed()})
 	}
 	for i, sh := range s.Shards {
 		name := n.Shard(sh.Name)
@@ -53,8 +52,8 @@ func namers(inst *v1alpha1.KcpInstallation) []namer {
 			out = append(out, namer{what: "VirtualWorkspace " + vw, field: field.NewPath("spec", "shards").Index(i).Child("virtualWorkspace"), names: names.VirtualWorkspace(vw).Composed()})
 		}
 		if sh.ManagedEtcd != nil {
-			etcd := managedetcd.Cluster{Installation: inst.GetName(), Shard: sh.Name}
-			out = append(out, namer{what: "etcd " + etcd.Name(), field: field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), names: etcd.Composed()})
+			e := names.Etcd{Installation: inst.GetName(), Shard: sh.Name}
+			out = append(out, namer{what: "etcd " + e.Name(), field: field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), names: e.Composed()})
 		}
 	}
 	fps := s.FrontProxies

@@ -70,7 +70,7 @@ func TestExposure(t *testing.T) {
 			inst := external()
 			inst.Spec.External.Port = tc.port
 			inst.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{tc.fp}
-			r, errs := Compose(inst, observed.New(nil), frontProxyNameLength, noFlags)
+			r, errs := Compose(inst, observed.New(nil), frontProxyNameLength)
 			var gotErrs []string
 			for _, e := range errs {
 				gotErrs = append(gotErrs, e.Error())

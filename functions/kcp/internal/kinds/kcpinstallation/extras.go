@@ -6,10 +6,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 )
 
-// FlagsOf lists the names of the flags the renderer of a child XR of kind writes for it,
-// without its extra arguments. fn.go's table of kinds provides it, as it provides ValidateXR.
-type FlagsOf func(kind string, xr any) []string
-
 // generatedFlagsFix says where what a generated flag sets comes from instead.
 const generatedFlagsFix = "what it sets comes from this installation's own fields (spec.etcd, spec.auth, spec.audit, spec.authorization, spec.external, the component's own fields and extra.logging)"
 
@@ -20,7 +16,7 @@ const generatedFlagsFix = "what it sets comes from this installation's own field
 // does not offer and so reaches the function as a volume without a type, and an argument
 // that replaces a flag the package generates (the etcd the component stores in, the CAs it
 // trusts, the certificate it serves), which kcp takes silently as a flag given twice.
-func checkExtras(children []child, flags FlagsOf) field.ErrorList {
+func checkExtras(children []child) field.ErrorList {
 	var errs field.ErrorList
 	for _, c := range children {
 		if c.extra == nil {
@@ -31,8 +27,8 @@ func checkExtras(children []child, flags FlagsOf) field.ErrorList {
 		errs = append(errs, check.UntypedVolumes(p.Child("volumes"), vols)...)
 		// The schema offers no other type; kept should InstallationVolumeSource ever gain one.
 		errs = append(errs, check.RestrictedVolumes(p.Child("volumes"), vols)...)
-		if len(c.extra.Args) > 0 {
-			errs = append(errs, check.GeneratedFlags(p.Child("args"), flags(c.kind, c.xr), c.extra.Args, generatedFlagsFix)...)
+		if len(c.extra.Args) > 0 && c.checks.flags != nil {
+			errs = append(errs, check.GeneratedFlags(p.Child("args"), c.checks.flags(), c.extra.Args, generatedFlagsFix)...)
 		}
 	}
 	return errs

@@ -10,17 +10,25 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
-// noFlags stands in for fn.go's table of kinds where the cases are not about extra arguments.
-func noFlags(string, any) []string { return nil }
+// kindFlags stands in for fn.go's kinds: each kind's renderer writes --etcd-servers and a
+// flag of its own, so a case shows that each component is judged by its own kind.
+var kindFlags = Kinds{
+	RootShard:        Kind[*v1alpha1.RootShard]{Flags: writes[*v1alpha1.RootShard]("root-directory")},
+	Shard:            Kind[*v1alpha1.Shard]{Flags: writes[*v1alpha1.Shard]("shard-name")},
+	FrontProxy:       Kind[*v1alpha1.FrontProxy]{Flags: writes[*v1alpha1.FrontProxy]("mapping-file")},
+	CacheServer:      Kind[*v1alpha1.CacheServer]{Flags: writes[*v1alpha1.CacheServer]("embedded-etcd-directory")},
+	VirtualWorkspace: Kind[*v1alpha1.VirtualWorkspace]{Flags: writes[*v1alpha1.VirtualWorkspace]("bind-address")},
+}
 
-// kindFlags stands in for fn.go's table of kinds: each kind's renderer writes --etcd-servers
-// and a flag of its own, so a case shows that each component is judged by its own kind.
-func kindFlags(kind string, xr any) []string {
-	own := map[string]string{"RootShard": "root-directory", "Shard": "shard-name", "FrontProxy": "mapping-file", "CacheServer": "embedded-etcd-directory", "VirtualWorkspace": "bind-address"}
-	if xr == nil {
-		return nil // the child was not typed: the test sees no flags, and fails
+// writes is a kind's flag list: --etcd-servers and its own flag, for a child that was built.
+func writes[PX comparable](own string) func(PX) []string {
+	return func(xr PX) []string {
+		var none PX
+		if xr == none {
+			return nil // the child was not typed: the test sees no flags, and fails
+		}
+		return []string{"etcd-servers", own}
 	}
-	return []string{"etcd-servers", own[kind]}
 }
 
 func extra(x v1alpha1.ComponentExtra) *v1alpha1.ComponentExtra { return &x }
@@ -93,7 +101,7 @@ func TestExtras(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			world := testworld.New().Answer(policyAnswered)
-			r, errs := Compose(tc.inst, world.State(), noValidation, kindFlags)
+			r, errs := Compose(tc.inst, world.State(), kindFlags)
 			got := make([]string, 0, len(errs))
 			for _, e := range errs {
 				got = append(got, e.Error())

@@ -448,9 +448,9 @@ func frontProxyHost(s v1alpha1.FrontProxySpec) string {
 // every name of the composed output to them, so that a field that comes to put a name in a
 // certificate or a route is not left out of the rule unnoticed.
 func CheckedNames(inst *v1alpha1.KcpInstallation) (checked map[string]string, inCluster func(host string) bool) {
-	children, _, _ := build(inst, func(string, any) field.ErrorList { return nil })
+	p := newPlan(inst, Kinds{})
 	checked = map[string]string{}
-	for _, h := range servedHostnames(inst, children) {
+	for _, h := range servedHostnames(inst, p.children) {
 		checked[h.key] = h.field.String()
 	}
 	ns, cd := inst.GetNamespace(), inst.Spec.ClusterDomain

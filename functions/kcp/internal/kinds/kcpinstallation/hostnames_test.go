@@ -90,7 +90,7 @@ func TestHostnames(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, errs := Compose(tc.inst, tc.world.InNamespace("tenant").Answer(policyAnswered).State(), noValidation, noFlags)
+			r, errs := Compose(tc.inst, tc.world.InNamespace("tenant").Answer(policyAnswered).State(), noValidation)
 			got := make([]string, 0, len(errs))
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -456,7 +456,7 @@ func TestEveryName(t *testing.T) {
 				w = testworld.New()
 			}
 			w = teamB(w.Answer(policyAnswered).Object(hostnamePolicy())).InNamespace(tc.inst.Namespace)
-			r, errs := Compose(tc.inst, w.State(), noValidation, noFlags)
+			r, errs := Compose(tc.inst, w.State(), noValidation)
 			got := make([]string, 0, len(errs))
 			for _, e := range errs {
 				msg, _, _ := strings.Cut(e.Error(), ";")
@@ -481,7 +481,7 @@ func TestEveryName(t *testing.T) {
 func TestZoneLabels(t *testing.T) {
 	inst := tenant(withExternal("kcp.team-a.example.com"), withFrontProxyCert("kcp.team-a.example.com", "*.team-a.example.com", "kcp.team-a.corp.example.com"),
 		withShard(v1alpha1.InstallationShard{Public: &v1alpha1.InstallationPublic{PublicEndpoint: v1alpha1.PublicEndpoint{Hostname: "alpha.team-a.example.com"}}, ShardBaseURL: "https://alpha.tenant.svc.cluster.local"}))
-	r, errs := Compose(inst, testworld.New().State(), noValidation, noFlags)
+	r, errs := Compose(inst, testworld.New().State(), noValidation)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

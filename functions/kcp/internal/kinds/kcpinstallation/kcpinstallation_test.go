@@ -23,12 +23,12 @@ import (
 // its own kind's validation (fn's TestRunFunctionFatal runs the real one): it rejects a
 // FrontProxy named longer than 30 characters, as the FrontProxy kind rejects a name too long
 // for the volumes it derives from it and its RootShard's name.
-func frontProxyNameLength(kind string, xr any) field.ErrorList {
-	if fp, ok := xr.(*v1alpha1.FrontProxy); ok && kind == "FrontProxy" && len(fp.Name) > 30 {
+var frontProxyNameLength = Kinds{FrontProxy: Kind[*v1alpha1.FrontProxy]{Validate: func(fp *v1alpha1.FrontProxy) field.ErrorList {
+	if len(fp.Name) > 30 {
 		return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), fp.Name, "too long")}
 	}
 	return nil
-}
+}}}
 
 // smallest is the ten-line installation the docs promise: managed etcd by default.
 func smallest() *v1alpha1.KcpInstallation {
@@ -134,7 +134,7 @@ func TestCompose(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, errs := Compose(tc.inst, observed.New(nil), frontProxyNameLength, noFlags)
+			r, errs := Compose(tc.inst, observed.New(nil), frontProxyNameLength)
 			if len(tc.want.errs) > 0 {
 				got := errs.ToAggregate()
 				if got == nil {
@@ -186,7 +186,7 @@ func TestComposeReady(t *testing.T) {
 		u.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}, "url": "https://kcp.example.com:443"}
 		oc[key] = u
 	}
-	r, errs := Compose(inst, observed.New(oc), frontProxyNameLength, noFlags)
+	r, errs := Compose(inst, observed.New(oc), frontProxyNameLength)
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -243,7 +243,7 @@ func TestShardEtcd(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.inst.Spec.Shards = tc.shards
-			r, errs := Compose(tc.inst, observed.New(nil), frontProxyNameLength, noFlags)
+			r, errs := Compose(tc.inst, observed.New(nil), frontProxyNameLength)
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}
@@ -272,7 +272,7 @@ func TestShardEtcd(t *testing.T) {
 func TestShardManagedEtcd(t *testing.T) {
 	inst := smallest()
 	inst.Spec.Shards = []v1alpha1.InstallationShard{{Name: "gamma", ManagedEtcd: &v1alpha1.ManagedEtcd{Replicas: 3}}}
-	r, errs := Compose(inst, observed.New(nil), frontProxyNameLength, noFlags)
+	r, errs := Compose(inst, observed.New(nil), frontProxyNameLength)
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -301,7 +301,7 @@ func TestShardManagedEtcd(t *testing.T) {
 
 	clash := smallest()
 	clash.Spec.Shards = []v1alpha1.InstallationShard{{Name: "gamma", ManagedEtcd: &v1alpha1.ManagedEtcd{}}, {Name: "gamma-etcd"}}
-	_, errs = Compose(clash, observed.New(nil), frontProxyNameLength, noFlags)
+	_, errs = Compose(clash, observed.New(nil), frontProxyNameLength)
 	if got := errs.ToAggregate(); got == nil || !strings.Contains(got.Error(), "team-a-gamma-etcd-server") {
 		t.Errorf("shard gamma-etcd's server certificate is gamma's etcd serving certificate's name: want a refusal naming it, got %v", got)
 	}
@@ -312,7 +312,7 @@ func TestShardManagedEtcd(t *testing.T) {
 func TestComposeChildWithoutStatus(t *testing.T) {
 	u := resource.NewUnstructured()
 	u.SetKind("RootShard")
-	r, errs := Compose(external(), observed.New(map[resource.Name]*resource.Unstructured{"rootshard": u}), frontProxyNameLength, noFlags)
+	r, errs := Compose(external(), observed.New(map[resource.Name]*resource.Unstructured{"rootshard": u}), frontProxyNameLength)
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
@@ -354,7 +354,7 @@ func childSpec[T any](t *testing.T, r result.Result[v1alpha1.KcpInstallationStat
 // composeOK composes inst with frontProxyNameLength and fails the test on any error.
 func composeOK(t *testing.T, inst *v1alpha1.KcpInstallation) result.Result[v1alpha1.KcpInstallationStatus] {
 	t.Helper()
-	r, errs := Compose(inst, observed.New(nil), frontProxyNameLength, noFlags)
+	r, errs := Compose(inst, observed.New(nil), frontProxyNameLength)
 	if len(errs) > 0 {
 		t.Fatalf("Compose(...): %v", errs.ToAggregate())
 	}

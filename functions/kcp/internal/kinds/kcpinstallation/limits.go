@@ -8,7 +8,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/etcd"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
 
@@ -55,7 +55,7 @@ func checkLimits(inst *v1alpha1.KcpInstallation, p policy.Policy) field.ErrorLis
 		}
 		schedule := m.Backup.Schedule
 		if schedule == "" {
-			schedule = managedetcd.DefaultBackupSchedule
+			schedule = etcd.DefaultBackupSchedule
 		}
 		gap, err := check.CronInterval(schedule)
 		if err != nil || gap >= b.BackupInterval {

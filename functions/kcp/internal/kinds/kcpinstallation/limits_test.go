@@ -258,7 +258,7 @@ func TestLimits(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, errs := Compose(tc.inst, tc.world.State(), noValidation, noFlags)
+			r, errs := Compose(tc.inst, tc.world.State(), noValidation)
 			got := make([]string, 0, len(errs))
 			for i, e := range errs {
 				msg := e.Error()

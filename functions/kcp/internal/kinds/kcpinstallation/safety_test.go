@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
@@ -418,7 +417,7 @@ func TestSafety(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r, errs := Compose(tc.inst, tc.world.State(), noValidation, noFlags)
+			r, errs := Compose(tc.inst, tc.world.State(), noValidation)
 			got := make([]string, 0, len(errs))
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -441,7 +440,7 @@ func TestSafety(t *testing.T) {
 // TestSafetyRequirements checks that the installation asks Crossplane for what its checks
 // read: the policy, every XR that could hold a child's name, and the etcd StatefulSet.
 func TestSafetyRequirements(t *testing.T) {
-	r, errs := Compose(tenant(), testworld.New().State(), noValidation, noFlags)
+	r, errs := Compose(tenant(), testworld.New().State(), noValidation)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -491,6 +490,6 @@ func neighbour(name, created string, mods ...func(*v1alpha1.KcpInstallation)) ma
 	return out
 }
 
-// noValidation stands in for fn.go's table of kinds: these cases are about the installation's
-// own checks.
-func noValidation(string, any) field.ErrorList { return nil }
+// noValidation stands in for fn.go's kinds: these cases are about the installation's own
+// checks.
+var noValidation = Kinds{}

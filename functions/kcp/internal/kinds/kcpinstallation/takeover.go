@@ -11,7 +11,8 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/exposure"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/etcd"
 )
 
 // xrKinds are the kinds of XR an installation composes, and VirtualWorkspace. Each derives
@@ -35,14 +36,14 @@ var reservedNames = []string{
 // takeoverRequirements reads every XR of the kinds a child could collide with in the
 // namespace, the neighbouring installations, the managed etcd StatefulSet, and each
 // front-proxy's TLSRoute or Ingress.
-func takeoverRequirements(etcds []*managedetcd.Cluster, children []child) []result.Requirement {
+func takeoverRequirements(etcds []etcd.Cluster, children []child) []result.Requirement {
 	reqs := make([]result.Requirement, 0, len(xrKinds)+2)
 	for _, k := range xrKinds {
 		reqs = append(reqs, required.All(k))
 	}
 	reqs = append(reqs, required.All(v1alpha1.KindKcpInstallation))
-	for _, etcd := range etcds {
-		reqs = append(reqs, result.Requirement{APIVersion: "apps/v1", Kind: "StatefulSet", Name: etcd.Name()})
+	for _, c := range etcds {
+		reqs = append(reqs, result.Requirement{APIVersion: "apps/v1", Kind: "StatefulSet", Name: c.Names.Name()})
 	}
 	for _, c := range children {
 		if c.exposure != nil {
@@ -56,7 +57,7 @@ func takeoverRequirements(etcds []*managedetcd.Cluster, children []child) []resu
 // by an object this installation does not control. Crossplane would otherwise adopt an
 // object without a controller (the platform's own RootShard, say, which a tenant cannot
 // write) and fail, without a message the tenant sees, on one another XR controls.
-func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcds []*managedetcd.Cluster, st *observed.State) field.ErrorList {
+func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcds []etcd.Cluster, st *observed.State) field.ErrorList {
 	uid := string(inst.GetUID())
 	ours := func(l observed.Lookup) bool { return uid != "" && l.Controller == uid }
 	var errs field.ErrorList
@@ -76,18 +77,18 @@ func checkTakeover(inst *v1alpha1.KcpInstallation, children []child, etcds []*ma
 			errs = append(errs, field.Forbidden(c.field.Child("exposure"), taken(inst, k, c.name(), k, l)+"; "+rename(inst, c)))
 		}
 	}
-	for _, etcd := range etcds {
-		if l := st.Object("StatefulSet", etcd.Name()); l.Found && !ours(l) {
-			errs = append(errs, field.Forbidden(etcdField(inst, etcd), taken(inst, "StatefulSet", etcd.Name(), "StatefulSet", l)+"; "+etcdRename(etcd)))
+	for _, c := range etcds {
+		if l := st.Object("StatefulSet", c.Names.Name()); l.Found && !ours(l) {
+			errs = append(errs, field.Forbidden(etcdField(inst, c.Names), taken(inst, "StatefulSet", c.Names.Name(), "StatefulSet", l)+"; "+etcdRename(c.Names)))
 		}
 	}
 	return errs
 }
 
 // etcdField is the field that asks for a managed etcd cluster.
-func etcdField(inst *v1alpha1.KcpInstallation, etcd *managedetcd.Cluster) *field.Path {
+func etcdField(inst *v1alpha1.KcpInstallation, e names.Etcd) *field.Path {
 	for i, sh := range inst.Spec.Shards {
-		if etcd.Shard != "" && sh.Name == etcd.Shard {
+		if e.Shard != "" && sh.Name == e.Shard {
 			return field.NewPath("spec", "shards").Index(i).Child("managedEtcd")
 		}
 	}
@@ -95,8 +96,8 @@ func etcdField(inst *v1alpha1.KcpInstallation, etcd *managedetcd.Cluster) *field
 }
 
 // etcdRename says which name changes a managed etcd cluster's.
-func etcdRename(etcd *managedetcd.Cluster) string {
-	if etcd.Shard != "" {
+func etcdRename(e names.Etcd) string {
+	if e.Shard != "" {
 		return "rename the shard or this KcpInstallation"
 	}
 	return "rename this KcpInstallation"

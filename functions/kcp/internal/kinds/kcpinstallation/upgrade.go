@@ -48,8 +48,9 @@ type member struct {
 // runs the new one. A step that fails (a rollout Kubernetes gives up on, a shard that does
 // not come up) stops the upgrade there, the later steps still on what they ran, and status
 // says what it waits for. It returns the upgrade's status (nil when none is under way) and
-// the image every child runs ("" while they differ), or the error of a refused downgrade.
-func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.State) (*v1alpha1.InstallationUpgrade, string, *field.Error) {
+// the image every child runs ("" while they differ). A downgrade never gets here: the
+// refusal downgrade refuses it first.
+func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.State) (*v1alpha1.InstallationUpgrade, string) {
 	target := kcpimage.Resolve(inst.Spec.Image).String()
 	members := upgradeMembers(children, st)
 	upgrading := false
@@ -62,12 +63,8 @@ func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.
 			}
 		}
 	}
-	// Before anything else: going back from a stalled rollout is no upgrade, yet a downgrade.
-	if err := checkDowngrade(inst, members); err != nil {
-		return nil, "", err
-	}
 	if !upgrading {
-		return nil, commonImage(members), nil
+		return nil, commonImage(members)
 	}
 
 	// The first step with a child that does not run the new image yet.
@@ -85,14 +82,14 @@ func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.
 		}
 	}
 	if step == len(upgradeSteps) {
-		return nil, commonImage(members), nil // every child has rolled out; the next reconcile sees them equal
+		return nil, commonImage(members) // every child has rolled out; the next reconcile sees them equal
 	}
 	for _, m := range members {
 		if m.step > step && m.exists {
 			m.server.SetImage(holdImage(m))
 		}
 	}
-	return &v1alpha1.InstallationUpgrade{From: from, To: target, Step: upgradeSteps[step].step, WaitingFor: waiting}, "", nil
+	return &v1alpha1.InstallationUpgrade{From: from, To: target, Step: upgradeSteps[step].step, WaitingFor: waiting}, ""
 }
 
 // checkDowngrade refuses spec.image when it is an older kcp than a child runs, or than a

@@ -219,7 +219,7 @@ func TestUpgradeOrder(t *testing.T) {
 			if tc.tag != "" {
 				inst.Spec.Image = &v1alpha1.ImageSpec{Tag: tc.tag}
 			}
-			r, errs := Compose(inst, upgradeState(tc.children), frontProxyNameLength, noFlags)
+			r, errs := Compose(inst, upgradeState(tc.children), frontProxyNameLength)
 			if tc.want.err != "" || len(errs) > 0 {
 				got := ""
 				if len(errs) > 0 {
@@ -291,10 +291,11 @@ func TestEveryKcpServerHeld(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			children, _, errs := build(inst, frontProxyNameLength)
-			if len(errs) > 0 {
-				t.Fatal(errs.ToAggregate())
+			p := newPlan(inst, frontProxyNameLength)
+			if len(p.errs) > 0 {
+				t.Fatal(p.errs.ToAggregate())
 			}
+			children := p.children
 			observed := map[resource.Name]component{}
 			for _, c := range children {
 				if _, ok := c.xr.(v1alpha1.KcpServer); !ok {
@@ -307,7 +308,7 @@ func TestEveryKcpServerHeld(t *testing.T) {
 					observed[c.key] = component{kind: c.kind, running: tc.running}
 				}
 			}
-			r, errs := Compose(inst, upgradeState(observed), frontProxyNameLength, noFlags)
+			r, errs := Compose(inst, upgradeState(observed), frontProxyNameLength)
 			if len(errs) > 0 {
 				t.Fatal(errs.ToAggregate())
 			}

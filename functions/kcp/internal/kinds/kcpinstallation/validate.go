@@ -9,7 +9,6 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kinds/kcpinstallation/managedetcd"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -20,12 +19,12 @@ func Validate(inst *v1alpha1.KcpInstallation) field.ErrorList {
 	errs := check.Budget(inst.Spec, copies(inst.Spec))
 	errs = append(errs, check.Templates(inst.Spec)...)
 	if e := inst.Spec.Etcd; e != nil && e.Managed != nil {
-		c := managedetcd.Cluster{Installation: inst.GetName()}
+		c := names.Etcd{Installation: inst.GetName()}
 		errs = append(errs, validateManagedEtcd(field.NewPath("spec", "etcd", "managed"), c, e.Managed)...)
 	}
 	for i, sh := range inst.Spec.Shards {
 		if sh.ManagedEtcd != nil {
-			c := managedetcd.Cluster{Installation: inst.GetName(), Shard: sh.Name}
+			c := names.Etcd{Installation: inst.GetName(), Shard: sh.Name}
 			errs = append(errs, validateManagedEtcd(field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), c, sh.ManagedEtcd)...)
 		}
 	}
@@ -117,7 +116,7 @@ func copies(s v1alpha1.KcpInstallationSpec) check.Copies {
 // validateManagedEtcd refuses what the API server would refuse in the etcd StatefulSet and
 // backup CronJob the installation composes for cluster c (spec.etcd.managed or a shard's
 // managedEtcd, at p); its children check the rest with their own kinds' validation.
-func validateManagedEtcd(p *field.Path, c managedetcd.Cluster, m *v1alpha1.ManagedEtcd) field.ErrorList {
+func validateManagedEtcd(p *field.Path, c names.Etcd, m *v1alpha1.ManagedEtcd) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, check.ImageReference(p.Child("image"), m.Image)...)
 	if r := m.Replicas; r != 0 && r != 1 && r != 3 {

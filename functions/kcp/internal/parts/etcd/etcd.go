@@ -1,6 +1,9 @@
-// Package managedetcd composes the etcd cluster of a KcpInstallation with spec.etcd.managed:
-// a StatefulSet with one volume per member, a headless Service the members find each other
-// through, a client Service the shards connect to, and the cluster's TLS.
+// Package etcd renders the managed etcd cluster of a KcpInstallation with
+// spec.etcd.managed, or of a shard with managedEtcd: a StatefulSet with one volume per
+// member and etcd's flags, a headless Service the members find each other through, a client
+// Service the shards connect to, the cluster's TLS, its PodMonitor's target and, with
+// spec.backup, the CronJob that saves its snapshots (backup.go). It reads no observed state:
+// when each object is composed, and whether the cluster is ready, the KcpInstallation decides.
 //
 // The TLS follows the PKI kcp's Helm chart sketches, with two dedicated CAs:
 //
@@ -18,10 +21,7 @@
 // trusts exactly the client CA's certificates, and the peers exactly the peer CA's. The
 // server certificate comes from the client CA so that the ca.crt next to kcp's client
 // certificate verifies it.
-//
-// With spec.backup, a CronJob saves snapshots of the cluster into the user's
-// PersistentVolumeClaim (backup.go); docs/day-two.md restores one.
-package managedetcd
+package etcd
 
 import (
 	"fmt"
@@ -36,8 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/monitoring"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
@@ -68,69 +66,22 @@ const (
 	peerTLS   = "/etc/etcd/tls/peer"
 )
 
-// KeyStatefulSet is the composition resource name of the installation's own cluster's
-// StatefulSet, whose readiness the installation reports (see Cluster.Key).
-const KeyStatefulSet resource.Name = "statefulset-etcd"
-
 // Cluster is one managed etcd cluster: the installation's, or one shard's.
 type Cluster struct {
-	// Installation is the installation's name; the cluster's objects are named <i>-etcd…,
-	// or <i>-<shard>-etcd… for a shard's own.
-	Installation string
-	// Shard is the name (in spec.shards) of the shard this cluster serves alone; "" for the
-	// installation's cluster, which the root shard and every other shard share.
-	Shard         string
+	// Names are the names of its objects.
+	Names         names.Etcd
 	Namespace     string
 	ClusterDomain string
 	Spec          v1alpha1.ManagedEtcd
 	// Scheduling of the members: spec.etcd.managed.scheduling over spec.scheduling.
 	Scheduling *v1alpha1.Scheduling
-	// Monitoring is the installation's: a PodMonitor scrapes the members' metrics port.
-	Monitoring *v1alpha1.Monitoring
 	// Profiling, the cluster's own over the installation's, serves Go's pprof endpoints on
 	// the client port, to clients with the cluster's client certificate.
 	Profiling *v1alpha1.Profiling
 }
 
-// Name is the StatefulSet's and the client Service's name.
-func (c Cluster) Name() string { return c.instance() + "-etcd" }
-
-// instance is the app.kubernetes.io/instance of the cluster's objects: each cluster's
-// StatefulSet selects its own members only.
-func (c Cluster) instance() string {
-	if c.Shard != "" {
-		return c.Installation + "-" + c.Shard
-	}
-	return c.Installation
-}
-
-// Key is the composition resource name of the StatefulSet: KeyStatefulSet for the
-// installation's cluster, statefulset-<shard>-etcd for a shard's.
-func (c Cluster) Key() resource.Name {
-	if c.Shard != "" {
-		return resource.Name("statefulset-" + c.Shard + "-etcd")
-	}
-	return KeyStatefulSet
-}
-
-// MembersService is the headless Service that gives every member a stable DNS name.
-func (c Cluster) MembersService() string { return c.Name() + "-members" }
-
-// ClientSecret is the Secret with the client certificate kcp connects with.
-func (c Cluster) ClientSecret() string { return c.Name() + "-client" }
-
-// Composed lists every name the cluster's objects take: the StatefulSet, Services and
-// PodDisruptionBudget, the Issuers, the Certificates with the Secrets cert-manager writes,
-// and the backup CronJob (reserved whether or not backup is set).
-func (c Cluster) Composed() []string {
-	return []string{c.Name(), c.MembersService(), c.selfSigned(), c.clientCA(), c.peerCA(), c.serverCert(), c.peerCert(), c.ClientSecret(), c.BackupCronJob()}
-}
-
-func (c Cluster) selfSigned() string { return c.Name() + "-selfsigned" }
-func (c Cluster) clientCA() string   { return c.Name() + "-client-ca" }
-func (c Cluster) peerCA() string     { return c.Name() + "-peer-ca" }
-func (c Cluster) serverCert() string { return c.Name() + "-server" }
-func (c Cluster) peerCert() string   { return c.Name() + "-peer" }
+// Labels are the labels of the cluster's objects, and what its Services select.
+func (c Cluster) Labels() map[string]string { return names.Labels(c.Names.Instance(), ComponentEtcd) }
 
 // Replicas is the number of members.
 func (c Cluster) Replicas() int32 {
@@ -151,101 +102,90 @@ func (c Cluster) VolumeDeletionPolicy() string {
 // Client is the etcd configuration a shard uses to store its data under prefix.
 func (c Cluster) Client(prefix string) v1alpha1.EtcdConfig {
 	return v1alpha1.EtcdConfig{
-		Endpoints: []string{fmt.Sprintf("https://%s:%d", names.ServiceFQDN(c.Name(), c.Namespace, c.ClusterDomain), ClientPort)},
-		TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: corev1.LocalObjectReference{Name: c.ClientSecret()}},
+		Endpoints: []string{fmt.Sprintf("https://%s:%d", names.ServiceFQDN(c.Names.Name(), c.Namespace, c.ClusterDomain), ClientPort)},
+		TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: corev1.LocalObjectReference{Name: c.Names.ClientSecret()}},
 		Prefix:    prefix,
 	}
 }
 
 // memberHost is the stable DNS name of member i.
 func (c Cluster) memberHost(i int32) string {
-	return fmt.Sprintf("%s-%d.%s", c.Name(), i, names.ServiceFQDN(c.MembersService(), c.Namespace, c.ClusterDomain))
+	return fmt.Sprintf("%s-%d.%s", c.Names.Name(), i, names.ServiceFQDN(c.Names.MembersService(), c.Namespace, c.ClusterDomain))
 }
 
-// Compose adds the cluster's objects to b. It reports whether every member is ready and, if
-// not, why.
-func (c Cluster) Compose(b *builder.Builder) (ready bool, why string) {
-	labels := names.Labels(c.instance(), ComponentEtcd)
-	ns := c.Namespace
-	b.Issuer(selfSignedIssuer(c.selfSigned(), ns, labels))
-	root := pki.IssuerRef(c.selfSigned())
-
-	for _, ca := range []string{c.clientCA(), c.peerCA()} {
-		b.Certificate(pki.CA(ca, ns, root, labels, nil), nil)
-		b.Issuer(pki.CAIssuer(ca, ns, ca, labels))
-	}
-
-	var hosts []string
-	for i := range c.Replicas() {
-		hosts = append(hosts, c.memberHost(i))
-	}
-	serving := []string{"localhost", c.Name(), c.Name() + "." + ns, c.Name() + "." + ns + ".svc", names.ServiceFQDN(c.Name(), ns, c.ClusterDomain)}
-	serving = append(serving, hosts...)
-	both := append(append([]cmv1.KeyUsage{}, pki.UsagesServing...), pki.UsagesClient...)
-	b.Certificate(withIPs(pki.Leaf{
-		Name: c.serverCert(), Namespace: ns, CommonName: c.Name(), DNSNames: serving,
-		Usages: both, Issuer: c.clientCA(), Labels: labels,
-	}), nil)
-	b.Certificate(pki.Leaf{
-		Name: c.peerCert(), Namespace: ns, CommonName: c.Name(), DNSNames: hosts,
-		Usages: both, Issuer: c.peerCA(), Labels: labels,
-	}.Certificate(), nil)
-	b.Certificate(pki.Leaf{
-		Name: c.ClientSecret(), Namespace: ns, CommonName: "kcp",
-		Usages: pki.UsagesCacheClient, Issuer: c.clientCA(), Labels: labels,
-	}.Certificate(), nil)
-
-	b.Set.Add(b.Key("service", c.Name()), c.clientService(labels), builder.Readiness(b.St.Exists(b.Key("service", c.Name()))))
-	b.Set.Add(b.Key("service", c.MembersService()), c.membersService(labels), builder.Readiness(b.St.Exists(b.Key("service", c.MembersService()))))
-
-	readyMembers, observedOK := b.St.StatefulSetReady(c.Key())
-	ready = observedOK && readyMembers == c.Replicas()
-	sts := c.statefulSet(labels)
-	b.Set.Add(c.Key(), sts, builder.Readiness(ready))
-	if pdb := workload.DisruptionBudget(sts.ObjectMeta, sts.Spec.Replicas, sts.Spec.Selector); pdb != nil {
-		// A drain takes one member at a time, so a three-member etcd keeps its quorum.
-		key := b.Key("poddisruptionbudget", c.Name())
-		b.Set.Add(key, pdb, builder.Readiness(b.St.Exists(key)))
-	}
-	c.composeBackup(b)
-	switch {
-	case ready:
-		return true, ""
-	case !b.St.Exists(c.Key()):
-		return false, "StatefulSet " + c.Name() + " is not created yet"
-	default:
-		return false, fmt.Sprintf("StatefulSet %s has %d of %d members ready", c.Name(), readyMembers, c.Replicas())
-	}
-}
-
-// ComposeMonitoring composes the members' PodMonitor when the installation asks for
-// monitoring. etcd serves its metrics, and nothing else, over plain HTTP on a port of their
-// own, so Prometheus needs no certificate; it returns a warning while prometheus-operator is
-// not installed.
-func (c Cluster) ComposeMonitoring(b *builder.Builder) (warning string) {
-	labels := names.Labels(c.instance(), ComponentEtcd)
-	t := monitoring.Target{Name: c.Name(), Namespace: c.Namespace, Labels: labels, Selector: labels, PlainHTTPPort: "metrics"}
-	return b.Monitoring(c.Monitoring, "spec.monitoring", t, nil)
-}
-
-func selfSignedIssuer(name, namespace string, labels map[string]string) *cmv1.Issuer {
+// SelfSignedIssuer signs the cluster's two CAs.
+func (c Cluster) SelfSignedIssuer() *cmv1.Issuer {
 	return &cmv1.Issuer{
 		TypeMeta:   metav1.TypeMeta{APIVersion: cmv1.SchemeGroupVersion.String(), Kind: cmv1.IssuerKind},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: maps.Clone(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Names.SelfSignedIssuer(), Namespace: c.Namespace, Labels: c.Labels()},
 		Spec:       cmv1.IssuerSpec{IssuerConfig: cmv1.IssuerConfig{SelfSigned: &cmv1.SelfSignedIssuer{}}},
 	}
 }
 
-func withIPs(l pki.Leaf) *cmv1.Certificate {
-	cert := l.Certificate()
+// CA is one of the cluster's two CAs (ClientCA or PeerCA): its Certificate, signed by the
+// self-signed Issuer, and the Issuer that signs with it.
+func (c Cluster) CA(name string) (*cmv1.Certificate, *cmv1.Issuer) {
+	labels := c.Labels()
+	return pki.CA(name, c.Namespace, pki.IssuerRef(c.Names.SelfSignedIssuer()), labels, nil), pki.CAIssuer(name, c.Namespace, name, labels)
+}
+
+// ServerCertificate is every member's serving certificate, from the client CA so that the
+// ca.crt beside kcp's client certificate verifies it; it names every member, the client
+// Service and localhost, where etcdctl in a member's pod dials.
+func (c Cluster) ServerCertificate() *cmv1.Certificate {
+	ns := c.Namespace
+	serving := []string{"localhost", c.Names.Name(), c.Names.Name() + "." + ns, c.Names.Name() + "." + ns + ".svc", names.ServiceFQDN(c.Names.Name(), ns, c.ClusterDomain)}
+	serving = append(serving, c.memberHosts()...)
+	cert := pki.Leaf{
+		Name: c.Names.ServerCertificate(), Namespace: ns, CommonName: c.Names.Name(), DNSNames: serving,
+		Usages: servingAndClient(), Issuer: c.Names.ClientCA(), Labels: c.Labels(),
+	}.Certificate()
 	cert.Spec.IPAddresses = []string{"127.0.0.1"}
 	return cert
 }
 
-func (c Cluster) clientService(labels map[string]string) *corev1.Service {
+// PeerCertificate is every member's certificate towards its peers, from the peer CA.
+func (c Cluster) PeerCertificate() *cmv1.Certificate {
+	return pki.Leaf{
+		Name: c.Names.PeerCertificate(), Namespace: c.Namespace, CommonName: c.Names.Name(), DNSNames: c.memberHosts(),
+		Usages: servingAndClient(), Issuer: c.Names.PeerCA(), Labels: c.Labels(),
+	}.Certificate()
+}
+
+// ClientCertificate is the certificate kcp (and the backup) connects with, from the client CA.
+func (c Cluster) ClientCertificate() *cmv1.Certificate {
+	return pki.Leaf{
+		Name: c.Names.ClientSecret(), Namespace: c.Namespace, CommonName: "kcp",
+		Usages: pki.UsagesCacheClient, Issuer: c.Names.ClientCA(), Labels: c.Labels(),
+	}.Certificate()
+}
+
+func servingAndClient() []cmv1.KeyUsage {
+	return append(append([]cmv1.KeyUsage{}, pki.UsagesServing...), pki.UsagesClient...)
+}
+
+// memberHosts are the stable DNS names of every member.
+func (c Cluster) memberHosts() []string {
+	hosts := make([]string, 0, c.Replicas())
+	for i := range c.Replicas() {
+		hosts = append(hosts, c.memberHost(i))
+	}
+	return hosts
+}
+
+// MonitoringTarget is what the members' PodMonitor scrapes: etcd serves its metrics, and
+// nothing else, over plain HTTP on a port of their own, so Prometheus needs no certificate.
+func (c Cluster) MonitoringTarget() monitoring.Target {
+	labels := c.Labels()
+	return monitoring.Target{Name: c.Names.Name(), Namespace: c.Namespace, Labels: labels, Selector: labels, PlainHTTPPort: "metrics"}
+}
+
+// ClientService is the Service the shards, and the backup, connect to.
+func (c Cluster) ClientService() *corev1.Service {
+	labels := c.Labels()
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Names.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: maps.Clone(labels),
@@ -254,12 +194,13 @@ func (c Cluster) clientService(labels map[string]string) *corev1.Service {
 	}
 }
 
-// membersService is headless and publishes members before they are ready: a new cluster's
+// MembersService is headless and publishes members before they are ready: a new cluster's
 // members must reach each other to become ready at all.
-func (c Cluster) membersService(labels map[string]string) *corev1.Service {
+func (c Cluster) MembersService() *corev1.Service {
+	labels := c.Labels()
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.MembersService(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Names.MembersService(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
 		Spec: corev1.ServiceSpec{
 			ClusterIP:                corev1.ClusterIPNone,
 			PublishNotReadyAddresses: true,
@@ -273,12 +214,12 @@ func port(name string, p int32) corev1.ServicePort {
 	return corev1.ServicePort{Name: name, Port: p, TargetPort: intstr.FromString(name), Protocol: corev1.ProtocolTCP}
 }
 
-// args are etcd's flags; $(POD_NAME) is expanded by the kubelet from the pod's env.
-func (c Cluster) args() []string {
-	self := fmt.Sprintf("$(POD_NAME).%s", names.ServiceFQDN(c.MembersService(), c.Namespace, c.ClusterDomain))
+// Args are etcd's flags; $(POD_NAME) is expanded by the kubelet from the pod's env.
+func (c Cluster) Args() []string {
+	self := fmt.Sprintf("$(POD_NAME).%s", names.ServiceFQDN(c.Names.MembersService(), c.Namespace, c.ClusterDomain))
 	var initial []string
 	for i := range c.Replicas() {
-		initial = append(initial, fmt.Sprintf("%s-%d=https://%s:%d", c.Name(), i, c.memberHost(i), PeerPort))
+		initial = append(initial, fmt.Sprintf("%s-%d=https://%s:%d", c.Names.Name(), i, c.memberHost(i), PeerPort))
 	}
 	args := []string{
 		"--name=$(POD_NAME)",
@@ -289,7 +230,7 @@ func (c Cluster) args() []string {
 		fmt.Sprintf("--initial-advertise-peer-urls=https://%s:%d", self, PeerPort),
 		"--initial-cluster=" + strings.Join(initial, ","),
 		"--initial-cluster-state=new",
-		"--initial-cluster-token=" + c.Name(),
+		"--initial-cluster-token=" + c.Names.Name(),
 		fmt.Sprintf("--listen-metrics-urls=http://0.0.0.0:%d", MetricsPort),
 		"--client-cert-auth",
 		"--trusted-ca-file=" + serverTLS + "/ca.crt",
@@ -309,7 +250,9 @@ func (c Cluster) args() []string {
 	return args
 }
 
-func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
+// StatefulSet runs the members, each with a volume of its own.
+func (c Cluster) StatefulSet() *appsv1.StatefulSet {
+	labels := c.Labels()
 	replicas := c.Replicas()
 	image := c.Spec.Image
 	if image == "" {
@@ -341,14 +284,14 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 		}
 	}
 	var mounts workload.Mounts
-	mounts.Secret("server-tls", c.serverCert(), serverTLS)
-	mounts.Secret("peer-tls", c.peerCert(), peerTLS)
+	mounts.Secret("server-tls", c.Names.ServerCertificate(), serverTLS)
+	mounts.Secret("peer-tls", c.Names.PeerCertificate(), peerTLS)
 	sts := &appsv1.StatefulSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Names.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
 		Spec: appsv1.StatefulSetSpec{
 			Replicas:    &replicas,
-			ServiceName: c.MembersService(),
+			ServiceName: c.Names.MembersService(),
 			// Members must start together: a new member waits for its peers to form a quorum.
 			PodManagementPolicy: appsv1.ParallelPodManagement,
 			UpdateStrategy:      appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
@@ -367,7 +310,7 @@ func (c Cluster) statefulSet(labels map[string]string) *appsv1.StatefulSet {
 						Image: image,
 						// The image's binary (its entrypoint is not etcd in every release).
 						Command: []string{"/usr/local/bin/etcd"},
-						Args:    c.args(),
+						Args:    c.Args(),
 						Env: []corev1.EnvVar{{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{
 							FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"},
 						}}},

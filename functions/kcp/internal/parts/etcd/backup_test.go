@@ -1,18 +1,13 @@
-package managedetcd
+package etcd
 
 import (
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 )
 
 func backup(claim string) *v1alpha1.ManagedEtcdBackup {
@@ -90,8 +85,8 @@ func TestBackupCronJob(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := cluster(tc.spec)
-			c.Shard = tc.shard
-			cj := c.backupCronJob()
+			c.Names.Shard = tc.shard
+			cj := c.BackupCronJob()
 			pod := cj.Spec.JobTemplate.Spec.Template.Spec
 			if len(pod.InitContainers) != 2 || len(pod.Containers) != 1 {
 				t.Fatalf("%s\nwant init containers prepare and snapshot, then prune; got %d init, %d containers", tc.reason, len(pod.InitContainers), len(pod.Containers))
@@ -113,7 +108,7 @@ func TestBackupCronJob(t *testing.T) {
 				t.Errorf("%s\nprepare runs %s, prune %s: both the shell image", tc.reason, prepare.Image, prune.Image)
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("%s\nbackupCronJob(): -want, +got:\n%s", tc.reason, diff)
+				t.Errorf("%s\nBackupCronJob(): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
@@ -125,7 +120,7 @@ func TestBackupCronJobSafety(t *testing.T) {
 	c := cluster(v1alpha1.ManagedEtcd{Backup: backup("b")})
 	tolerations := []corev1.Toleration{{Key: "storage", Operator: corev1.TolerationOpExists}}
 	c.Scheduling = &v1alpha1.Scheduling{NodeSelector: map[string]string{"disk": "ssd"}, Tolerations: tolerations}
-	cj := c.backupCronJob()
+	cj := c.BackupCronJob()
 	s := cj.Spec
 	type want struct {
 		Concurrency            batchv1.ConcurrencyPolicy
@@ -155,7 +150,7 @@ func TestBackupCronJobSafety(t *testing.T) {
 		NodeSelector: map[string]string{"disk": "ssd"}, Tolerations: tolerations, RunAsUser: 65532,
 	}
 	if diff := cmp.Diff(wantSafe, got); diff != "" {
-		t.Errorf("backupCronJob(): -want, +got:\n%s", diff)
+		t.Errorf("BackupCronJob(): -want, +got:\n%s", diff)
 	}
 	if sc := pod.Spec.SecurityContext; sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.FSGroup == nil {
 		t.Errorf("pod security context %+v, want non-root with an fsGroup for the volume", sc)
@@ -166,128 +161,9 @@ func TestBackupCronJobSafety(t *testing.T) {
 			t.Errorf("container %s: security context %+v, want restricted", ctr.Name, sc)
 		}
 	}
-	for _, sel := range []map[string]string{c.clientService(map[string]string{"app.kubernetes.io/component": ComponentEtcd}).Spec.Selector} {
+	for _, sel := range []map[string]string{c.ClientService().Spec.Selector, c.MembersService().Spec.Selector} {
 		if sel["app.kubernetes.io/component"] == pod.Labels["app.kubernetes.io/component"] {
 			t.Errorf("the client Service selects the backup pods")
 		}
-	}
-}
-
-// TestComposeBackup: the CronJob waits for the certificates when new, is rebuilt when it
-// exists, and is composed only with backup set.
-func TestComposeBackup(t *testing.T) {
-	issued := func() *resource.Unstructured {
-		u := resource.NewUnstructured()
-		u.SetAPIVersion("cert-manager.io/v1")
-		u.SetKind("Certificate")
-		u.Object["status"] = map[string]any{"revision": int64(1), "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-		return u
-	}
-	allIssued := func() map[resource.Name]*resource.Unstructured {
-		out := map[resource.Name]*resource.Unstructured{}
-		for _, n := range []resource.Name{"certificate-etcd-client-ca", "certificate-etcd-peer-ca", "certificate-etcd-server", "certificate-etcd-peer", "certificate-etcd-client"} {
-			out[n] = issued()
-		}
-		return out
-	}
-	existing := func() map[resource.Name]*resource.Unstructured {
-		u := resource.NewUnstructured()
-		u.SetAPIVersion("batch/v1")
-		u.SetKind("CronJob")
-		return map[resource.Name]*resource.Unstructured{"cronjob-etcd-backup": u}
-	}
-	cases := map[string]struct {
-		reason   string
-		backup   *v1alpha1.ManagedEtcdBackup
-		observed map[resource.Name]*resource.Unstructured
-		want     bool
-	}{
-		"NoBackup": {
-			reason:   "Without spec.backup nothing is composed.",
-			observed: allIssued(),
-		},
-		"CertificatesNotIssued": {
-			reason: "A new CronJob waits for the client certificate it mounts.",
-			backup: backup("b"),
-		},
-		"Issued": {
-			reason:   "Composed once every certificate is issued.",
-			backup:   backup("b"),
-			observed: allIssued(),
-			want:     true,
-		},
-		"ExistingWhileReissuing": {
-			reason:   "An existing CronJob is never dropped while certificates are pending.",
-			backup:   backup("b"),
-			observed: existing(),
-			want:     true,
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			b := builder.New("dev", "team-a", observed.New(tc.observed))
-			cluster(v1alpha1.ManagedEtcd{Backup: tc.backup}).Compose(b)
-			if got := b.Set.Has("cronjob-etcd-backup"); got != tc.want {
-				t.Errorf("%s\nCompose(): CronJob composed %v, want %v", tc.reason, got, tc.want)
-			}
-		})
-	}
-}
-
-// TestBackupStatus reads the last schedule and success from the observed CronJob.
-func TestBackupStatus(t *testing.T) {
-	cronJob := func(status map[string]any) map[resource.Name]*resource.Unstructured {
-		u := resource.NewUnstructured()
-		u.SetAPIVersion("batch/v1")
-		u.SetKind("CronJob")
-		u.Object["status"] = status
-		return map[resource.Name]*resource.Unstructured{"cronjob-etcd-backup": u}
-	}
-	at := func(s string) *metav1.Time {
-		tm, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mt := metav1.NewTime(tm)
-		return &mt
-	}
-	cases := map[string]struct {
-		reason   string
-		backup   *v1alpha1.ManagedEtcdBackup
-		observed map[resource.Name]*resource.Unstructured
-		want     *v1alpha1.InstallationBackup
-	}{
-		"NoBackup": {
-			reason: "No backup, no status.",
-		},
-		"NotCreated": {
-			reason: "The cluster and its CronJob, no times yet.",
-			backup: backup("b"),
-			want:   &v1alpha1.InstallationBackup{Cluster: "dev-etcd", CronJob: "dev-etcd-backup"},
-		},
-		"Ran": {
-			reason:   "Both times as the CronJob reports them.",
-			backup:   backup("b"),
-			observed: cronJob(map[string]any{"lastScheduleTime": "2026-05-01T06:00:00Z", "lastSuccessfulTime": "2026-05-01T06:00:41Z"}),
-			want: &v1alpha1.InstallationBackup{
-				Cluster: "dev-etcd", CronJob: "dev-etcd-backup",
-				LastScheduleTime: at("2026-05-01T06:00:00Z"), LastSuccessfulTime: at("2026-05-01T06:00:41Z"),
-			},
-		},
-		"NeverSucceeded": {
-			reason:   "A run that failed: scheduled, no success.",
-			backup:   backup("b"),
-			observed: cronJob(map[string]any{"lastScheduleTime": "2026-05-01T06:00:00Z", "lastSuccessfulTime": "garbage"}),
-			want:     &v1alpha1.InstallationBackup{Cluster: "dev-etcd", CronJob: "dev-etcd-backup", LastScheduleTime: at("2026-05-01T06:00:00Z")},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			b := builder.New("dev", "team-a", observed.New(tc.observed))
-			got := cluster(v1alpha1.ManagedEtcd{Backup: tc.backup}).BackupStatus(b)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\nBackupStatus(): -want, +got:\n%s", tc.reason, diff)
-			}
-		})
 	}
 }

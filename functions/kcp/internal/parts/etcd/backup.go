@@ -1,18 +1,13 @@
-package managedetcd
+package etcd
 
 import (
 	"maps"
 	"strconv"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/workload"
 )
@@ -61,35 +56,19 @@ ls -1t -- *.db | tail -n +"$(($2 + 1))" | while read -r old; do
 done
 ls -l`
 
-// BackupCronJob is the CronJob that takes the cluster's snapshots.
-func (c Cluster) BackupCronJob() string { return c.Name() + "-backup" }
-
 // BackupDir is the directory, in the backup volume, of the cluster's snapshots.
-func (c Cluster) BackupDir() string { return BackupMount + "/" + c.Name() }
+func (c Cluster) BackupDir() string { return BackupMount + "/" + c.Names.Name() }
 
-// composeBackup adds the backup CronJob when spec.backup is set. A new CronJob waits until
-// the cluster's client certificate is issued, so that its first run finds its Secret; an
-// existing one is always rebuilt.
-func (c Cluster) composeBackup(b *builder.Builder) {
-	if c.Spec.Backup == nil {
-		return
-	}
-	key := b.Key("cronjob", c.BackupCronJob())
-	if b.NotBeforeIssued(key) {
-		return
-	}
-	b.Set.Add(key, c.backupCronJob(), builder.Readiness(b.St.Exists(key)))
-}
-
-// backupCronJob runs, in one pod: an init container that creates the cluster's directory
+// BackupCronJob takes the cluster's snapshots (spec.backup, which must be set). It runs, in
+// one pod: an init container that creates the cluster's directory
 // in the volume (the shell image), an init container that saves a snapshot into it with
 // etcdctl (the cluster's etcd image, with the client certificate kcp uses), and, once the
 // snapshot is complete, a container that prunes to the retention (the shell image). The
 // snapshot is named after the pod: <cronjob>-<scheduled minute>-<suffix>.db, unique per run
 // and per retry.
-func (c Cluster) backupCronJob() *batchv1.CronJob {
+func (c Cluster) BackupCronJob() *batchv1.CronJob {
 	bk := c.Spec.Backup
-	labels := names.Labels(c.instance(), ComponentEtcdBackup)
+	labels := names.Labels(c.Names.Instance(), ComponentEtcdBackup)
 	schedule := bk.Schedule
 	if schedule == "" {
 		schedule = DefaultBackupSchedule
@@ -107,7 +86,7 @@ func (c Cluster) backupCronJob() *batchv1.CronJob {
 		image = DefaultImage
 	}
 	var mounts workload.Mounts
-	mounts.Secret("client-tls", c.ClientSecret(), clientTLS)
+	mounts.Secret("client-tls", c.Names.ClientSecret(), clientTLS)
 	backup := corev1.VolumeMount{Name: "backup", MountPath: BackupMount}
 	volumes := append(mounts.Volumes(), corev1.Volume{Name: "backup", VolumeSource: corev1.VolumeSource{
 		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: bk.Volume.ClaimName},
@@ -148,7 +127,7 @@ func (c Cluster) backupCronJob() *batchv1.CronJob {
 	workload.ApplyScheduling(&pod, c.Scheduling)
 	return &batchv1.CronJob{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "CronJob"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.BackupCronJob(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Names.BackupCronJob(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
 		Spec: batchv1.CronJobSpec{
 			Schedule:                   schedule,
 			TimeZone:                   &zone,
@@ -184,30 +163,4 @@ func (c Cluster) SnapshotCommand() []string {
 		"--dial-timeout=30s",
 		"snapshot", "save", c.BackupDir() + "/$(POD_NAME).db",
 	}
-}
-
-// BackupStatus is the state of the cluster's backups as its observed CronJob reports it;
-// nil when the cluster has no backup.
-func (c Cluster) BackupStatus(b *builder.Builder) *v1alpha1.InstallationBackup {
-	if c.Spec.Backup == nil {
-		return nil
-	}
-	key := b.Key("cronjob", c.BackupCronJob())
-	return &v1alpha1.InstallationBackup{
-		Cluster:            c.Name(),
-		CronJob:            c.BackupCronJob(),
-		LastScheduleTime:   observedTime(b.St, key, "lastScheduleTime"),
-		LastSuccessfulTime: observedTime(b.St, key, "lastSuccessfulTime"),
-	}
-}
-
-// observedTime reads a timestamp of the observed CronJob's status; nil when it is unset or
-// unreadable.
-func observedTime(st *observed.State, key resource.Name, field string) *metav1.Time {
-	t, err := time.Parse(time.RFC3339, st.String(key, "status", field))
-	if err != nil {
-		return nil
-	}
-	mt := metav1.NewTime(t)
-	return &mt
 }
