@@ -25,8 +25,7 @@ func GeneratedFlags(cs *v1alpha1.CacheServer) []string {
 		v := *cs
 		v.Spec.ExtraArgs = nil
 		change(&v.Spec)
-		c := &composer{cs: &v, name: "x", image: kcpimage.Resolve(&v1alpha1.ImageSpec{Tag: "main"})}
-		args = append(args, c.args()...)
+		args = append(args, server(&v, kcpimage.Resolve(&v1alpha1.ImageSpec{Tag: "main"})).Args()...)
 	}
 	return check.FlagNames(args)
 }

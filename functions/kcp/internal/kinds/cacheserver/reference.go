@@ -14,7 +14,7 @@ import (
 // reference says so by having no client-ca.crt. Called last: it waits for every certificate.
 func (c *composer) composeReference() {
 	cas := builder.ReferenceCAs{CA: []string{c.name.CA()}}
-	if c.clientCA() {
+	if server(c.cs, c.image).ClientCA() {
 		cas.ClientCA = []string{c.name.CA()}
 	}
 	r := reference.Reference{Kind: v1alpha1.KindCacheServer, Name: c.cs.Name, Namespace: c.Namespace, URL: c.url}

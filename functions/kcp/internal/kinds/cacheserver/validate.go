@@ -7,7 +7,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/cache"
 )
 
 // MaxNameLength keeps the <name>-cache-server Service name within the 63 characters of a
@@ -34,7 +34,7 @@ func Validate(cs *v1alpha1.CacheServer) field.ErrorList {
 		switch {
 		case *r < 0:
 			errs = append(errs, field.Invalid(spec.Child("replicas"), *r, "must not be negative"))
-		case *r > EmbeddedReplicas && s.Etcd == nil:
+		case *r > cache.EmbeddedReplicas && s.Etcd == nil:
 			errs = append(errs, field.Invalid(spec.Child("replicas"), *r,
 				"without spec.etcd the cache server keeps its data in an embedded etcd that only one replica can use; remove spec.replicas or set it to 1, or set spec.etcd to an external etcd to run more replicas"))
 		}
@@ -67,8 +67,8 @@ func validateCertificates(p *field.Path, c v1alpha1.Certificates) field.ErrorLis
 // validateExtraVolumes rejects extra volumes whose names clash with generated ones and extra
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, cs *v1alpha1.CacheServer) field.ErrorList {
-	c := &composer{cs: cs, name: names.CacheServer(cs.GetName()), image: kcpimage.Resolve(cs.Spec.Image)}
-	return check.ExtraVolumes(spec, c.generatedVolumeNames, cs.Spec.ExtraVolumes, cs.Spec.ExtraVolumeMounts)
+	generated := server(cs, kcpimage.Resolve(cs.Spec.Image)).GeneratedVolumeNames
+	return check.ExtraVolumes(spec, generated, cs.Spec.ExtraVolumes, cs.Spec.ExtraVolumeMounts)
 }
 
 // Warnings are accepted but probably not what the user meant.
