@@ -1,12 +1,18 @@
 package style
 
 import (
+	"errors"
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -116,5 +122,153 @@ func TestE2EReadmeShowsThePlan(t *testing.T) {
 		if !strings.Contains(readme, "**"+s.Name+"**") {
 			t.Errorf("test/e2e/README.md does not describe scenario %s (**%s**)", s.Name, s.Name)
 		}
+	}
+}
+
+// internalDir is where the function's packages are.
+var internalDir = filepath.Join(root, "functions", "kcp", "internal")
+
+// TestGroupDocsNameEverySubpackage holds the comment of each directory under
+// functions/kcp/internal that only groups packages (doc.go is its only Go file: parts,
+// compose, core, kinds) to the packages below it: its list names each of them, and nothing
+// else, as the first word of an item.
+func TestGroupDocsNameEverySubpackage(t *testing.T) {
+	groups := 0
+	err := filepath.WalkDir(internalDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || d.Name() == "testdata" {
+			return err
+		}
+		goFiles := nonTestGoFiles(t, path)
+		if len(goFiles) != 1 || goFiles[0] != "doc.go" {
+			return nil
+		}
+		groups++
+		rel, _ := filepath.Rel(root, path)
+		doc := filepath.Join(rel, "doc.go")
+		listed, err := listedPackages(filepath.Join(path, "doc.go"))
+		if err != nil {
+			t.Errorf("%s: %v", doc, err)
+			return nil
+		}
+		if len(listed) == 0 {
+			t.Errorf("%s has no list of the packages in %s: end its comment with a list, one item per package: //   - <package> <what it holds>", doc, rel)
+			return nil
+		}
+		var subpackages []string
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != "testdata" && len(nonTestGoFiles(t, filepath.Join(path, e.Name()))) > 0 {
+				subpackages = append(subpackages, e.Name())
+			}
+		}
+		for _, p := range subpackages {
+			if !slices.Contains(listed, p) {
+				t.Errorf("%s does not name package %s/: add //   - %s <what it holds> to the list in its comment", doc, filepath.Join(rel, p), p)
+			}
+		}
+		for _, p := range listed {
+			if !slices.Contains(subpackages, p) {
+				t.Errorf("%s names %s, which is no package in %s/: remove its item from the list (or correct its first word)", doc, p, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups == 0 {
+		t.Fatalf("no directory under %s holds only doc.go: is this test looking in the wrong place?", internalDir)
+	}
+}
+
+// nonTestGoFiles are the names of the Go files in dir that are not tests.
+func nonTestGoFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			out = append(out, filepath.Base(f))
+		}
+	}
+	return out
+}
+
+// listedPackages reads the package comment of a Go file and returns the first word of each
+// item of its lists, as go doc shows them: the packages a grouping directory names.
+func listedPackages(file string) ([]string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.PackageClauseOnly|parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	if f.Doc == nil {
+		return nil, errors.New("no package comment")
+	}
+	return listedWords(f.Doc.Text()), nil
+}
+
+// listedWords is the first word of each list item of a doc comment's text.
+func listedWords(text string) []string {
+	var p comment.Parser
+	var out []string
+	for _, b := range p.Parse(text).Content {
+		list, ok := b.(*comment.List)
+		if !ok {
+			continue
+		}
+		for _, item := range list.Items {
+			if len(item.Content) == 0 {
+				continue
+			}
+			para, ok := item.Content[0].(*comment.Paragraph)
+			if !ok || len(para.Text) == 0 {
+				continue
+			}
+			if plain, ok := para.Text[0].(comment.Plain); ok {
+				if word, _, _ := strings.Cut(strings.TrimSpace(string(plain)), " "); word != "" {
+					out = append(out, word)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestListedWords(t *testing.T) {
+	cases := map[string]struct {
+		text string
+		want []string
+	}{
+		"NoList": {
+			text: "Package parts groups renderers: pki renders certificates.\n",
+		},
+		"Items": {
+			text: "Package parts groups renderers. Its packages:\n\n  - pki renders Certificates\n  - workload renders Deployments,\n    Services and flags\n\nThis directory holds only this comment.\n",
+			want: []string{"pki", "workload"},
+		},
+		"ItemsWithoutBlankLineBefore": {
+			text: "Its packages:\n  - pki renders Certificates\n  - proxy renders kcp-front-proxy\n",
+			want: []string{"pki", "proxy"},
+		},
+		"NumberedAndTwoLists": {
+			text: "First:\n\n 1. builder composes\n\nThen:\n\n  - inputs knows\n",
+			want: []string{"builder", "inputs"},
+		},
+		"IndentedCodeIsNoList": {
+			text: "An example:\n\n\tpki renders\n",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, listedWords(tc.text)); diff != "" {
+				t.Errorf("listedWords (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
