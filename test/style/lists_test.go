@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -270,5 +271,70 @@ func TestListedWords(t *testing.T) {
 				t.Errorf("listedWords (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestReadmeNamesEveryScenario holds the README's table of TestKCP's scenarios to
+// test/e2e/scenarios/plan.go's Plan: one row per scenario, in Plan's order, each saying what
+// the scenario proves.
+func TestReadmeNamesEveryScenario(t *testing.T) {
+	const begin, end = "<!-- scenarios: begin (scenarios.Plan) -->\n", "<!-- scenarios: end -->"
+	_, rest, ok := strings.Cut(string(readFile(t, "README.md")), begin)
+	table, _, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("README.md has no %q ... %q block: add one holding a table | Scenario | What it proves | with a row per scenario of test/e2e/scenarios/plan.go's Plan",
+			strings.TrimSpace(begin), end)
+	}
+	rows := tableRows(table)
+	var got, want []string
+	for _, r := range rows {
+		got = append(got, r[0])
+		if len(r) < 2 || r[1] == "" {
+			t.Errorf("README.md: the scenario %s's row does not say what it proves", r[0])
+		}
+	}
+	for _, s := range scenarios.Plan {
+		want = append(want, s.Name)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("README.md's table of scenarios is not test/e2e/scenarios/plan.go's Plan (-plan +README): "+
+			"add a row | <scenario> | <what it proves> | for each scenario it lacks, remove those Plan does not have, in Plan's order:\n%s", diff)
+	}
+}
+
+// tableRows are the rows of the Markdown tables in text, header and separator rows left out,
+// each a list of its trimmed cells. A cell's link or code is its text: [a](b) is a, `a` is a.
+func tableRows(text string) [][]string {
+	link := regexp.MustCompile(`^\[([^\]]*)\]\([^)]*\)$`)
+	var rows [][]string
+	header := true
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			header = true
+			continue
+		}
+		if header || strings.HasPrefix(line, "|---") {
+			header = false
+			continue
+		}
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+			c = strings.TrimSpace(c)
+			if m := link.FindStringSubmatch(c); m != nil {
+				c = m[1]
+			}
+			cells = append(cells, strings.Trim(c, "`"))
+		}
+		rows = append(rows, cells)
+	}
+	return rows
+}
+
+func TestTableRows(t *testing.T) {
+	text := "Intro.\n\n| Package | What | Run by |\n|---|---|---|\n| [e2e/stack](e2e/stack) | the stack | `make e2e` |\n| `pkg` | packages | `make package-test` |\n\nMore.\n\n| Module | What |\n|---|---|\n| tools | tools |\n"
+	want := [][]string{{"e2e/stack", "the stack", "make e2e"}, {"pkg", "packages", "make package-test"}, {"tools", "tools"}}
+	if diff := cmp.Diff(want, tableRows(text)); diff != "" {
+		t.Errorf("tableRows (-want +got):\n%s", diff)
 	}
 }
