@@ -338,3 +338,99 @@ func TestTableRows(t *testing.T) {
 		t.Errorf("tableRows (-want +got):\n%s", diff)
 	}
 }
+
+// TestTestReadmeMapsEveryPackage holds test/README.md to what is under test/: its first
+// table names every Go package of the root module and of the test/tools module, its second
+// every other module (each pins a tool), by path from test/; and every make target it names
+// exists.
+func TestTestReadmeMapsEveryPackage(t *testing.T) {
+	testDir := filepath.Join(root, "test")
+	var packages, modules []string
+	err := filepath.WalkDir(testDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if d.Name() == "testdata" || (strings.HasPrefix(d.Name(), ".") && path != testDir) {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(testDir, path)
+		rel = filepath.ToSlash(rel)
+		if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+			modules = append(modules, rel)
+		}
+		// A package is one of the root module's or test/tools': no other go.mod between.
+		if files, _ := filepath.Glob(filepath.Join(path, "*.go")); len(files) > 0 && ownModule(testDir, path) {
+			packages = append(packages, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	readme := string(readFile(t, "test/README.md"))
+	var listedPackages, listedModules []string
+	for _, r := range tableRows(readme) {
+		if len(r) < 3 || r[1] == "" || r[2] == "" {
+			t.Errorf("test/README.md: the row of %s does not say what it is for and what runs it", r[0])
+		}
+		if slices.Contains(modules, r[0]) {
+			listedModules = append(listedModules, r[0])
+		} else {
+			listedPackages = append(listedPackages, r[0])
+		}
+	}
+	for name, lists := range map[string][2][]string{"package": {packages, listedPackages}, "module": {modules, listedModules}} {
+		have, listed := lists[0], lists[1]
+		for _, p := range have {
+			if !slices.Contains(listed, p) {
+				t.Errorf("test/README.md does not map the %s test/%s: add a row | [%s](%s) | <what it is for> | <what runs it> |", name, p, p, p)
+			}
+		}
+		for _, p := range listed {
+			if !slices.Contains(have, p) {
+				t.Errorf("test/README.md maps %s, which is no %s under test/: remove its row", p, name)
+			}
+		}
+	}
+
+	targets := makeTargets(t)
+	for _, m := range regexp.MustCompile("`make ([a-z0-9-]+)").FindAllStringSubmatch(readme, -1) {
+		if !targets[m[1]] {
+			t.Errorf("test/README.md names make %s, which the Makefile has no target for", m[1])
+		}
+	}
+}
+
+// ownModule reports whether the package in dir belongs to the root module or to test/tools:
+// no go.mod lies between them and dir, but test/tools' own.
+func ownModule(testDir, dir string) bool {
+	tools := filepath.Join(testDir, "tools")
+	for d := dir; d != testDir && d != tools; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// makeTargets are the targets the Makefile and its includes define.
+func makeTargets(t *testing.T) map[string]bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(root, "make", "*.mk"))
+	files = append(files, filepath.Join(root, "Makefile"))
+	rule := regexp.MustCompile(`(?m)^([A-Za-z0-9_.-]+(?: [A-Za-z0-9_.-]+)*):(?:[^=]|$)`)
+	out := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range rule.FindAllStringSubmatch(string(b), -1) {
+			for _, name := range strings.Fields(m[1]) {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}
