@@ -380,8 +380,11 @@ func TestTestReadmeMapsEveryPackage(t *testing.T) {
 			listedPackages = append(listedPackages, r[0])
 		}
 	}
-	for name, lists := range map[string][2][]string{"package": {packages, listedPackages}, "module": {modules, listedModules}} {
-		have, listed := lists[0], lists[1]
+	for _, c := range []struct {
+		name         string
+		have, listed []string
+	}{{"package", packages, listedPackages}, {"module", modules, listedModules}} {
+		name, have, listed := c.name, c.have, c.listed
 		for _, p := range have {
 			if !slices.Contains(listed, p) {
 				t.Errorf("test/README.md does not map the %s test/%s: add a row | [%s](%s) | <what it is for> | <what runs it> |", name, p, p, p)
