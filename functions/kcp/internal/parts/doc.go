@@ -9,6 +9,9 @@
 //   - kcpserver renders the kcp server of a root shard or shard
 //   - proxy renders kcp-front-proxy: a FrontProxy and a root shard's internal proxy
 //   - vwserver renders a virtual workspace server run outside its shard
+//   - cache renders kcp's cache server: its flags, mounts, container, Deployment and Service
+//   - etcd renders a KcpInstallation's managed etcd cluster: its StatefulSet and flags,
+//     Services, its own CAs and the backup CronJob
 //   - kubeconfigfile writes the kubeconfig file format
 //   - monitoring renders prometheus-operator PodMonitors and their client certificates
 //   - reference renders the <name>-reference Secret a RootShard, FrontProxy or CacheServer
