@@ -27,7 +27,7 @@ func checkExtras(children []child) field.ErrorList {
 		errs = append(errs, check.UntypedVolumes(p.Child("volumes"), vols)...)
 		// The schema offers no other type; kept should InstallationVolumeSource ever gain one.
 		errs = append(errs, check.RestrictedVolumes(p.Child("volumes"), vols)...)
-		if len(c.extra.Args) > 0 && c.checks.flags != nil {
+		if len(c.extra.Args) > 0 {
 			errs = append(errs, check.GeneratedFlags(p.Child("args"), c.checks.flags(), c.extra.Args, generatedFlagsFix)...)
 		}
 	}

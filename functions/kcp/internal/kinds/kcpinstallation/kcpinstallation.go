@@ -71,12 +71,13 @@ func Composer(kinds Kinds) func(*v1alpha1.KcpInstallation, *observed.State) (res
 func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, kinds Kinds) (result.Result[v1alpha1.KcpInstallationStatus], field.ErrorList) {
 	var r result.Result[v1alpha1.KcpInstallationStatus]
 	p := newPlan(inst, kinds)
+	o := &seen{State: st, members: upgradeMembers(p.children, st)}
 	var errs field.ErrorList
-	r.Warnings, errs = refuse(p, st)
+	r.Warnings, errs = refuse(p, o)
 	if len(errs) > 0 {
 		return r, errs
 	}
-	upgrade, image := planUpgrade(inst, p.children, st)
+	upgrade, image := planUpgrade(inst, o.members, st)
 	r.Status.Image, r.Status.Upgrade = image, upgrade
 	// What the refusals read; Crossplane answers before it applies anything composed below.
 	r.Requirements = append([]result.Requirement{policy.Requirement}, takeoverRequirements(p.etcds, p.children)...)

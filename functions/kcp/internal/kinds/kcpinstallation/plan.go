@@ -103,7 +103,7 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 	cs.Certificates = s.Certificates
 	f := field.NewPath("spec", "cacheServer")
 	xr := &v1alpha1.CacheServer{ObjectMeta: p.meta(csName), Spec: cs}
-	p.children = append(p.children, child{key: cacheServerKey, kind: v1alpha1.KindCacheServer, field: f, xr: xr, component: f, extra: s.CacheServer.Extra, checks: bind(p.kinds.CacheServer, xr)})
+	p.children = append(p.children, child{key: cacheServerKey, kind: v1alpha1.KindCacheServer, field: f, xr: xr, component: f, extra: s.CacheServer.Extra, checks: bound[*v1alpha1.CacheServer]{p.kinds.CacheServer, xr}})
 	return v1alpha1.CacheConfig{Ref: &corev1.LocalObjectReference{Name: csName}}
 }
 
@@ -151,7 +151,7 @@ func (p *plan) rootShard(cache v1alpha1.CacheConfig, first v1alpha1.Installation
 		p.children = append(p.children, vw)
 	}
 	xr := &v1alpha1.RootShard{ObjectMeta: p.meta(p.name.RootShard()), Spec: rs}
-	rootShard := child{key: rootShardKey, kind: v1alpha1.KindRootShard, field: spec, xr: xr, component: spec.Child("rootShard"), checks: bind(p.kinds.RootShard, xr)}
+	rootShard := child{key: rootShardKey, kind: v1alpha1.KindRootShard, field: spec, xr: xr, component: spec.Child("rootShard"), checks: bound[*v1alpha1.RootShard]{p.kinds.RootShard, xr}}
 	if s.RootShard != nil {
 		rootShard.extra = s.RootShard.Extra
 	}
@@ -188,7 +188,7 @@ func (p *plan) shard(i int, sh v1alpha1.InstallationShard) {
 		p.children = append(p.children, vw)
 	}
 	xr := &v1alpha1.Shard{ObjectMeta: p.meta(p.name.Shard(sh.Name)), Spec: spec}
-	p.children = append(p.children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, field: shardField, xr: xr, component: shardField, extra: sh.Extra, checks: bind(p.kinds.Shard, xr)})
+	p.children = append(p.children, child{key: resource.Name("shard-" + sh.Name), kind: v1alpha1.KindShard, field: shardField, xr: xr, component: shardField, extra: sh.Extra, checks: bound[*v1alpha1.Shard]{p.kinds.Shard, xr}})
 }
 
 // frontProxy adds spec.frontProxies[i] (the default front-proxy when there is none), with
@@ -236,7 +236,7 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 		spec.CABundleSecretRef = sc.CABundleSecretRef
 	}
 	xr := &v1alpha1.FrontProxy{ObjectMeta: p.meta(p.name.FrontProxy(fp.Name)), Spec: spec}
-	c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, field: f, xr: xr, exposure: fp.Exposure, component: f, extra: fp.Extra, checks: bind(p.kinds.FrontProxy, xr)}
+	c := child{key: resource.Name("frontproxy-" + fp.Name), kind: v1alpha1.KindFrontProxy, field: f, xr: xr, exposure: fp.Exposure, component: f, extra: fp.Extra, checks: bound[*v1alpha1.FrontProxy]{p.kinds.FrontProxy, xr}}
 	// The FrontProxy's Service listens on its external port (kcp-operator's
 	// frontproxy.ServicePort), 6443 when unset.
 	port := int32(names.Port)
@@ -271,7 +271,7 @@ func (p *plan) admin(first v1alpha1.InstallationFrontProxy) {
 		}
 	}
 	xr := &v1alpha1.Kubeconfig{ObjectMeta: p.meta(p.name.AdminKubeconfig()), Spec: kc}
-	p.children = append(p.children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, field: field.NewPath("spec", "admin"), xr: xr, checks: bind(p.kinds.Kubeconfig, xr)})
+	p.children = append(p.children, child{key: "kubeconfig-admin", kind: v1alpha1.KindKubeconfig, field: field.NewPath("spec", "admin"), xr: xr, checks: bound[*v1alpha1.Kubeconfig]{p.kinds.Kubeconfig, xr}})
 }
 
 // virtualWorkspace is the VirtualWorkspace child serving the virtual workspaces of the root
@@ -300,7 +300,7 @@ func (p *plan) virtualWorkspace(vw *v1alpha1.InstallationVirtualWorkspace, shard
 		key += "-" + shard
 	}
 	xr := &v1alpha1.VirtualWorkspace{ObjectMeta: p.meta(p.name.VirtualWorkspace(shard)), Spec: spec}
-	return child{key: resource.Name(key), kind: v1alpha1.KindVirtualWorkspace, field: f, xr: xr, component: f, extra: vw.Extra, checks: bind(p.kinds.VirtualWorkspace, xr)}, errs
+	return child{key: resource.Name(key), kind: v1alpha1.KindVirtualWorkspace, field: f, xr: xr, component: f, extra: vw.Extra, checks: bound[*v1alpha1.VirtualWorkspace]{p.kinds.VirtualWorkspace, xr}}, errs
 }
 
 // child is one XR the installation composes, with the installation field it comes from.
@@ -324,22 +324,30 @@ type child struct {
 }
 
 // checks are a child's own kind's validation and the flags its renderer writes, bound to the
-// child's typed XR; either may be nil.
-type checks struct {
-	validate func() field.ErrorList
-	flags    func() []string
+// child's typed XR (bound).
+type checks interface {
+	validate() field.ErrorList
+	flags() []string
 }
 
-// bind binds kind k's checks to xr.
-func bind[PX any](k Kind[PX], xr PX) checks {
-	var c checks
-	if k.Validate != nil {
-		c.validate = func() field.ErrorList { return k.Validate(xr) }
+// bound is kind's checks bound to xr; a nil check finds nothing.
+type bound[PX any] struct {
+	kind Kind[PX]
+	xr   PX
+}
+
+func (b bound[PX]) validate() field.ErrorList {
+	if b.kind.Validate == nil {
+		return nil
 	}
-	if k.Flags != nil {
-		c.flags = func() []string { return k.Flags(xr) }
+	return b.kind.Validate(b.xr)
+}
+
+func (b bound[PX]) flags() []string {
+	if b.kind.Flags == nil {
+		return nil
 	}
-	return c
+	return b.kind.Flags(b.xr)
 }
 
 // name is the child XR's name.
@@ -360,9 +368,6 @@ func shardCluster(inst *v1alpha1.KcpInstallation, sh v1alpha1.InstallationShard)
 // validateChild runs the child kind's own validation, and reports what it finds against
 // the installation field the child comes from.
 func validateChild(c child) field.ErrorList {
-	if c.checks.validate == nil {
-		return nil
-	}
 	errs := c.checks.validate()
 	out := make(field.ErrorList, 0, len(errs))
 	for _, e := range errs {

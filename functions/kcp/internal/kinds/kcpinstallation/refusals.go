@@ -11,7 +11,14 @@ import (
 // policy, the objects and neighbours already there, what the installation runs now. It
 // returns what it refuses, each error naming the field and the fix, and warnings of what it
 // accepts but would not accept from a new installation.
-type refusal func(p *plan, st *observed.State) (field.ErrorList, []string)
+type refusal func(p *plan, st *seen) (field.ErrorList, []string)
+
+// seen is what the refusals, and then the upgrade, read of the cluster: the observed state,
+// and what each child that runs kcp runs, read from it once.
+type seen struct {
+	*observed.State
+	members []member
+}
 
 // refusals are every check of an installation against observed state, in the order they run.
 // The checks of one stage are reported together; the first stage that refuses ends the
@@ -40,7 +47,7 @@ var refusals = [][]refusal{
 
 // refuse runs the refusals, and returns the warnings and, at the first stage that refuses,
 // its errors.
-func refuse(p *plan, st *observed.State) ([]string, field.ErrorList) {
+func refuse(p *plan, st *seen) ([]string, field.ErrorList) {
 	var warnings []string
 	for _, stage := range refusals {
 		var errs field.ErrorList
@@ -56,22 +63,22 @@ func refuse(p *plan, st *observed.State) ([]string, field.ErrorList) {
 	return warnings, nil
 }
 
-func embeddedCache(p *plan, st *observed.State) (field.ErrorList, []string) {
-	return checkEmbeddedCache(p.inst, st)
+func embeddedCache(p *plan, st *seen) (field.ErrorList, []string) {
+	return checkEmbeddedCache(p.inst, st.State)
 }
 
-func planned(p *plan, _ *observed.State) (field.ErrorList, []string) {
+func planned(p *plan, _ *seen) (field.ErrorList, []string) {
 	return p.errs, nil
 }
 
-func reservedPartNames(p *plan, _ *observed.State) (field.ErrorList, []string) {
+func reservedPartNames(p *plan, _ *seen) (field.ErrorList, []string) {
 	return checkNames(p.inst.Spec), nil
 }
 
 // platformPolicy holds the installation to the platform's policy: its issuers, Gateways,
 // features and limits. A policy that cannot be read refuses; none at all allows everything.
-func platformPolicy(p *plan, st *observed.State) (field.ErrorList, []string) {
-	pol, known, err := policy.Read(st)
+func platformPolicy(p *plan, st *seen) (field.ErrorList, []string) {
+	pol, known, err := policy.Read(st.State)
 	switch {
 	case err != nil:
 		return field.ErrorList{field.Forbidden(field.NewPath("spec", "certificates", "issuerRef"), err.Error())}, nil
@@ -84,28 +91,28 @@ func platformPolicy(p *plan, st *observed.State) (field.ErrorList, []string) {
 	return append(errs, checkLimits(p.inst, pol)...), nil
 }
 
-func takeover(p *plan, st *observed.State) (field.ErrorList, []string) {
-	return checkTakeover(p.inst, p.children, p.etcds, st), nil
+func takeover(p *plan, st *seen) (field.ErrorList, []string) {
+	return checkTakeover(p.inst, p.children, p.etcds, st.State), nil
 }
 
-func ownNames(p *plan, _ *observed.State) (field.ErrorList, []string) {
+func ownNames(p *plan, _ *seen) (field.ErrorList, []string) {
 	return checkOwnNames(p.namers), nil
 }
 
-func neighbours(p *plan, st *observed.State) (field.ErrorList, []string) {
-	return checkNeighbours(p.inst, p.namers, st), nil
+func neighbours(p *plan, st *seen) (field.ErrorList, []string) {
+	return checkNeighbours(p.inst, p.namers, st.State), nil
 }
 
-func hostnames(p *plan, st *observed.State) (field.ErrorList, []string) {
-	return checkHostnames(p.inst, p.hosts, st), nil
+func hostnames(p *plan, st *seen) (field.ErrorList, []string) {
+	return checkHostnames(p.inst, p.hosts, st.State), nil
 }
 
-func cacheKeyspace(p *plan, st *observed.State) (field.ErrorList, []string) {
-	return checkCacheKeyspace(p.inst, p.children, st)
+func cacheKeyspace(p *plan, st *seen) (field.ErrorList, []string) {
+	return checkCacheKeyspace(p.inst, p.children, st.State)
 }
 
-func downgrade(p *plan, st *observed.State) (field.ErrorList, []string) {
-	if err := checkDowngrade(p.inst, upgradeMembers(p.children, st)); err != nil {
+func downgrade(p *plan, st *seen) (field.ErrorList, []string) {
+	if err := checkDowngrade(p.inst, st.members); err != nil {
 		return field.ErrorList{err}, nil
 	}
 	return nil, nil

@@ -50,9 +50,8 @@ type member struct {
 // says what it waits for. It returns the upgrade's status (nil when none is under way) and
 // the image every child runs ("" while they differ). A downgrade never gets here: the
 // refusal downgrade refuses it first.
-func planUpgrade(inst *v1alpha1.KcpInstallation, children []child, st *observed.State) (*v1alpha1.InstallationUpgrade, string) {
+func planUpgrade(inst *v1alpha1.KcpInstallation, members []member, st *observed.State) (*v1alpha1.InstallationUpgrade, string) {
 	target := kcpimage.Resolve(inst.Spec.Image).String()
-	members := upgradeMembers(children, st)
 	upgrading := false
 	from := ""
 	for _, m := range members {
