@@ -71,6 +71,10 @@ type Lookup struct {
 	ControllerKind, ControllerName string
 }
 
+// Meta is the found object with its metadata's accessors (name, namespace, creation time);
+// an object without metadata answers with empty values.
+func (l Lookup) Meta() *resource.Unstructured { return &resource.Unstructured{Object: l.Object} }
+
 // FromRequest returns the state for a request's observed composed resources, keyed by
 // composition resource name as Crossplane sends them.
 func FromRequest(observed map[string]*fnv1.Resource) *State {

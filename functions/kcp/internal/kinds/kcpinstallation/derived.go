@@ -133,7 +133,7 @@ func checkNeighbours(inst *v1alpha1.KcpInstallation, own []namer, st *observed.S
 				continue // ours, or another installation's: compared through its installation above
 			}
 			theirs := map[string]string{}
-			for _, n := range composedBy(kind, name, l.Object) {
+			for _, n := range composedBy(st, kind, name) {
 				theirs[n] = kind + " " + name
 			}
 			for _, p := range own {
@@ -146,9 +146,9 @@ func checkNeighbours(inst *v1alpha1.KcpInstallation, own []namer, st *observed.S
 	return errs
 }
 
-// composedBy lists the names an XR of one of the function's kinds may give an object.
-func composedBy(kind, name string, xr map[string]any) []string {
-	spec, _ := xr["spec"].(map[string]any)
+// composedBy lists the names an XR of one of the function's kinds, as Crossplane sent it, may
+// give an object. An XR whose spec does not decode still has the names its own name gives.
+func composedBy(st *observed.State, kind, name string) []string {
 	switch kind {
 	case v1alpha1.KindRootShard:
 		return names.RootShard(name).Composed()
@@ -159,9 +159,17 @@ func composedBy(kind, name string, xr map[string]any) []string {
 	case v1alpha1.KindVirtualWorkspace:
 		return names.VirtualWorkspace(name).Composed()
 	case v1alpha1.KindFrontProxy:
-		return names.FrontProxy(name).Composed(names.RootShard(nestedString(spec, "rootShard", "ref", "name")))
+		var fp v1alpha1.FrontProxy
+		_ = required.Get(st, kind, name, &fp)
+		root := ""
+		if r := fp.Spec.RootShard.Ref; r != nil {
+			root = r.Name
+		}
+		return names.FrontProxy(name).Composed(names.RootShard(root))
 	case v1alpha1.KindKubeconfig:
-		return names.Kubeconfig(name).Composed(nestedString(spec, "secretRef", "name"))
+		var kc v1alpha1.Kubeconfig
+		_ = required.Get(st, kind, name, &kc)
+		return names.Kubeconfig(name).Composed(kc.Spec.SecretRef.Name)
 	}
 	return nil
 }
@@ -184,12 +192,4 @@ func createdBefore(a, b *v1alpha1.KcpInstallation) bool {
 		return ta.Before(&tb)
 	}
 	return a.GetName() < b.GetName()
-}
-
-func nestedString(m map[string]any, path ...string) string {
-	for _, k := range path[:len(path)-1] {
-		m, _ = m[k].(map[string]any)
-	}
-	s, _ := m[path[len(path)-1]].(string)
-	return s
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -369,7 +368,7 @@ func heldBy(h served, byKey, byZone map[string][]holding, st *observed.State) *f
 		candidates = append(candidates, byKey["*."+zone]...)
 	}
 	for _, c := range candidates {
-		if c.l.ControllerKind == v1alpha1.KindKcpInstallation && !servedBefore(c.l.Object, h, st) {
+		if c.l.ControllerKind == v1alpha1.KindKcpInstallation && !servedBefore(c.l.Meta(), h, st) {
 			continue // a neighbour that took it later: it is refused, not this one
 		}
 		fix := "choose another hostname (ask the platform team which names are this namespace's)"
@@ -387,10 +386,11 @@ func heldBy(h served, byKey, byZone map[string][]holding, st *observed.State) *f
 	return nil
 }
 
-// servedBefore reports whether the XR obj began to serve h's name before this installation
-// did: this one serves it once a child carrying it, as Crossplane applied it, names it; since
-// the oldest such child was created.
-func servedBefore(obj map[string]any, h served, st *observed.State) bool {
+// servedBefore reports whether the XR theirs began to serve h's name before this
+// installation did: this one serves it once a child carrying it, as Crossplane applied it,
+// names it; since the oldest such child was created. A creation time that does not parse is
+// the oldest, so an installation never takes a name from it.
+func servedBefore(theirs *resource.Unstructured, h served, st *observed.State) bool {
 	var ours *resource.Unstructured
 	for _, c := range h.children {
 		u, ok := st.Get(c.key)
@@ -404,17 +404,17 @@ func servedBefore(obj map[string]any, h served, st *observed.State) bool {
 	if ours == nil {
 		return true
 	}
-	theirs, mine := creation(obj), ours.GetCreationTimestamp().Time
-	if !theirs.Equal(mine) {
-		return theirs.Before(mine)
+	then, mine := theirs.GetCreationTimestamp().Time, ours.GetCreationTimestamp().Time
+	if !then.Equal(mine) {
+		return then.Before(mine)
 	}
-	ns, name := namespacedName(obj)
-	return ns+"/"+name < ours.GetNamespace()+"/"+ours.GetName()
+	return theirs.GetNamespace()+"/"+theirs.GetName() < ours.GetNamespace()+"/"+ours.GetName()
 }
 
 // holder names an XR and what controls it, for messages.
 func holder(h holding) string {
-	ns, name := namespacedName(h.l.Object)
+	m := h.l.Meta()
+	ns, name := m.GetNamespace(), m.GetName()
 	by := fmt.Sprintf("a %s of the platform's", h.kind)
 	if h.l.ControllerKind != "" {
 		by = fmt.Sprintf("the %s %s/%s", h.l.ControllerKind, ns, h.l.ControllerName)
@@ -462,21 +462,4 @@ func CheckedNames(inst *v1alpha1.KcpInstallation) (checked map[string]string, in
 		z := names.DNSZone(k)
 		return k == "localhost" || z == "" || z == ns || z == ns+".svc" || (k != ns+".svc."+cd && names.DNSUnder(k, ns+".svc."+cd))
 	}
-}
-
-func creation(obj map[string]any) time.Time {
-	meta, _ := obj["metadata"].(map[string]any)
-	s, _ := meta["creationTimestamp"].(string)
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{} // unknown: the oldest, so an installation never takes it
-	}
-	return t
-}
-
-func namespacedName(obj map[string]any) (string, string) {
-	meta, _ := obj["metadata"].(map[string]any)
-	ns, _ := meta["namespace"].(string)
-	name, _ := meta["name"].(string)
-	return ns, name
 }
