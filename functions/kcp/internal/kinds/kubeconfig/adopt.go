@@ -1,11 +1,8 @@
 package kubeconfig
 
 import (
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 )
 
 // certSecretKey is the composition resource name of the adopted client certificate Secret.
@@ -48,12 +45,5 @@ func (c *composer) adoptCertificateSecret() {
 // composeCertificateSecret composes the metadata-only adoption of the client certificate
 // Secret, ready as it exists.
 func (c *composer) composeCertificateSecret() {
-	c.Set.Add(c.certSecretKey(), &corev1.Secret{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      c.name.Certificate(),
-			Namespace: c.Namespace,
-			Labels:    map[string]string{names.LabelOwnerKubeconfig: c.kc.Name},
-		},
-	}, resource.ReadyTrue)
+	c.Set.Add(c.certSecretKey(), kubeconfigfile.OwnedSecret(c.name.Certificate(), c.Namespace, c.kc.Name), resource.ReadyTrue)
 }

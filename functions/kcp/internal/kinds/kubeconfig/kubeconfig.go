@@ -17,8 +17,6 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -31,11 +29,9 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/pki"
 )
-
-// SecretKey is the key of the kubeconfig in the output Secret.
-const SecretKey = "kubeconfig"
 
 // The condition a Kubeconfig reports instead of Available: it has no Deployment.
 const (
@@ -258,12 +254,7 @@ func (c *composer) composeSecret() {
 	}
 	e.CAData, e.UserName, e.CertData, e.KeyData = ca, c.kc.Spec.Username, crt, key
 	c.server = e.Clusters[e.Contexts[e.CurrentContext]]
-	c.Set.Add(c.secretKey, &corev1.Secret{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{names.LabelOwnerKubeconfig: c.kc.Name}},
-		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{SecretKey: e.Config().Marshal()},
-	}, builder.Readiness(c.St.Exists(c.secretKey)))
+	c.Set.Add(c.secretKey, kubeconfigfile.Secret(name, c.Namespace, c.kc.Name, e.Config().Marshal()), builder.Readiness(c.St.Exists(c.secretKey)))
 	c.secret = secretBuilt
 }
 

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -16,7 +14,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 )
 
 // ReasonRefused is InputsReady's reason when the Tenant refuses the Kubeconfig.
@@ -101,7 +99,7 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 	issued := &v1alpha1.Kubeconfig{}
 	required.GetIn(st, ns, v1alpha1.KindKubeconfig, issuer, issued)
 	src := st.ObjectIn(ns, "Secret", from)
-	data := src.Data[SecretKey]
+	data := src.Data[kubeconfigfile.SecretKey]
 	if !src.Found || src.Controller != string(issued.GetUID()) || len(data) == 0 {
 		return wait(condition.ReasonMissing, fmt.Sprintf("Kubeconfig %s/%s has not written its kubeconfig (Secret %s) yet", ns, issuer, from))
 	}
@@ -111,12 +109,7 @@ func composeShared(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 		return r, nil
 	}
 	exists := st.Exists(secretKey)
-	b.Set.Add(secretKey, &corev1.Secret{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: out, Namespace: team, Labels: map[string]string{names.LabelOwnerKubeconfig: kc.GetName()}},
-		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{SecretKey: data},
-	}, builder.Readiness(exists))
+	b.Set.Add(secretKey, kubeconfigfile.Secret(out, team, kc.GetName(), data), builder.Readiness(exists))
 	ask()
 	r.Desired = b.Set
 	r.Status.Expiry = issued.Status.Expiry

@@ -14,6 +14,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -223,7 +224,7 @@ func TestComposeShared(t *testing.T) {
 					got.kept = true
 					continue
 				}
-				got.secret = string(o.Resource.(*corev1.Secret).Data[SecretKey])
+				got.secret = string(o.Resource.(*corev1.Secret).Data[kubeconfigfile.SecretKey])
 			}
 			for _, c := range r.Conditions {
 				got.conds = append(got.conds, fmt.Sprintf("%s=%s %s: %s", c.Type, map[bool]string{true: "True", false: "False"}[c.Status], c.Reason, c.Message))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kubeconfigfile"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -124,7 +125,7 @@ func kubeconfigData(t *testing.T, r Result) string {
 	if !ok {
 		t.Fatalf("secret-admin-kubeconfig is kept, not built")
 	}
-	return string(s.Data[SecretKey])
+	return string(s.Data[kubeconfigfile.SecretKey])
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
