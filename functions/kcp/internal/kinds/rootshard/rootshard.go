@@ -13,9 +13,9 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/encryption"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/rotation"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -29,7 +29,7 @@ type composer struct {
 	name    names.RootShard
 	baseURL string
 	// encryption is what the encryption at rest decided for the workload.
-	encryption encryption.Outcome
+	encryption rotation.Outcome
 }
 
 // Compose composes a RootShard. The XR must have passed Validate.
@@ -50,7 +50,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	c.composePKI()
 	c.composeKubeconfigs()
 	c.composeMergedBundles()
-	enc, err := encryption.Compose(c.Builder, encryption.ForKCP(c.server(), c.Key("deployment", "kcp")))
+	enc, err := rotation.Compose(c.Builder, rotation.ForKCP(c.server(), c.Key("deployment", "kcp")))
 	if err != nil {
 		return result.Result[v1alpha1.RootShardStatus]{}, field.ErrorList{err}
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/encryption"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/rotation"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -98,7 +98,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	c.composePKI()
 	c.composeKubeconfigs()
 	c.composeMergedBundles()
-	enc, err := encryption.Compose(c.Builder, encryption.ForKCP(srv, deployment))
+	enc, err := rotation.Compose(c.Builder, rotation.ForKCP(srv, deployment))
 	if err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
@@ -315,7 +315,7 @@ func (c *composer) composeMergedBundles() {
 }
 
 // composeWorkload composes the shard's Deployment and Service once every input exists.
-func (c *composer) composeWorkload(srv kcpserver.Server, enc encryption.Outcome) builder.Outcome {
+func (c *composer) composeWorkload(srv kcpserver.Server, enc rotation.Outcome) builder.Outcome {
 	key := c.Key("deployment", srv.DeploymentName())
 	blockers := enc.Apply(&srv, nil)
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil && srv.VirtualWorkspaceURL == "" {
