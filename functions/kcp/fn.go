@@ -69,7 +69,7 @@ func newTable() table {
 	}
 	// The installation and the Tenant check the XRs they compose with those kinds' own rows,
 	// so they read the table they are added to.
-	t[v1alpha1.KindKcpInstallation] = kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(t.validate, t.flags))
+	t[v1alpha1.KindKcpInstallation] = kindOf(kcpinstallation.Validate, nil, kcpinstallation.Composer(t.validateAny, t.flags))
 	t[v1alpha1.KindTenant] = kindOf(tenant.Validate, nil, tenant.Composer(t.validate))
 	return t
 }

@@ -58,7 +58,7 @@ type candidate struct {
 	errs       field.ErrorList
 	// refused says why the team's XR's own composition refused it (requests.go).
 	refused string
-	spec    any
+	spec    v1alpha1.Spec
 	cost    cost
 }
 
@@ -115,7 +115,7 @@ func workspaceCost(spec v1alpha1.WorkspaceSpec) cost {
 }
 
 // xrBytes bounds a composed XR of spec: its spec twice, once more in its managed fields.
-func xrBytes(spec any) int {
+func xrBytes(spec v1alpha1.Spec) int {
 	b, _ := json.Marshal(spec)
 	return XRBytes + 2*len(b)
 }

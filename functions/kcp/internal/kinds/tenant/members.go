@@ -153,10 +153,7 @@ func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 
 // validateAs checks the XR the Tenant would compose for the team's XR name with its kind's
 // own validation.
-func (c *composer) validateAs(kind, teamName string, xr interface {
-	SetName(string)
-	SetNamespace(string)
-}) field.ErrorList {
+func (c *composer) validateAs(kind, teamName string, xr v1alpha1.XR) field.ErrorList {
 	xr.SetName(sharing.Name(c.team, teamName))
 	xr.SetNamespace(c.Namespace)
 	return c.validate(kind, xr)

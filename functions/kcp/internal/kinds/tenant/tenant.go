@@ -45,7 +45,7 @@ const (
 
 // ValidateXR checks an XR of one of this function's kinds with that kind's own validation
 // (fn.go's table), so a Tenant never composes an XR its kind would refuse.
-type ValidateXR func(kind string, xr any) field.ErrorList
+type ValidateXR func(kind string, xr v1alpha1.XR) field.ErrorList
 
 // Composer returns the composer of Tenants whose composed XRs validate checks.
 func Composer(validate ValidateXR) func(*v1alpha1.Tenant, *observed.State) (result.Result[v1alpha1.TenantStatus], field.ErrorList) {
@@ -218,7 +218,7 @@ func (c *composer) taken(kind, name string) string {
 
 // grant composes the XR for one team XR, or refuses it: a refused team XR keeps what was
 // composed for it before, unchanged, and its member says why.
-func (c *composer) grant(kind, teamName string, limit, index int, errs field.ErrorList, spec any) {
+func (c *composer) grant(kind, teamName string, limit, index int, errs field.ErrorList, spec v1alpha1.Spec) {
 	m := v1alpha1.TenantMember{Kind: kind, Name: teamName}
 	name := sharing.Name(c.team, teamName)
 	key := memberKey(kind, teamName)
