@@ -118,17 +118,17 @@ func (c *composer) composeWorkload() builder.Outcome {
 	scratch, secrets := c.scratch(), c.secretMounts()
 	name := c.name.Deployment()
 	labels := names.Labels(string(c.name), names.ComponentCacheServer)
-	return c.Workload(builder.Workload{
+	return c.b.Workload(builder.Workload{
 		Name:          name,
-		DeploymentKey: c.Key("deployment", name),
-		ServiceKey:    c.Key("service", name),
+		DeploymentKey: c.b.Key("deployment", name),
+		ServiceKey:    c.b.Key("service", name),
 		Mounts:        append(scratch, secrets...),
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			// kcp-operator places the user's volumes between the emptyDir and the Secrets.
 			volumes := append(append(scratch.Volumes(), s.ExtraVolumes...), secrets.Volumes()...)
 			mounts := append(append(scratch.VolumeMounts(), s.ExtraVolumeMounts...), secrets.VolumeMounts()...)
 			dep := workload.Deployment{
-				Name: name, Namespace: c.Namespace, Labels: labels,
+				Name: name, Namespace: c.b.Namespace, Labels: labels,
 				Replicas: c.replicas(),
 				Container: corev1.Container{
 					Name:            "cache-server",
@@ -148,7 +148,7 @@ func (c *composer) composeWorkload() builder.Outcome {
 				PodAnnotations: podAnnotations,
 				Template:       s.DeploymentTemplate,
 			}.Build()
-			svc := workload.Service(name, c.Namespace, labels,
+			svc := workload.Service(name, c.b.Namespace, labels,
 				[]corev1.ServicePort{workload.HTTPSServicePort("https", 6443, 6443)}, s.ServiceTemplate)
 			return dep, svc
 		},

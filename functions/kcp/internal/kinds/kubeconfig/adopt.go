@@ -34,12 +34,12 @@ func (c *composer) certSecretKey() resource.Name {
 // Once adopted it is composed on every reconcile, whether or not it can be read, so that
 // Crossplane never deletes it while the XR exists.
 func (c *composer) adoptCertificateSecret() {
-	l := c.St.Secret(c.name.Certificate())
+	l := c.b.St.Secret(c.name.Certificate())
 	// Composed by this XR, though perhaps no longer in its resource references: its
 	// controller says it is ours.
 	own := l.Found && c.kc.UID != "" && l.Controller == string(c.kc.UID)
-	issuedUnowned := c.St.CertificateIssued(c.certKey) && l.Found && l.Controller == ""
-	if !c.St.Exists(c.certSecretKey()) && !own && !issuedUnowned {
+	issuedUnowned := c.b.St.CertificateIssued(c.certKey) && l.Found && l.Controller == ""
+	if !c.b.St.Exists(c.certSecretKey()) && !own && !issuedUnowned {
 		return
 	}
 	c.composeCertificateSecret()
@@ -48,11 +48,11 @@ func (c *composer) adoptCertificateSecret() {
 // composeCertificateSecret composes the metadata-only adoption of the client certificate
 // Secret, ready as it exists.
 func (c *composer) composeCertificateSecret() {
-	c.Set.Add(c.certSecretKey(), &corev1.Secret{
+	c.b.Set.Add(c.certSecretKey(), &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      c.name.Certificate(),
-			Namespace: c.Namespace,
+			Namespace: c.b.Namespace,
 			Labels:    map[string]string{names.LabelOwnerKubeconfig: c.kc.Name},
 		},
 	}, resource.ReadyTrue)
