@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/sharing"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/condition"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
@@ -23,7 +24,7 @@ type kind struct {
 	// compose decodes, checks and composes the XR obj of kind name.
 	compose func(name string, obj map[string]any, st *observed.State) (result.Result[any], error)
 	// validate checks a typed XR of the kind that another kind composes.
-	validate func(xr any) field.ErrorList
+	validate func(xr v1alpha1.XR) field.ErrorList
 }
 
 // kindOf makes the row of a kind whose XRs decode into X. validate and warnings may be nil.
@@ -59,7 +60,7 @@ func kindOf[X any, S any, PX interface {
 			}
 			return r.Untyped(), nil
 		},
-		validate: func(xr any) field.ErrorList {
+		validate: func(xr v1alpha1.XR) field.ErrorList {
 			typed, ok := xr.(PX)
 			if !ok {
 				return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate a %T as a %T", xr, typed))}
@@ -97,7 +98,7 @@ type table map[string]kind
 
 // validate checks an XR of one of the table's kinds with that kind's own checks, for kinds
 // that compose other kinds' XRs.
-func (t table) validate(kindName string, xr any) field.ErrorList {
+func (t table) validate(kindName string, xr v1alpha1.XR) field.ErrorList {
 	k, ok := t[kindName]
 	if !ok {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("no kind %s in the table of kinds", kindName))}

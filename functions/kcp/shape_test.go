@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -241,5 +242,182 @@ func TestEveryKindHasARow(t *testing.T) {
 	}
 	if diff := cmp.Diff(slices.Sorted(slices.Values(v1alpha1.Kinds)), slices.Sorted(maps.Keys(newTable()))); diff != "" {
 		t.Errorf("v1alpha1.Kinds (the XRDs' kinds) and the rows of fn.go's table must match: -kinds, +rows:\n%s", diff)
+	}
+}
+
+// packageNames reads, with go/parser, the package name of every non-test Go file below dir,
+// by package path below dir.
+func packageNames(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = f.Name.Name
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sharedNames lists every package name that more than one of the packages (name by path)
+// carries: a reader of `encryption.Compose` must not have to look up which encryption.
+func sharedNames(names map[string]string) []string {
+	byName := map[string][]string{}
+	for _, pkg := range slices.Sorted(maps.Keys(names)) {
+		byName[names[pkg]] = append(byName[names[pkg]], pkg)
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		if pkgs := byName[name]; len(pkgs) > 1 {
+			out = append(out, fmt.Sprintf("package name %s is taken by %s: rename all but one after what each does", name, strings.Join(pkgs, ", ")))
+		}
+	}
+	return out
+}
+
+func TestSharedNames(t *testing.T) {
+	got := sharedNames(map[string]string{"compose/encryption": "encryption", "parts/encryption": "encryption", "parts/pki": "pki"})
+	want := []string{"package name encryption is taken by compose/encryption, parts/encryption: rename all but one after what each does"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Two packages of one name are named, the others not.\nsharedNames(...): -want, +got:\n%s", diff)
+	}
+}
+
+// TestOnePackagePerName holds the function's packages to one package per name.
+func TestOnePackagePerName(t *testing.T) {
+	names := packageNames(t, "internal")
+	if len(names) == 0 {
+		t.Fatal("no packages found below internal/")
+	}
+	for _, v := range sharedNames(names) {
+		t.Error(v)
+	}
+}
+
+// untypedEntries lists, in the file f of the package at pkg (a path below internal/),
+// every exported function, method and function type that takes an XR or a spec (a parameter
+// named xr or spec) as any or interface{}.
+func untypedEntries(pkg string, f *ast.File) []string {
+	var out []string
+	check := func(name string, ft *ast.FuncType) {
+		if !ast.IsExported(name) || ft.Params == nil {
+			return
+		}
+		for _, p := range ft.Params.List {
+			if !isAny(p.Type) {
+				continue
+			}
+			for _, n := range p.Names {
+				if strings.EqualFold(n.Name, "xr") || strings.EqualFold(n.Name, "spec") {
+					out = append(out, fmt.Sprintf("%s.%s takes %s as any: take a v1alpha1.XR or a v1alpha1.Spec (apis/v1alpha1/xr.go), so that no map or unrelated value can stand for one", pkg, name, n.Name))
+				}
+			}
+		}
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			check(d.Name.Name, d.Type)
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				if ts, ok := s.(*ast.TypeSpec); ok {
+					if ft, ok := ts.Type.(*ast.FuncType); ok {
+						check(ts.Name.Name, ft)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// isAny says whether a parameter's type is any or interface{}.
+func isAny(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name == "any"
+	case *ast.InterfaceType:
+		return len(e.Methods.List) == 0
+	}
+	return false
+}
+
+func TestUntypedEntries(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		src    string
+		want   []string
+	}{
+		"Typed": {
+			reason: "An XR or a spec taken as its type is what the rule asks for.",
+			src:    "package p\nfunc Budget(spec v1alpha1.Spec) {}\ntype Validate func(kind string, xr v1alpha1.XR)",
+		},
+		"Internal": {
+			reason: "Unexported walkers may take what they walk as any.",
+			src:    "package p\nfunc walk(spec any) {}",
+		},
+		"OtherNames": {
+			reason: "Only parameters named xr or spec are XRs or specs; a decoding target is not.",
+			src:    "package p\nfunc Get(into any) {}",
+		},
+		"Untyped": {
+			reason: "Exported functions, methods and function types taking an XR or a spec as any are named.",
+			src:    "package p\nfunc Budget(spec any) {}\nfunc (b *B) XR(kind string, spec interface{}) {}\ntype ValidateXR func(kind string, xr any)",
+			want: []string{
+				"p.Budget takes spec as any: take a v1alpha1.XR or a v1alpha1.Spec (apis/v1alpha1/xr.go), so that no map or unrelated value can stand for one",
+				"p.XR takes spec as any: take a v1alpha1.XR or a v1alpha1.Spec (apis/v1alpha1/xr.go), so that no map or unrelated value can stand for one",
+				"p.ValidateXR takes xr as any: take a v1alpha1.XR or a v1alpha1.Spec (apis/v1alpha1/xr.go), so that no map or unrelated value can stand for one",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f, err := parser.ParseFile(token.NewFileSet(), "p.go", tc.src, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, untypedEntries("p", f)); diff != "" {
+				t.Errorf("%s\nuntypedEntries(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestXRsAndSpecsAreTyped holds the function's packages to passing XRs and specs to each
+// other as v1alpha1.XR and v1alpha1.Spec, never as any.
+func TestXRsAndSpecsAreTyped(t *testing.T) {
+	dir := "internal"
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		rel, err := filepath.Rel(dir, filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, v := range untypedEntries(pkg, f) {
+			t.Error(v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

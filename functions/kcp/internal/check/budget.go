@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
 // ResponseLimit is the largest response the function composes. Crossplane receives a
@@ -37,11 +39,16 @@ func Everywhere(n int) Copies { return func(string) int { return n } }
 // by every XR of the cluster, and composing a huge response costs seconds of CPU and hundreds
 // of MiB on every reconcile. The error names the field that made the response large, down to
 // the list or string that holds most of it, so the user knows what to shrink.
-func Budget(spec any, copies Copies) field.ErrorList {
+func Budget(spec v1alpha1.Spec, copies Copies) field.ErrorList {
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return field.ErrorList{field.InternalError(field.NewPath("spec"), err)}
 	}
+	return budget(raw, copies)
+}
+
+// budget is Budget of a spec encoded as JSON.
+func budget(raw []byte, copies Copies) field.ErrorList {
 	// A spec small enough that even copied maxCopies times it fits needs no walk.
 	if len(raw)*maxCopies <= ResponseLimit {
 		return nil

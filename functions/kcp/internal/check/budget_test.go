@@ -1,8 +1,13 @@
 package check
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
 
 func TestBudget(t *testing.T) {
@@ -55,7 +60,11 @@ func TestBudget(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			errs := Budget(tc.spec, tc.copies)
+			raw, err := json.Marshal(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs := budget(raw, tc.copies)
 			switch {
 			case tc.want == "" && len(errs) > 0:
 				t.Errorf("%s\nBudget(...): %v, want no error", tc.reason, errs)
@@ -63,5 +72,21 @@ func TestBudget(t *testing.T) {
 				t.Errorf("%s\nBudget(...):\n got: %v\nwant: %s...", tc.reason, errs, tc.want)
 			}
 		})
+	}
+}
+
+// TestBudgetOfASpec holds Budget of a typed spec to the walk TestBudget tests on JSON.
+func TestBudgetOfASpec(t *testing.T) {
+	secrets := make([]corev1.LocalObjectReference, 5000)
+	for i := range secrets {
+		secrets[i].Name = "pull-secret-with-a-long-name-" + strings.Repeat("x", 20)
+	}
+	spec := v1alpha1.RootShardSpec{CommonShardSpec: v1alpha1.CommonShardSpec{Image: &v1alpha1.ImageSpec{ImagePullSecrets: secrets}}}
+	errs := Budget(spec, Everywhere(104))
+	if want := "spec.image.imagePullSecrets: Forbidden: "; len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
+		t.Errorf("Budget(a RootShardSpec with 5,000 pull secrets):\n got: %v\nwant: %s...", errs, want)
+	}
+	if errs := Budget(v1alpha1.RootShardSpec{}, Everywhere(104)); len(errs) > 0 {
+		t.Errorf("Budget(an empty RootShardSpec): %v, want no error", errs)
 	}
 }

@@ -14,7 +14,7 @@ const encryptionFlag = "--encryption-provider-config"
 
 // Encryption checks what the schema does not: each key names its Secret and key, no two keys
 // share a name (the name is what kcp writes beside each value), and no extra argument gives
-// kcp another configuration. The keys' content is checked where it is read (compose/encryption).
+// kcp another configuration. The keys' content is checked where it is read (compose/rotation).
 func Encryption(p *field.Path, e *v1alpha1.Encryption, argsPath *field.Path, args []string) field.ErrorList {
 	if e == nil {
 		return nil

@@ -25,7 +25,7 @@ import (
 //
 // It walks the spec's JSON rather than each kind's fields, so a template is checked wherever
 // a kind has one, including those added later.
-func Templates(spec any) field.ErrorList {
+func Templates(spec v1alpha1.Spec) field.ErrorList {
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return field.ErrorList{field.InternalError(field.NewPath("spec"), err)}

@@ -24,7 +24,7 @@ func TestTemplates(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		spec   any
+		spec   v1alpha1.Spec
 		want   []string
 	}{
 		"Valid": {

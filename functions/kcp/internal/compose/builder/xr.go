@@ -14,7 +14,7 @@ import (
 // XR composes an XR of this function's own kinds (a KcpInstallation's RootShard, a claim's
 // KcpInstallation) with the given spec, ready once the XR reports Ready; it returns whether
 // it is. Crossplane composes it, and this function composes it again under its own kind.
-func (b *Builder) XR(key resource.Name, kind, name string, labels map[string]string, spec any) (bool, error) {
+func (b *Builder) XR(key resource.Name, kind, name string, labels map[string]string, spec v1alpha1.Spec) (bool, error) {
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return false, err

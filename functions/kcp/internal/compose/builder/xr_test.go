@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,10 +28,24 @@ func TestXR(t *testing.T) {
 		"NotReady": {reason: "An XR without Ready=True is not ready.", want: resource.ReadyFalse,
 			observed: map[resource.Name]map[string]any{"rootshard": {"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard"}}},
 	}
+	replicas := int32(2)
+	spec := v1alpha1.RootShardSpec{CommonShardSpec: v1alpha1.CommonShardSpec{Replicas: &replicas}}
+	wantSpec := func() map[string]any {
+		raw, err := json.Marshal(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s map[string]any
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		s["crossplane"] = map[string]any{"compositionRef": map[string]any{"name": "rootshards.kcp.crossplane.io"}}
+		return s
+	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			b := New("team-a", "tenant", observedState(tc.observed))
-			ok, err := b.XR("rootshard", "RootShard", "team-a", map[string]string{"l": "v"}, map[string]any{"replicas": 2})
+			ok, err := b.XR("rootshard", "RootShard", "team-a", map[string]string{"l": "v"}, spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,8 +58,7 @@ func TestXR(t *testing.T) {
 			}
 			u := o.Resource.(*resource.Unstructured)
 			got := map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "name": u.GetName(), "namespace": u.GetNamespace(), "labels": u.GetLabels(), "spec": u.Object["spec"]}
-			want := map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "name": "team-a", "namespace": "tenant", "labels": map[string]string{"l": "v"}, "spec": map[string]any{"replicas": float64(2),
-				"crossplane": map[string]any{"compositionRef": map[string]any{"name": "rootshards.kcp.crossplane.io"}}}}
+			want := map[string]any{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "name": "team-a", "namespace": "tenant", "labels": map[string]string{"l": "v"}, "spec": wantSpec()}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s\nXR(...): -want, +got:\n%s", tc.reason, diff)
 			}

@@ -49,7 +49,7 @@ type teamXRMetadata struct {
 // Request is the spec of the TenantRequest of a team's XR of kind: the XR's name, namespace,
 // creation and spec (as its Tenant grants it), and what it weighs as stored, or, when it weighs
 // more than a team's XR may, only why; target is the FrontProxy or RootShard it names. st holds the XR as stored, which is weighed when known.
-func Request(kind string, xr metav1.Object, spec any, target v1alpha1.TenantRequestTarget, st *observed.State) v1alpha1.TenantRequestSpec {
+func Request(kind string, xr v1alpha1.XR, spec v1alpha1.Spec, target v1alpha1.TenantRequestTarget, st *observed.State) v1alpha1.TenantRequestSpec {
 	var stored any = xr
 	if c := st.Composite(); c != nil {
 		stored = c

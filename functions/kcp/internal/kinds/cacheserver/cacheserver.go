@@ -22,7 +22,7 @@ import (
 
 // composer holds what every step of one composition needs.
 type composer struct {
-	*builder.Builder
+	b     *builder.Builder
 	cs    *v1alpha1.CacheServer
 	name  names.CacheServer
 	url   string
@@ -32,13 +32,13 @@ type composer struct {
 // Compose composes a CacheServer. The XR must have passed Validate.
 func Compose(cs *v1alpha1.CacheServer, st *observed.State) (result.Result[v1alpha1.CacheServerStatus], field.ErrorList) {
 	c := &composer{
-		Builder: builder.New(cs.GetName(), cs.GetNamespace(), st),
-		cs:      cs,
-		name:    names.CacheServer(cs.GetName()),
-		url:     names.CacheServerURL(cs),
-		image:   kcpimage.Resolve(cs.Spec.Image),
+		b:     builder.New(cs.GetName(), cs.GetNamespace(), st),
+		cs:    cs,
+		name:  names.CacheServer(cs.GetName()),
+		url:   names.CacheServerURL(cs),
+		image: kcpimage.Resolve(cs.Spec.Image),
 	}
-	if err := c.CheckDowngrade(c.Key("deployment", c.name.Deployment()), cs.Spec.Image, cs.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+	if err := c.b.CheckDowngrade(c.b.Key("deployment", c.name.Deployment()), cs.Spec.Image, cs.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
 		return result.Result[v1alpha1.CacheServerStatus]{}, field.ErrorList{err}
 	}
 	c.registerExternalInputs()
@@ -46,18 +46,18 @@ func Compose(cs *v1alpha1.CacheServer, st *observed.State) (result.Result[v1alph
 	c.composeKubeconfig()
 	out := c.composeWorkload()
 	c.composeReference()
-	available := c.Report(out)
+	available := c.b.Report(out)
 	return result.Result[v1alpha1.CacheServerStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
+		Desired:      c.b.Set,
+		Requirements: c.b.Inputs.Requirements(),
 		Status: v1alpha1.CacheServerStatus{
 			Phase:   builder.Phase(available),
-			Image:   c.RunningImage(out.Key, cs.Status.Image),
+			Image:   c.b.RunningImage(out.Key, cs.Status.Image),
 			URL:     c.url,
 			Storage: Storage(cs),
 		},
 		Conditions: c.conditions(),
-		NotReady:   c.NotReady(),
+		NotReady:   c.b.NotReady(),
 	}, nil
 }
 
@@ -73,6 +73,6 @@ func Storage(cs *v1alpha1.CacheServer) v1alpha1.Storage {
 // as required resources and gate the Deployment.
 func (c *composer) registerExternalInputs() {
 	if e := c.cs.Spec.Etcd; e != nil && e.TLSConfig != nil {
-		c.Inputs.External(inputs.KindSecret, e.TLSConfig.SecretRef.Name, "spec.etcd.tlsConfig.secretRef.name")
+		c.b.Inputs.External(inputs.KindSecret, e.TLSConfig.SecretRef.Name, "spec.etcd.tlsConfig.secretRef.name")
 	}
 }

@@ -24,6 +24,6 @@ func KubeconfigFiles(url string) kubeconfigfile.Files {
 
 // composeKubeconfig composes <cs>-kubeconfig, labelled as kcp-operator labels it.
 func (c *composer) composeKubeconfig() {
-	c.Secret(c.name.Kubeconfig(), map[string]string{names.LabelOwnerCacheServer: string(c.name)},
+	c.b.Secret(c.name.Kubeconfig(), map[string]string{names.LabelOwnerCacheServer: string(c.name)},
 		map[string][]byte{"kubeconfig": KubeconfigFiles(c.url).Config().Marshal()})
 }

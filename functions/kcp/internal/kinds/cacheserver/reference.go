@@ -17,6 +17,6 @@ func (c *composer) composeReference() {
 	if server(c.cs, c.image).ClientCA() {
 		cas.ClientCA = []string{c.name.CA()}
 	}
-	r := reference.Reference{Kind: v1alpha1.KindCacheServer, Name: c.cs.Name, Namespace: c.Namespace, URL: c.url}
-	c.Reference(r, map[string]string{names.LabelOwnerCacheServer: string(c.name)}, cas)
+	r := reference.Reference{Kind: v1alpha1.KindCacheServer, Name: c.cs.Name, Namespace: c.b.Namespace, URL: c.url}
+	c.b.Reference(r, map[string]string{names.LabelOwnerCacheServer: string(c.name)}, cas)
 }

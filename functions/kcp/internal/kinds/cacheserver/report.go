@@ -11,7 +11,7 @@ const EmbeddedStorageNote = "Storage is Embedded: the cache lives in an etcd on 
 // conditions are the reported conditions; with the embedded etcd the Available message ends
 // with EmbeddedStorageNote, whatever the Deployment's state.
 func (c *composer) conditions() []condition.Condition {
-	out := append([]condition.Condition{}, c.Conditions()...)
+	out := append([]condition.Condition{}, c.b.Conditions()...)
 	if c.cs.Spec.Etcd != nil {
 		return out
 	}

@@ -22,10 +22,10 @@ func server(cs *v1alpha1.CacheServer, image kcpimage.Image) cache.Server {
 func (c *composer) composeWorkload() builder.Outcome {
 	s := server(c.cs, c.image)
 	name := c.name.Deployment()
-	return c.Workload(builder.Workload{
+	return c.b.Workload(builder.Workload{
 		Name:          name,
-		DeploymentKey: c.Key("deployment", name),
-		ServiceKey:    c.Key("service", name),
+		DeploymentKey: c.b.Key("deployment", name),
+		ServiceKey:    c.b.Key("service", name),
 		Mounts:        append(s.Scratch(), s.SecretMounts()...),
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return s.Deployment(podAnnotations), s.Service()

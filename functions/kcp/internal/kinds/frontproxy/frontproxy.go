@@ -26,7 +26,7 @@ import (
 )
 
 type composer struct {
-	*builder.Builder
+	b    *builder.Builder
 	fp   *v1alpha1.FrontProxy
 	name names.FrontProxy
 	rs   *v1alpha1.RootShard
@@ -43,19 +43,19 @@ var placedField = field.NewPath("spec", "placement")
 // Compose composes a FrontProxy. The XR must have passed Validate.
 func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha1.FrontProxyStatus], field.ErrorList) {
 	c := &composer{
-		Builder: builder.New(fp.GetName(), fp.GetNamespace(), st),
-		fp:      fp,
-		name:    names.FrontProxy(fp.GetName()),
+		b:    builder.New(fp.GetName(), fp.GetNamespace(), st),
+		fp:   fp,
+		name: names.FrontProxy(fp.GetName()),
 	}
-	deployment := c.Key("deployment", c.name.Deployment())
-	if err := c.CheckDowngrade(deployment, fp.Spec.Image, fp.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+	deployment := c.b.Key("deployment", c.name.Deployment())
+	if err := c.b.CheckDowngrade(deployment, fp.Spec.Image, fp.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
 	}
 	c.placement = placement.Of(fp.Spec.Placement, fp.GetNamespace())
 	if err := placement.Check(st, deployment, c.placement, placedField, v1alpha1.KindFrontProxy); err != nil {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{err}
 	}
-	c.Inputs.Require(required.RootShardRequirement(fp.Spec.RootShard))
+	c.b.Inputs.Require(required.RootShardRequirement(fp.Spec.RootShard))
 	read := required.ReadRootShard(st, fp.Spec.RootShard, fp.GetNamespace())
 	if read.Invalid != nil {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, field.ErrorList{read.Invalid}
@@ -74,12 +74,12 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	if errs := check.PlacedReach(placedField, fp.Spec.Placement, rs); len(errs) > 0 {
 		return result.Result[v1alpha1.FrontProxyStatus]{}, errs
 	}
-	c.ReadsCertificatesOf("RootShard "+rootName, read.IssuingCertificates(st))
+	c.b.ReadsCertificatesOf("RootShard "+rootName, read.IssuingCertificates(st))
 	// A front-proxy runs a new kcp only once its root shard does; a KcpInstallation also
 	// waits for every shard.
 	upgraded := *fp // shallow: only the image pointer is replaced
 	c.fp = &upgraded
-	c.fp.Spec.Image = c.ImageFor(deployment, fp.Spec.Image, builder.Leader{Kind: v1alpha1.KindRootShard, Name: rootName, Image: rs.Status.Image})
+	c.fp.Spec.Image = c.b.ImageFor(deployment, fp.Spec.Image, builder.Leader{Kind: v1alpha1.KindRootShard, Name: rootName, Image: rs.Status.Image})
 
 	p := c.proxy()
 	c.registerExternalInputs(p)
@@ -91,14 +91,14 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	}
 	warning := c.composeMonitoring()
 	c.composeReference()
-	available := c.Report(out)
-	return builder.Composed(c.Builder, v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, fp.Status.Image), URL: names.FrontProxyURL(fp, rs)}, warning), nil
+	available := c.b.Report(out)
+	return builder.Composed(c.b, v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), Image: c.b.RunningImage(out.Key, fp.Status.Image), URL: names.FrontProxyURL(fp, rs)}, warning), nil
 }
 
 // waitForRootShard reports the FrontProxy waiting for its RootShard (or its reference
 // Secret), everything composed kept; why names what is missing.
 func (c *composer) waitForRootShard(why string) result.Result[v1alpha1.FrontProxyStatus] {
-	return builder.Waiting(c.Builder, v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.fp.Status.Image, URL: names.FrontProxyURL(c.fp, nil)}, why)
+	return builder.Waiting(c.b, v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.fp.Status.Image, URL: names.FrontProxyURL(c.fp, nil)}, why)
 }
 
 // ServicePort is the port of the <fp>-front-proxy Service, kcp-operator's fallback chain:

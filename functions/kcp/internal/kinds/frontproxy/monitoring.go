@@ -16,12 +16,12 @@ func (c *composer) composeMonitoring() string {
 	labels := names.Labels(string(c.name), names.ComponentFrontProxy)
 	svc := c.name.Deployment()
 	t := monitoring.Target{
-		Name: svc, Namespace: c.Namespace, Labels: labels, Selector: labels,
-		ServerName:    names.ServiceFQDN(svc, c.Namespace, c.rs.Spec.ClusterDomain),
+		Name: svc, Namespace: c.b.Namespace, Labels: labels, Selector: labels,
+		ServerName:    names.ServiceFQDN(svc, c.b.Namespace, c.rs.Spec.ClusterDomain),
 		ServingSecret: c.name.Cert(c.root, "server"),
 		ClientSecret:  c.name.Cert(c.root, names.CertMonitoring),
 	}
 	secretLabels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerFrontProxy: string(c.name)}
-	client := monitoring.ClientCertificate(t.ClientSecret, c.Namespace, c.root.CA(names.CAClient), labels, secretLabels)
-	return c.Monitoring(c.fp.Spec.Monitoring, "spec.monitoring", t, &client)
+	client := monitoring.ClientCertificate(t.ClientSecret, c.b.Namespace, c.root.CA(names.CAClient), labels, secretLabels)
+	return c.b.Monitoring(c.fp.Spec.Monitoring, "spec.monitoring", t, &client)
 }

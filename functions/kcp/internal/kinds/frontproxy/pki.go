@@ -30,17 +30,17 @@ func (c *composer) composePKI() {
 	tpl := c.fp.Spec.CertificateTemplates
 	leaf := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
 		return pki.Leaf{
-			Name: c.name.Cert(c.root, kind), Namespace: c.Namespace, CommonName: cn, Organizations: orgs,
+			Name: c.name.Cert(c.root, kind), Namespace: c.b.Namespace, CommonName: cn, Organizations: orgs,
 			Usages: usages, Issuer: c.root.CA(issuerCA), Labels: labels, SecretLabels: secretLabels,
 		}
 	}
 	server := leaf("server", "", nil, pki.UsagesServing, names.CAServer)
 	server.DNSNames = c.serverDNSNames()
-	c.Certificate(server.Certificate(), tpl.Get("server"))
-	c.Certificate(leaf("kubeconfig", CommonName, []string{adminGroup}, pki.UsagesClient, names.CAClient).Certificate(), tpl.Get("kubeconfig"))
-	c.Certificate(leaf("requestheader", CommonName, nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), tpl.Get("requestheader"))
+	c.b.Certificate(server.Certificate(), tpl.Get("server"))
+	c.b.Certificate(leaf("kubeconfig", CommonName, []string{adminGroup}, pki.UsagesClient, names.CAClient).Certificate(), tpl.Get("kubeconfig"))
+	c.b.Certificate(leaf("requestheader", CommonName, nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), tpl.Get("requestheader"))
 	if pub := c.fp.Spec.PublicServerCertificate; pub != nil {
-		c.Certificate(pki.PublicServer(c.name.Cert(c.root, names.CertPublicServer), c.Namespace, pub, c.publicDNSNames(), labels, secretLabels), nil)
+		c.b.Certificate(pki.PublicServer(c.name.Cert(c.root, names.CertPublicServer), c.b.Namespace, pub, c.publicDNSNames(), labels, secretLabels), nil)
 	}
 }
 
@@ -62,7 +62,7 @@ func (c *composer) publicDNSNames() []string {
 // is added without its port, which cert-manager would reject; and names are listed once.
 func (c *composer) serverDNSNames() []string {
 	svc := c.name.Deployment()
-	dns := []string{svc, svc + "." + c.Namespace, names.ServiceFQDN(svc, c.Namespace, c.rs.Spec.ClusterDomain)}
+	dns := []string{svc, svc + "." + c.b.Namespace, names.ServiceFQDN(svc, c.b.Namespace, c.rs.Spec.ClusterDomain)}
 	ext := c.rs.Spec.External
 	dns = append(dns, ext.Hostname)
 	if ext.PrivateHostname != "" {

@@ -17,7 +17,7 @@ func (c *composer) composeReference() {
 	if ref := c.fp.Spec.CABundleSecretRef; ref != nil {
 		ca = append(ca, ref.Name)
 	}
-	r := reference.Reference{Kind: v1alpha1.KindFrontProxy, Name: c.fp.Name, Namespace: c.Namespace, URL: names.FrontProxyURL(c.fp, c.rs)}
-	c.Reference(r, map[string]string{names.LabelOwnerFrontProxy: string(c.name)},
+	r := reference.Reference{Kind: v1alpha1.KindFrontProxy, Name: c.fp.Name, Namespace: c.b.Namespace, URL: names.FrontProxyURL(c.fp, c.rs)}
+	c.b.Reference(r, map[string]string{names.LabelOwnerFrontProxy: string(c.name)},
 		builder.ReferenceCAs{CA: ca, ClientCA: []string{c.root.CA(names.CAClient)}})
 }

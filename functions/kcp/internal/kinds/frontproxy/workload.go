@@ -31,11 +31,11 @@ func (c *composer) serviceAccountCerts() []workload.ServiceAccountCert {
 		return nil
 	}
 	var shards []string
-	if c.read.SameNamespace(c.Namespace) {
+	if c.read.SameNamespace(c.b.Namespace) {
 		// The Shards of a RootShard of another namespace are there, not here: the
 		// front-proxy accepts tokens of the RootShard's key only.
-		c.Inputs.Require(required.All(v1alpha1.KindShard))
-		for _, sh := range required.ShardsOf(c.St, c.rs.Name) {
+		c.b.Inputs.Require(required.All(v1alpha1.KindShard))
+		for _, sh := range required.ShardsOf(c.b.St, c.rs.Name) {
 			shards = append(shards, sh.Name)
 		}
 	}
@@ -48,7 +48,7 @@ func (c *composer) proxy() proxy.Proxy {
 	p := proxy.Proxy{
 		Mode:               proxy.FrontProxy,
 		Name:               c.name.Deployment(),
-		Namespace:          c.Namespace,
+		Namespace:          c.b.Namespace,
 		Labels:             names.Labels(string(c.name), names.ComponentFrontProxy),
 		Image:              kcpimage.Resolve(s.Image),
 		Resources:          s.Resources,
@@ -79,7 +79,7 @@ func (c *composer) proxy() proxy.Proxy {
 			Path: m.Path, Backend: m.Backend, BackendServerCA: m.BackendServerCA, ProxyClientCert: m.ProxyClientCert, ProxyClientKey: m.ProxyClientKey,
 		})
 	}
-	p.Replicas = c.Replicas(c.Key("deployment", p.Name), s.Replicas, builder.DefaultReplicas)
+	p.Replicas = c.b.Replicas(c.b.Key("deployment", p.Name), s.Replicas, builder.DefaultReplicas)
 	return p
 }
 
@@ -106,26 +106,26 @@ func secrets(fp names.FrontProxy, root names.RootShard, rootCA string, caBundle 
 // user's authentication Secrets.
 func (c *composer) registerExternalInputs(p proxy.Proxy) {
 	rsRef := c.read.Field()
-	c.Inputs.External(inputs.KindSecret, p.Secrets.RootCA, rsRef)
+	c.b.Inputs.External(inputs.KindSecret, p.Secrets.RootCA, rsRef)
 	m, _, _ := p.Mounts()
 	if slices.Contains(m.SecretNames(), p.Secrets.RequestHeaderCA) {
-		c.Inputs.External(inputs.KindSecret, p.Secrets.RequestHeaderCA, rsRef)
+		c.b.Inputs.External(inputs.KindSecret, p.Secrets.RequestHeaderCA, rsRef)
 	}
 	for _, sa := range p.ServiceAccountCerts {
-		c.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of "+sa.Owner+")")
+		c.b.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of "+sa.Owner+")")
 	}
 	if a := c.fp.Spec.Auth; a != nil {
 		if a.OIDC != nil && a.OIDC.CAFileRef != nil {
-			c.Inputs.External(inputs.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
+			c.b.Inputs.External(inputs.KindSecret, a.OIDC.CAFileRef.Name, "spec.auth.oidc.caFileRef.name")
 		}
 		if cfg := a.AuthenticationConfiguration; cfg != nil {
-			c.Inputs.External(inputs.KindConfigMap, cfg.Name, "spec.auth.authenticationConfiguration.name")
+			c.b.Inputs.External(inputs.KindConfigMap, cfg.Name, "spec.auth.authenticationConfiguration.name")
 		}
 		if a.Webhook != nil {
-			c.Inputs.External(inputs.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
+			c.b.Inputs.External(inputs.KindSecret, a.Webhook.ConfigSecretName, "spec.auth.webhook.configSecretName")
 		}
 		if a.TokenAuthFile != nil {
-			c.Inputs.External(inputs.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
+			c.b.Inputs.External(inputs.KindSecret, a.TokenAuthFile.SecretName, "spec.auth.tokenAuthFile.secretName")
 		}
 	}
 }
@@ -142,22 +142,22 @@ func (c *composer) composeMergedBundles() {
 	if ref := c.fp.Spec.ClientCABundleRef; ref != nil {
 		sources = append(sources, ref.Name)
 	}
-	c.MergedBundle(c.name.MergedClientCA(), labels, sources...)
+	c.b.MergedBundle(c.name.MergedClientCA(), labels, sources...)
 	if ref := c.fp.Spec.CABundleSecretRef; ref != nil {
-		c.MergedBundle(c.name.MergedCABundle(), labels, c.root.CA(names.CAServer), ref.Name)
+		c.b.MergedBundle(c.name.MergedCABundle(), labels, c.root.CA(names.CAServer), ref.Name)
 	}
 }
 
 // composeWorkload composes the path mapping, the dynamic kubeconfig, and the Deployment and
 // Service once every input exists.
 func (c *composer) composeWorkload(p proxy.Proxy) builder.Outcome {
-	c.ConfigMap(p.Secrets.ConfigMap, p.Labels, map[string]string{proxy.MappingFileName: string(p.PathMappingYAML())})
-	c.Secret(p.Secrets.DynamicKubeconfig, p.Labels, map[string][]byte{"kubeconfig": p.DynamicKubeconfig()})
+	c.b.ConfigMap(p.Secrets.ConfigMap, p.Labels, map[string]string{proxy.MappingFileName: string(p.PathMappingYAML())})
+	c.b.Secret(p.Secrets.DynamicKubeconfig, p.Labels, map[string][]byte{"kubeconfig": p.DynamicKubeconfig()})
 	m, _, _ := p.Mounts()
-	return c.Workload(builder.Workload{
+	return c.b.Workload(builder.Workload{
 		Name:          p.Name,
-		DeploymentKey: c.Key("deployment", p.Name),
-		ServiceKey:    c.Key("service", p.Name),
+		DeploymentKey: c.b.Key("deployment", p.Name),
+		ServiceKey:    c.b.Key("service", p.Name),
 		Mounts:        m,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return p.Deployment(podAnnotations), p.Service()

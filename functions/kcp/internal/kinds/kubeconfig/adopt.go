@@ -31,12 +31,12 @@ func (c *composer) certSecretKey() resource.Name {
 // Once adopted it is composed on every reconcile, whether or not it can be read, so that
 // Crossplane never deletes it while the XR exists.
 func (c *composer) adoptCertificateSecret() {
-	l := c.St.Secret(c.name.Certificate())
+	l := c.b.St.Secret(c.name.Certificate())
 	// Composed by this XR, though perhaps no longer in its resource references: its
 	// controller says it is ours.
 	own := l.Found && c.kc.UID != "" && l.Controller == string(c.kc.UID)
-	issuedUnowned := c.St.CertificateIssued(c.certKey) && l.Found && l.Controller == ""
-	if !c.St.Exists(c.certSecretKey()) && !own && !issuedUnowned {
+	issuedUnowned := c.b.St.CertificateIssued(c.certKey) && l.Found && l.Controller == ""
+	if !c.b.St.Exists(c.certSecretKey()) && !own && !issuedUnowned {
 		return
 	}
 	c.composeCertificateSecret()
@@ -45,5 +45,5 @@ func (c *composer) adoptCertificateSecret() {
 // composeCertificateSecret composes the metadata-only adoption of the client certificate
 // Secret, ready as it exists.
 func (c *composer) composeCertificateSecret() {
-	c.Set.Add(c.certSecretKey(), kubeconfigfile.OwnedSecret(c.name.Certificate(), c.Namespace, c.kc.Name), resource.ReadyTrue)
+	c.b.Set.Add(c.certSecretKey(), kubeconfigfile.OwnedSecret(c.name.Certificate(), c.b.Namespace, c.kc.Name), resource.ReadyTrue)
 }

@@ -51,26 +51,26 @@ type bindings struct {
 // provider-kubernetes deletes the binding in kcp. Deleting the Kubeconfig deletes them too.
 func (c *composer) composeBindings() {
 	if a := c.kc.Spec.Authorization; a != nil && c.kc.UID != "" {
-		c.b.workspace = rbacWorkspace(c.kc)
-		c.b.roles = slices.Sorted(slices.Values(a.ClusterRoleBindings.ClusterRoles))
-		c.b.roles = slices.Compact(c.b.roles)
+		c.authz.workspace = rbacWorkspace(c.kc)
+		c.authz.roles = slices.Sorted(slices.Values(a.ClusterRoleBindings.ClusterRoles))
+		c.authz.roles = slices.Compact(c.authz.roles)
 		uid := string(c.kc.UID)
-		for _, role := range c.b.roles {
-			name := names.Binding(v1alpha1.KindKubeconfig, c.kc.Name, c.b.workspace, role)
-			key := c.Key("object", name)
-			c.b.keys = append(c.b.keys, key)
-			c.Set.Add(key, inkcp.Object{
+		for _, role := range c.authz.roles {
+			name := names.Binding(v1alpha1.KindKubeconfig, c.kc.Name, c.authz.workspace, role)
+			key := c.b.Key("object", name)
+			c.authz.keys = append(c.authz.keys, key)
+			c.b.Set.Add(key, inkcp.Object{
 				Name:           name,
-				Namespace:      c.Namespace,
+				Namespace:      c.b.Namespace,
 				Labels:         map[string]string{names.LabelInKCPRootShard: c.t.rs.Name, names.LabelOwnerKubeconfig: c.kc.Name},
-				Annotations:    map[string]string{names.AnnotationWorkspace: c.b.workspace},
-				ProviderConfig: c.t.root.ProviderConfig(c.b.workspace),
+				Annotations:    map[string]string{names.AnnotationWorkspace: c.authz.workspace},
+				ProviderConfig: c.t.root.ProviderConfig(c.authz.workspace),
 				Policies:       inkcp.PoliciesAll,
 				Manifest: inkcp.ClusterRoleBinding(names.KubeconfigBinding(uid, role), map[string]string{names.LabelOwnerKubeconfig: uid}, role,
 					[]inkcp.Subject{{Kind: "Group", Name: c.name.Group()}}),
-			}.Unstructured(), builder.Readiness(c.St.ConditionTrue(key, "Ready")))
+			}.Unstructured(), builder.Readiness(c.b.St.ConditionTrue(key, "Ready")))
 			if why := c.notBound(key, role); why != "" {
-				c.b.waiting = append(c.b.waiting, why)
+				c.authz.waiting = append(c.authz.waiting, why)
 			}
 		}
 	}
@@ -84,25 +84,25 @@ func (c *composer) composeBindings() {
 // observeBindings records the workspaces of the binding Objects that exist but are not
 // composed from the current spec: they hold bindings in kcp until Crossplane deletes them.
 func (c *composer) observeBindings() {
-	for _, key := range c.St.ComposedNames() {
-		if !strings.HasPrefix(string(key), bindingPrefix) || slices.Contains(c.b.keys, key) {
+	for _, key := range c.b.St.ComposedNames() {
+		if !strings.HasPrefix(string(key), bindingPrefix) || slices.Contains(c.authz.keys, key) {
 			continue
 		}
-		c.b.elsewhere = append(c.b.elsewhere, c.St.String(key, "metadata", "annotations", names.AnnotationWorkspace))
+		c.authz.elsewhere = append(c.authz.elsewhere, c.b.St.String(key, "metadata", "annotations", names.AnnotationWorkspace))
 	}
-	slices.Sort(c.b.elsewhere)
-	c.b.elsewhere = slices.Compact(c.b.elsewhere)
+	slices.Sort(c.authz.elsewhere)
+	c.authz.elsewhere = slices.Compact(c.authz.elsewhere)
 }
 
 // notBound says why the binding of role is not in kcp yet, "" when it is.
 func (c *composer) notBound(key resource.Name, role string) string {
-	if !c.St.Exists(key) {
+	if !c.b.St.Exists(key) {
 		return fmt.Sprintf("%s: waiting for Crossplane to create its Object", role)
 	}
-	if c.St.ConditionTrue(key, "Ready") {
+	if c.b.St.ConditionTrue(key, "Ready") {
 		return ""
 	}
-	if ok, _, msg, found := c.St.Condition(key, "Synced"); found && !ok {
+	if ok, _, msg, found := c.b.St.Condition(key, "Synced"); found && !ok {
 		return fmt.Sprintf("%s: %s", role, msg)
 	}
 	return fmt.Sprintf("%s: waiting for provider-kubernetes to create it", role)

@@ -69,7 +69,7 @@ const (
 )
 
 type composer struct {
-	*builder.Builder
+	b    *builder.Builder
 	kc   *v1alpha1.Kubeconfig
 	name names.Kubeconfig
 	t    target
@@ -86,8 +86,8 @@ type composer struct {
 	conflict string
 	// server is the current context's server URL, for messages.
 	server string
-	// b is what spec.authorization came to inside kcp.
-	b bindings
+	// authz is what spec.authorization came to inside kcp.
+	authz bindings
 }
 
 // Compose composes a Kubeconfig. The XR must have passed Validate. Once the target is read
@@ -123,7 +123,7 @@ func composeTarget(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 	n := names.Kubeconfig(kc.GetName())
 	b := builder.New(kc.GetName(), kc.GetNamespace(), st)
 	c := &composer{
-		Builder: b,
+		b:       b,
 		kc:      kc,
 		name:    n,
 		certKey: b.Key("certificate", n.Certificate()),
@@ -160,23 +160,23 @@ func composeTarget(kc *v1alpha1.Kubeconfig, st *observed.State) (result.Result[v
 // for its output Secret, whether or not they are needed yet, so the requirements are the
 // same on every reconcile.
 func (c *composer) readOwnSecrets() {
-	c.Inputs.Read(inputs.KindSecret, c.name.Certificate())
-	c.Inputs.Read(inputs.KindSecret, c.kc.Spec.SecretRef.Name)
+	c.b.Inputs.Read(inputs.KindSecret, c.name.Certificate())
+	c.b.Inputs.Read(inputs.KindSecret, c.kc.Spec.SecretRef.Name)
 }
 
 // waitForTarget keeps everything the Kubeconfig composed as it is while its target (or the
 // platform's policy, waitForPolicy) cannot be read: without it nothing can be rebuilt, and
 // nothing may be deleted.
 func (c *composer) waitForTarget(why string) result.Result[v1alpha1.KubeconfigStatus] {
-	if c.KeepAll() {
+	if c.b.KeepAll() {
 		why += ". Everything composed so far is kept unchanged meanwhile"
 		// The bindings are kept too; status.authorization still says where they are.
-		c.b.kept = true
+		c.authz.kept = true
 		c.observeBindings()
-		if c.Set.Has(c.secretKey) {
+		if c.b.Set.Has(c.secretKey) {
 			c.secret = secretKept
 		}
-		if c.St.Exists(c.certSecretKey()) {
+		if c.b.St.Exists(c.certSecretKey()) {
 			// Kept as composed, never as observed: that holds cert-manager's type and key
 			// material, which are not the XR's to apply.
 			c.composeCertificateSecret()
@@ -193,7 +193,7 @@ func (c *composer) composeCertificate() {
 	slices.Sort(orgs)
 	cert := pki.Leaf{
 		Name:          c.name.Certificate(),
-		Namespace:     c.Namespace,
+		Namespace:     c.b.Namespace,
 		CommonName:    c.kc.Spec.Username,
 		Organizations: slices.Compact(orgs),
 		Usages:        pki.UsagesClient,
@@ -210,7 +210,7 @@ func (c *composer) composeCertificate() {
 	validity := c.kc.Spec.Validity
 	cert.Spec.Duration = &validity
 	cert.Spec.RenewBefore = nil
-	c.Certificate(cert, c.kc.Spec.CertificateTemplate)
+	c.b.Certificate(cert, c.kc.Spec.CertificateTemplate)
 }
 
 // composeSecret composes the kubeconfig Secret from the issued certificate and the CA, or
@@ -220,21 +220,21 @@ func (c *composer) composeSecret() {
 	certSecret := c.name.Certificate()
 	caSources := c.t.caSources()
 	for _, s := range caSources {
-		c.Inputs.Read(inputs.KindSecret, s.secret)
+		c.b.Inputs.Read(inputs.KindSecret, s.secret)
 	}
 
-	if out := c.St.Secret(name); out.Found && !c.St.Exists(c.secretKey) && (c.kc.UID == "" || out.Controller != string(c.kc.UID)) {
+	if out := c.b.St.Secret(name); out.Found && !c.b.St.Exists(c.secretKey) && (c.kc.UID == "" || out.Controller != string(c.kc.UID)) {
 		// Composing it would take over a Secret someone else wrote, and delete it with
 		// this XR.
-		c.conflict = fmt.Sprintf("Secret %s/%s (spec.secretRef.name) exists and was not created by this Kubeconfig; it is left untouched. Delete it or choose another spec.secretRef.name", c.Namespace, name)
+		c.conflict = fmt.Sprintf("Secret %s/%s (spec.secretRef.name) exists and was not created by this Kubeconfig; it is left untouched. Delete it or choose another spec.secretRef.name", c.b.Namespace, name)
 		return
 	}
-	if !c.St.CertificateIssued(c.certKey) {
+	if !c.b.St.CertificateIssued(c.certKey) {
 		c.keep()
 		return
 	}
 
-	l := c.St.Secret(certSecret)
+	l := c.b.St.Secret(certSecret)
 	crt, key := l.Data["tls.crt"], l.Data["tls.key"]
 	if !l.Found || len(crt) == 0 || len(key) == 0 {
 		c.missing = append(c.missing, fmt.Sprintf("tls.crt and tls.key of Secret %s (issued for Certificate %s)", certSecret, certSecret))
@@ -254,14 +254,14 @@ func (c *composer) composeSecret() {
 	}
 	e.CAData, e.UserName, e.CertData, e.KeyData = ca, c.kc.Spec.Username, crt, key
 	c.server = e.Clusters[e.Contexts[e.CurrentContext]]
-	c.Set.Add(c.secretKey, kubeconfigfile.Secret(name, c.Namespace, c.kc.Name, e.Config().Marshal()), builder.Readiness(c.St.Exists(c.secretKey)))
+	c.b.Set.Add(c.secretKey, kubeconfigfile.Secret(name, c.b.Namespace, c.kc.Name, e.Config().Marshal()), builder.Readiness(c.b.St.Exists(c.secretKey)))
 	c.secret = secretBuilt
 }
 
 // keep carries the existing kubeconfig Secret forward unchanged.
 func (c *composer) keep() {
-	c.KeepOrWait(c.secretKey, false, "")
-	if c.Set.Has(c.secretKey) {
+	c.b.KeepOrWait(c.secretKey, false, "")
+	if c.b.Set.Has(c.secretKey) {
 		c.secret = secretKept
 	}
 }
@@ -272,7 +272,7 @@ func (c *composer) caData(sources []caSource) ([]byte, bool) {
 	parts := make([][]byte, 0, len(sources))
 	ok := true
 	for _, s := range sources {
-		l := c.St.Secret(s.secret)
+		l := c.b.St.Secret(s.secret)
 		crt, has := l.Data["tls.crt"]
 		switch {
 		case !l.Found:
@@ -303,14 +303,14 @@ func (c *composer) caData(sources []caSource) ([]byte, bool) {
 
 // result reports the status and conditions.
 func (c *composer) result() result.Result[v1alpha1.KubeconfigStatus] {
-	exists := c.Set.Has(c.secretKey) && c.St.Exists(c.secretKey)
+	exists := c.b.Set.Has(c.secretKey) && c.b.St.Exists(c.secretKey)
 	status := v1alpha1.KubeconfigStatus{
 		Phase:      v1alpha1.KubeconfigPhaseProvisioning,
 		TargetName: TargetName(c.kc),
 		SecretName: c.kc.Spec.SecretRef.Name,
-		Expiry:     c.St.CertificateNotAfter(c.certKey),
+		Expiry:     c.b.St.CertificateNotAfter(c.certKey),
 		// kcp-operator's record; it says where bindings are, not where they are wanted.
-		Authorization: c.b.status(),
+		Authorization: c.authz.status(),
 	}
 	if exists {
 		status.Phase = v1alpha1.KubeconfigPhaseReady
@@ -321,7 +321,7 @@ func (c *composer) result() result.Result[v1alpha1.KubeconfigStatus] {
 		conds = append(conds, condition.Condition{Type: t, Status: ok, Reason: reason, Message: msg})
 	}
 	cert := c.name.Certificate()
-	issued := c.St.CertificateIssued(c.certKey)
+	issued := c.b.St.CertificateIssued(c.certKey)
 	if issued {
 		add(condition.TypeCertificatesReady, true, condition.ReasonIssued, fmt.Sprintf("Certificate %s is issued.", cert))
 	} else {
@@ -338,7 +338,7 @@ func (c *composer) result() result.Result[v1alpha1.KubeconfigStatus] {
 		add(condition.TypeInputsReady, true, condition.ReasonAllPresent, "The target, its server CA and every Secret the spec references exist.")
 	}
 
-	ref := c.Namespace + "/" + c.kc.Spec.SecretRef.Name
+	ref := c.b.Namespace + "/" + c.kc.Spec.SecretRef.Name
 	switch {
 	case c.conflict != "":
 		add(TypeKubeconfigReady, false, ReasonSecretConflict, c.conflict+".")
@@ -356,18 +356,18 @@ func (c *composer) result() result.Result[v1alpha1.KubeconfigStatus] {
 		add(TypeKubeconfigReady, false, ReasonWaitingForCertificate, fmt.Sprintf("Secret %s is written once cert-manager issues Certificate %s.", ref, cert))
 	}
 
-	if bc := c.b.condition(c.name.Group()); bc != nil {
+	if bc := c.authz.condition(c.name.Group()); bc != nil {
 		conds = append(conds, *bc)
 	}
 
 	return result.Result[v1alpha1.KubeconfigStatus]{
-		Desired:      c.Set,
-		Requirements: c.Inputs.Requirements(),
+		Desired:      c.b.Set,
+		Requirements: c.b.Inputs.Requirements(),
 		Status:       status,
 		Conditions:   conds,
 		// Ready only once the kubeconfig exists and reflects the current inputs, and the
 		// roles it asks for are bound: a kubeconfig that gets 403 everywhere is not ready.
-		NotReady: !exists || c.secret != secretBuilt || (c.b.workspace != "" && !c.b.bound()),
+		NotReady: !exists || c.secret != secretBuilt || (c.authz.workspace != "" && !c.authz.bound()),
 	}
 }
 

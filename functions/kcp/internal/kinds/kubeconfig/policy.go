@@ -22,8 +22,8 @@ func (c *composer) holdTemplate() (bool, field.ErrorList) {
 	if !policy.TemplateNeedsPolicy(t) {
 		return true, nil
 	}
-	c.Inputs.Require(policy.Requirement)
-	p, known, err := policy.Read(c.St)
+	c.b.Inputs.Require(policy.Requirement)
+	p, known, err := policy.Read(c.b.St)
 	path := field.NewPath("spec", "certificateTemplate")
 	switch {
 	case err != nil:
@@ -31,12 +31,12 @@ func (c *composer) holdTemplate() (bool, field.ErrorList) {
 	case !known:
 		return false, nil
 	}
-	return true, p.CheckTemplate(path, c.Namespace, "Kubeconfigs", t)
+	return true, p.CheckTemplate(path, c.b.Namespace, "Kubeconfigs", t)
 }
 
 // waitForPolicy keeps everything the Kubeconfig composed while Crossplane has not answered
 // the policy: until it says whether the template may be used, a Certificate from it must not
 // be composed, and nothing may be deleted. Crossplane answers before it applies anything.
 func (c *composer) waitForPolicy() result.Result[v1alpha1.KubeconfigStatus] {
-	return c.waitForTarget(fmt.Sprintf("the platform's policy (%s %s), which decides whether spec.certificateTemplate may be used in namespace %s", policy.Kind, policy.Name, c.Namespace))
+	return c.waitForTarget(fmt.Sprintf("the platform's policy (%s %s), which decides whether spec.certificateTemplate may be used in namespace %s", policy.Kind, policy.Name, c.b.Namespace))
 }

@@ -52,18 +52,18 @@ func (c *composer) resolveTarget() (string, bool) {
 		rootName = t.RootShardRef.Name
 	case t.ShardRef != nil:
 		n := t.ShardRef.Name
-		c.Inputs.Require(required.Named(KindShard, n))
+		c.b.Inputs.Require(required.Named(KindShard, n))
 		sh := &v1alpha1.Shard{}
-		if !required.Get(c.St, KindShard, n, sh) {
-			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", n, c.Namespace), false
+		if !required.Get(c.b.St, KindShard, n, sh) {
+			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", n, c.b.Namespace), false
 		}
 		c.t.sh, cfg, via = sh, &sh.Spec.RootShard, "Shard "+n+", named by spec.target.shardRef.name"
 	case t.FrontProxyRef != nil:
 		n := t.FrontProxyRef.Name
-		c.Inputs.Require(required.Named(KindFrontProxy, n))
+		c.b.Inputs.Require(required.Named(KindFrontProxy, n))
 		fp := &v1alpha1.FrontProxy{}
-		if !required.Get(c.St, KindFrontProxy, n, fp) {
-			return fmt.Sprintf("FrontProxy %s (spec.target.frontProxyRef.name) does not exist in namespace %s; create it or fix the reference", n, c.Namespace), false
+		if !required.Get(c.b.St, KindFrontProxy, n, fp) {
+			return fmt.Sprintf("FrontProxy %s (spec.target.frontProxyRef.name) does not exist in namespace %s; create it or fix the reference", n, c.b.Namespace), false
 		}
 		c.t.fp, cfg, via = fp, &fp.Spec.RootShard, "FrontProxy "+n+", named by spec.target.frontProxyRef.name"
 	}
@@ -73,12 +73,12 @@ func (c *composer) resolveTarget() (string, bool) {
 		if (cfg.Ref == nil || cfg.Ref.Name == "") && (cfg.SecretRef == nil || cfg.SecretRef.Name == "") {
 			return fmt.Sprintf("%s names no RootShard in its spec.rootShard", via), false
 		}
-		c.Inputs.Require(required.RootShardRequirement(*cfg))
+		c.b.Inputs.Require(required.RootShardRequirement(*cfg))
 		if r := cfg.Ref; r != nil && r.Name != "" {
 			// Asked for with the RootShard, as below: one round less than after reading it.
-			c.Inputs.Read(inputs.KindSecret, names.RootShard(r.Name).CA(names.CAServer))
+			c.b.Inputs.Read(inputs.KindSecret, names.RootShard(r.Name).CA(names.CAServer))
 		}
-		read := required.ReadRootShard(c.St, *cfg, c.Namespace)
+		read := required.ReadRootShard(c.b.St, *cfg, c.b.Namespace)
 		switch {
 		case read.Invalid != nil:
 			return fmt.Sprintf("the RootShard of %s cannot be read: %v", via, read.Invalid), false
@@ -86,16 +86,16 @@ func (c *composer) resolveTarget() (string, bool) {
 			return fmt.Sprintf("the RootShard of %s: %s", via, read.Missing), false
 		}
 		rootName = read.RootShard.Name
-		c.Inputs.Read(inputs.KindSecret, names.RootShard(rootName).CA(names.CAServer))
+		c.b.Inputs.Read(inputs.KindSecret, names.RootShard(rootName).CA(names.CAServer))
 		c.t.rs, c.t.root = read.RootShard, names.RootShard(rootName)
 		return "", true
 	}
-	c.Inputs.Require(required.Named(KindRootShard, rootName))
+	c.b.Inputs.Require(required.Named(KindRootShard, rootName))
 	// The RootShard's server CA, named after it, is asked for with it (see readOwnSecrets).
-	c.Inputs.Read(inputs.KindSecret, names.RootShard(rootName).CA(names.CAServer))
-	rs, ok := required.RootShard(c.St, rootName)
+	c.b.Inputs.Read(inputs.KindSecret, names.RootShard(rootName).CA(names.CAServer))
+	rs, ok := required.RootShard(c.b.St, rootName)
 	if !ok {
-		return fmt.Sprintf("RootShard %s (spec.target.rootShardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.Namespace), false
+		return fmt.Sprintf("RootShard %s (spec.target.rootShardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.b.Namespace), false
 	}
 	c.t.rs, c.t.root = rs, names.RootShard(rootName)
 	return "", true

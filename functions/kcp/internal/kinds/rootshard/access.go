@@ -36,12 +36,12 @@ func (c *composer) objectsInKCP() result.Requirement {
 // Workspaces name the ProviderConfig of their workspace (names.RootShard.ProviderConfig).
 func (c *composer) composeAccess() {
 	req := c.objectsInKCP()
-	c.Inputs.Require(req)
-	paths := c.accessPaths(c.St.Answered(req.Key()))
+	c.b.Inputs.Require(req)
+	paths := c.accessPaths(c.b.St.Answered(req.Key()))
 	for _, p := range paths {
 		name := c.name.ProviderConfig(p)
-		key := c.Key("providerconfig", name)
-		c.Set.Add(key, inkcp.ProviderConfig(name, c.Namespace, names.Labels(c.rs.Name, "kcp-operator"), c.name.AccessKubeconfig(), names.WorkspaceKey(p)), builder.Readiness(c.St.Exists(key)))
+		key := c.b.Key("providerconfig", name)
+		c.b.Set.Add(key, inkcp.ProviderConfig(name, c.b.Namespace, names.Labels(c.rs.Name, "kcp-operator"), c.name.AccessKubeconfig(), names.WorkspaceKey(p)), builder.Readiness(c.b.St.Exists(key)))
 	}
 	c.composeAccessKubeconfig(paths)
 }
@@ -54,8 +54,8 @@ func (c *composer) composeAccess() {
 func (c *composer) accessPaths(listed bool) []string {
 	paths := []string{names.RootWorkspace}
 	keepComposed := !listed
-	for _, n := range c.St.Names(inkcp.KindObject) {
-		o := c.St.Object(inkcp.KindObject, n).Object
+	for _, n := range c.b.St.Names(inkcp.KindObject) {
+		o := c.b.St.Object(inkcp.KindObject, n).Object
 		p, ok := workspaceOf(o, c.rs.Name)
 		if !ok {
 			keepComposed = true
@@ -64,11 +64,11 @@ func (c *composer) accessPaths(listed bool) []string {
 		paths = append(paths, p)
 	}
 	if keepComposed {
-		for _, key := range c.St.ComposedNames() {
+		for _, key := range c.b.St.ComposedNames() {
 			if !strings.HasPrefix(string(key), providerConfigPrefix) {
 				continue
 			}
-			if k := c.St.String(key, "spec", "credentials", "secretRef", "key"); k != "" {
+			if k := c.b.St.String(key, "spec", "credentials", "secretRef", "key"); k != "" {
 				paths = append(paths, strings.ReplaceAll(k, ".", ":"))
 			}
 		}
@@ -96,15 +96,15 @@ func workspaceOf(o map[string]any, rootShard string) (string, bool) {
 // issued the client certificate; until then an existing Secret is kept as it is.
 func (c *composer) composeAccessKubeconfig(paths []string) {
 	name := c.name.AccessKubeconfig()
-	key := c.Key("secret", name)
+	key := c.b.Key("secret", name)
 	cert, ca := c.name.Cert("kcp-operator"), c.name.CA(names.CAServer)
-	c.Inputs.Read(inputs.KindSecret, cert)
-	c.Inputs.Read(inputs.KindSecret, ca)
-	crt, keyPEM := c.St.Secret(cert).Data["tls.crt"], c.St.Secret(cert).Data["tls.key"]
-	caPEM := c.St.Secret(ca).Data["tls.crt"]
-	if len(crt) == 0 || len(keyPEM) == 0 || len(caPEM) == 0 || c.NotBeforeIssued(key) {
+	c.b.Inputs.Read(inputs.KindSecret, cert)
+	c.b.Inputs.Read(inputs.KindSecret, ca)
+	crt, keyPEM := c.b.St.Secret(cert).Data["tls.crt"], c.b.St.Secret(cert).Data["tls.key"]
+	caPEM := c.b.St.Secret(ca).Data["tls.crt"]
+	if len(crt) == 0 || len(keyPEM) == 0 || len(caPEM) == 0 || c.b.NotBeforeIssued(key) {
 		// Not issued yet: CertificatesReady says so.
-		c.KeepOrWait(key, false, "")
+		c.b.KeepOrWait(key, false, "")
 		return
 	}
 	data := make(map[string][]byte, len(paths))
@@ -120,7 +120,7 @@ func (c *composer) composeAccessKubeconfig(paths []string) {
 		}
 		data[names.WorkspaceKey(p)] = e.Config().Marshal()
 	}
-	c.Secret(name, names.Labels(c.rs.Name, "kcp-operator"), data)
+	c.b.Secret(name, names.Labels(c.rs.Name, "kcp-operator"), data)
 }
 
 // composeRegistrations observes, for every Shard of this RootShard, kcp's Shard object of
@@ -132,24 +132,24 @@ func (c *composer) composeAccessKubeconfig(paths []string) {
 // otherwise leave Objects waiting forever for a kcp that is gone.
 func (c *composer) composeRegistrations() {
 	shards := map[string]bool{}
-	for _, sh := range required.ShardsOf(c.St, c.rs.Name) {
+	for _, sh := range required.ShardsOf(c.b.St, c.rs.Name) {
 		shards[sh.Name] = true
 		why := c.unschedulable(sh)
 		c.registration(sh.Name, c.registrationPolicies(sh.Name, why), why)
 	}
-	for _, key := range c.St.ComposedNames() {
+	for _, key := range c.b.St.ComposedNames() {
 		if !strings.HasPrefix(string(key), registrationPrefix) {
 			continue
 		}
 		shard := strings.TrimPrefix(string(key), registrationPrefix)
 		switch {
 		case shards[shard]:
-		case !c.St.Answered(required.All(v1alpha1.KindShard).Key()):
+		case !c.b.St.Answered(required.All(v1alpha1.KindShard).Key()):
 			// Not listed yet: keep it as it is.
-			if u, ok := c.St.Get(key); ok {
-				c.Set.Keep(key, u, resource.ReadyTrue)
+			if u, ok := c.b.St.Get(key); ok {
+				c.b.Set.Keep(key, u, resource.ReadyTrue)
 			}
-		case slices.Contains(c.St.Strings(key, "spec", "managementPolicies"), "Delete"):
+		case slices.Contains(c.b.St.Strings(key, "spec", "managementPolicies"), "Delete"):
 			// Left out: Crossplane deletes it, and provider-kubernetes the kcp Shard.
 		default:
 			c.registration(shard, inkcp.PoliciesObserveDelete, "")
@@ -164,9 +164,9 @@ const registrationPrefix = "registration-"
 // unschedulable when that says why. It counts as ready whatever kcp says: whether a shard
 // registered is the Shard's to report, and a RootShard must not wait for its shards.
 func (c *composer) registration(shard string, policies []string, unschedulable string) {
-	c.Set.Add(resource.Name(registrationPrefix+shard), inkcp.Object{
+	c.b.Set.Add(resource.Name(registrationPrefix+shard), inkcp.Object{
 		Name:           c.name.Registration(shard),
-		Namespace:      c.Namespace,
+		Namespace:      c.b.Namespace,
 		Labels:         map[string]string{names.LabelInKCPRootShard: c.rs.Name, names.LabelOwnerShard: shard},
 		Annotations:    map[string]string{names.AnnotationWorkspace: names.RootWorkspace},
 		ProviderConfig: c.name.ProviderConfig(names.RootWorkspace),

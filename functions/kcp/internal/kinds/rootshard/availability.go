@@ -24,7 +24,7 @@ func (c *composer) unschedulable(sh v1alpha1.Shard) string {
 	n := sh.Status.AvailableReplicas
 	switch {
 	case n == nil:
-		return c.St.String(resource.Name(registrationPrefix+sh.Name), "spec", "forProvider", "manifest", "metadata", "annotations", inkcp.UnschedulableAnnotation)
+		return c.b.St.String(resource.Name(registrationPrefix+sh.Name), "spec", "forProvider", "manifest", "metadata", "annotations", inkcp.UnschedulableAnnotation)
 	case *n > 0:
 		return ""
 	default:
@@ -44,13 +44,13 @@ func (c *composer) unschedulable(sh v1alpha1.Shard) string {
 func (c *composer) registrationPolicies(shard, want string) []string {
 	key := resource.Name(registrationPrefix + shard)
 	atProvider := []string{"status", "atProvider", "manifest", "metadata"}
-	if _, seen := c.St.Map(key, atProvider...); !seen {
+	if _, seen := c.b.St.Map(key, atProvider...); !seen {
 		return inkcp.PoliciesObserve
 	}
-	if synced, _, _, found := c.St.Condition(key, "Synced"); !found || !synced {
+	if synced, _, _, found := c.b.St.Condition(key, "Synced"); !found || !synced {
 		return inkcp.PoliciesObserve
 	}
-	if c.St.String(key, append(atProvider, "annotations", inkcp.UnschedulableAnnotation)...) == want {
+	if c.b.St.String(key, append(atProvider, "annotations", inkcp.UnschedulableAnnotation)...) == want {
 		return inkcp.PoliciesObserve
 	}
 	return inkcp.PoliciesObserveUpdate

@@ -30,26 +30,26 @@ var (
 // composePKI composes the root CA (unless caSecretRef provides it), the four intermediate
 // CAs with their Issuers, and the root shard's and its proxy's leaf certificates.
 func (c *composer) composePKI() {
-	ns := c.Namespace
+	ns := c.b.Namespace
 	labels := names.Labels(string(c.name), names.ComponentRootShard)
 	secretLabels := map[string]string{names.LabelOwnerRootShard: string(c.name)}
 	tpl := c.rs.Spec.CertificateTemplates
 	// Three CertificateSets, each well under Crossplane's default burst of watch events:
 	// the CAs and their Issuers, the serving certificates, the client certificates.
-	defer c.InCertificateSet("", nil)
-	c.InCertificateSet(setCAs, labels)
+	defer c.b.InCertificateSet("", nil)
+	c.b.InCertificateSet(setCAs, labels)
 
 	if ref := c.rs.Spec.Certificates.IssuerRef; ref != nil {
 		// The user's issuer reference is copied verbatim, empty kind and group included.
 		root := pki.CA(c.name.RootCA(), ns, cmmeta.IssuerReference{Name: ref.Name, Kind: ref.Kind, Group: ref.Group}, labels, secretLabels)
-		c.Certificate(root, tpl.Get("root-ca"))
+		c.b.Certificate(root, tpl.Get("root-ca"))
 	}
-	c.Issuer(pki.CAIssuer(c.name.RootCA(), ns, names.RootCASecret(c.rs), labels))
+	c.b.Issuer(pki.CAIssuer(c.name.RootCA(), ns, names.RootCASecret(c.rs), labels))
 
 	for _, ca := range names.IntermediateCAs {
 		cert := pki.CA(c.name.CA(ca), ns, pki.IssuerRef(c.name.RootCA()), labels, secretLabels)
-		c.Certificate(cert, tpl.Get(ca+"-ca"))
-		c.Issuer(pki.CAIssuer(c.name.CA(ca), ns, c.name.CA(ca), labels))
+		c.b.Certificate(cert, tpl.Get(ca+"-ca"))
+		c.b.Issuer(pki.CAIssuer(c.name.CA(ca), ns, c.name.CA(ca), labels))
 	}
 
 	leaf := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
@@ -58,7 +58,7 @@ func (c *composer) composePKI() {
 			Usages: usages, Issuer: c.name.CA(issuerCA), Labels: labels, SecretLabels: secretLabels,
 		}
 	}
-	c.InCertificateSet(setServing, labels)
+	c.b.InCertificateSet(setServing, labels)
 	server := leaf("server", "", nil, pki.UsagesServing, names.CAServer)
 	server.DNSNames = c.serverDNSNames()
 	vw := leaf("virtual-workspaces", "", nil, pki.UsagesServerAuth, names.CAServer)
@@ -71,12 +71,12 @@ func (c *composer) composePKI() {
 		{"virtual-workspaces", vw},
 		{"service-account", leaf("service-account", c.name.Cert("service-account"), nil, pki.UsagesSigningKey, names.CAServiceAccount)},
 	} {
-		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
+		c.b.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
 	}
 	if p := c.rs.Spec.Public; p != nil && p.ServerCertificate != nil {
-		c.Certificate(pki.PublicServer(c.name.Cert(names.CertPublicServer), ns, p.ServerCertificate, names.PublicDNSNames(p.ServerCertificate, p.Hostname), labels, secretLabels), nil)
+		c.b.Certificate(pki.PublicServer(c.name.Cert(names.CertPublicServer), ns, p.ServerCertificate, names.PublicDNSNames(p.ServerCertificate, p.Hostname), labels, secretLabels), nil)
 	}
-	c.InCertificateSet(setClients, labels)
+	c.b.InCertificateSet(setClients, labels)
 	for _, l := range []struct {
 		key  string
 		leaf pki.Leaf
@@ -86,7 +86,7 @@ func (c *composer) composePKI() {
 		{"client", leaf("client", string(c.name), []string{"system:masters"}, pki.UsagesClient, names.CAClient)},
 		{"kcp-operator", leaf("kcp-operator", "system:kcp-operator", []string{"system:kcp:admin"}, pki.UsagesClient, names.CAClient)},
 	} {
-		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
+		c.b.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
 	}
 
 	// The internal proxy's certificates belong to the RootShard too: its serving certificate
@@ -103,17 +103,17 @@ func (c *composer) composePKI() {
 	svc := c.name.Proxy()
 	// Unlike kcp-operator (quirk 9) the FQDN uses spec.clusterDomain, not a literal cluster.local.
 	proxyServer.DNSNames = []string{svc, svc + "." + ns, names.ServiceFQDN(svc, ns, c.rs.Spec.ClusterDomain)}
-	c.InCertificateSet(setServing, labels)
-	c.Certificate(proxyServer.Certificate(), proxyTpl.Get("server"))
-	c.InCertificateSet(setClients, labels)
-	c.Certificate(proxy("kubeconfig", "kcp-root-shard-proxy", []string{"system:masters"}, pki.UsagesClient, names.CAClient).Certificate(), proxyTpl.Get("kubeconfig"))
-	c.Certificate(proxy("requestheader", "kcp-root-shard-proxy", nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), proxyTpl.Get("requestheader"))
+	c.b.InCertificateSet(setServing, labels)
+	c.b.Certificate(proxyServer.Certificate(), proxyTpl.Get("server"))
+	c.b.InCertificateSet(setClients, labels)
+	c.b.Certificate(proxy("kubeconfig", "kcp-root-shard-proxy", []string{"system:masters"}, pki.UsagesClient, names.CAClient).Certificate(), proxyTpl.Get("kubeconfig"))
+	c.b.Certificate(proxy("requestheader", "kcp-root-shard-proxy", nil, pki.UsagesClient, names.CARequestHeaderClient).Certificate(), proxyTpl.Get("requestheader"))
 }
 
 // serverDNSNames is the sorted set of names the root shard serves under.
 func (c *composer) serverDNSNames() []string {
 	dns := []string{
-		names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.rs.Spec.ClusterDomain),
+		names.ServiceFQDN(c.name.Deployment(), c.b.Namespace, c.rs.Spec.ClusterDomain),
 		c.rs.Spec.External.Hostname,
 	}
 	if h := names.HostOf(c.rs.Spec.ShardBaseURL); h != "" {

@@ -17,7 +17,7 @@ func (c *composer) rootProxy() proxy.Proxy {
 	p := proxy.Proxy{
 		Mode:             proxy.RootProxy,
 		Name:             c.name.Proxy(),
-		Namespace:        c.Namespace,
+		Namespace:        c.b.Namespace,
 		Labels:           names.Labels(string(c.name), names.ComponentRootShardProxy),
 		Image:            kcpimage.Resolve(nil),
 		ServicePort:      6443,
@@ -48,7 +48,7 @@ func (c *composer) rootProxy() proxy.Proxy {
 		p.ServiceTemplate = spec.ServiceTemplate
 		replicas = spec.Replicas
 	}
-	p.Replicas = c.Replicas(c.Key("deployment", "proxy"), replicas, builder.DefaultReplicas)
+	p.Replicas = c.b.Replicas(c.b.Key("deployment", "proxy"), replicas, builder.DefaultReplicas)
 	return p
 }
 
@@ -56,13 +56,13 @@ func (c *composer) rootProxy() proxy.Proxy {
 // Service. Its certificates and client CA bundle are composed with the rest of the PKI.
 func (c *composer) composeProxy() builder.Outcome {
 	p := c.rootProxy()
-	c.ConfigMap(p.Secrets.ConfigMap, p.Labels, map[string]string{"path-mapping.yaml": string(p.PathMappingYAML())})
-	c.Secret(p.Secrets.DynamicKubeconfig, p.Labels, map[string][]byte{"kubeconfig": p.DynamicKubeconfig()})
+	c.b.ConfigMap(p.Secrets.ConfigMap, p.Labels, map[string]string{"path-mapping.yaml": string(p.PathMappingYAML())})
+	c.b.Secret(p.Secrets.DynamicKubeconfig, p.Labels, map[string][]byte{"kubeconfig": p.DynamicKubeconfig()})
 	m, _, _ := p.Mounts()
-	return c.Workload(builder.Workload{
+	return c.b.Workload(builder.Workload{
 		Name:          p.Name,
-		DeploymentKey: c.Key("deployment", "proxy"),
-		ServiceKey:    c.Key("service", "proxy"),
+		DeploymentKey: c.b.Key("deployment", "proxy"),
+		ServiceKey:    c.b.Key("service", "proxy"),
 		Mounts:        m,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return p.Deployment(podAnnotations), p.Service()

@@ -14,7 +14,7 @@ import (
 // its root CA Secret, additional client CAs and cache server, and its cluster domain.
 // Called last: it waits for every certificate.
 func (c *composer) composeReference(image string) {
-	r := reference.OfRootShard(c.rs, c.Namespace, image)
-	c.Reference(r, map[string]string{names.LabelOwnerRootShard: string(c.name)},
+	r := reference.OfRootShard(c.rs, c.b.Namespace, image)
+	c.b.Reference(r, map[string]string{names.LabelOwnerRootShard: string(c.name)},
 		builder.ReferenceCAs{CA: []string{c.name.CA(names.CAServer)}, ClientCA: []string{c.name.CA(names.CAClient)}})
 }

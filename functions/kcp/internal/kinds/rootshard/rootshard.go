@@ -13,9 +13,9 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/encryption"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/rotation"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -24,33 +24,33 @@ import (
 
 // composer holds what every step of one composition needs.
 type composer struct {
-	*builder.Builder
+	b       *builder.Builder
 	rs      *v1alpha1.RootShard
 	name    names.RootShard
 	baseURL string
 	// encryption is what the encryption at rest decided for the workload.
-	encryption encryption.Outcome
+	encryption rotation.Outcome
 }
 
 // Compose composes a RootShard. The XR must have passed Validate.
 func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1.RootShardStatus], field.ErrorList) {
 	c := &composer{
-		Builder: builder.New(rs.GetName(), rs.GetNamespace(), st),
+		b:       builder.New(rs.GetName(), rs.GetNamespace(), st),
 		rs:      rs,
 		name:    names.RootShard(rs.GetName()),
 		baseURL: names.RootShardURL(rs),
 	}
-	if err := c.CheckDowngrade(c.Key("deployment", "kcp"), rs.Spec.Image, rs.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+	if err := c.b.CheckDowngrade(c.b.Key("deployment", "kcp"), rs.Spec.Image, rs.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
 		return result.Result[v1alpha1.RootShardStatus]{}, field.ErrorList{err}
 	}
 	// Every Shard in the namespace is read to list this RootShard's shards in status and to
 	// trust their service account keys.
-	c.Inputs.Require(required.All(v1alpha1.KindShard))
+	c.b.Inputs.Require(required.All(v1alpha1.KindShard))
 	c.registerExternalInputs()
 	c.composePKI()
 	c.composeKubeconfigs()
 	c.composeMergedBundles()
-	enc, err := encryption.Compose(c.Builder, encryption.ForKCP(c.server(), c.Key("deployment", "kcp")))
+	enc, err := rotation.Compose(c.b, rotation.ForKCP(c.server(), c.b.Key("deployment", "kcp")))
 	if err != nil {
 		return result.Result[v1alpha1.RootShardStatus]{}, field.ErrorList{err}
 	}
@@ -60,11 +60,11 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	c.composeAccess()
 	c.composeRegistrations()
 	target, client := c.server().Monitoring(map[string]string{names.LabelOwnerRootShard: string(c.name)})
-	warning := c.Monitoring(rs.Spec.Monitoring, "spec.monitoring", target, &client)
-	image := c.RunningImage(shard.Key, rs.Status.Image, proxy.Key)
+	warning := c.b.Monitoring(rs.Spec.Monitoring, "spec.monitoring", target, &client)
+	image := c.b.RunningImage(shard.Key, rs.Status.Image, proxy.Key)
 	c.composeReference(image)
-	available := c.Report(shard, proxy)
-	return builder.Composed(c.Builder, v1alpha1.RootShardStatus{
+	available := c.b.Report(shard, proxy)
+	return builder.Composed(c.b, v1alpha1.RootShardStatus{
 		Phase:       builder.Phase(available),
 		Image:       image,
 		BaseURL:     c.baseURL,
@@ -77,7 +77,7 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 // shardNames lists the names of this RootShard's Shards, sorted.
 func (c *composer) shardNames() []string {
 	var out []string
-	for _, sh := range required.ShardsOf(c.St, c.rs.Name) {
+	for _, sh := range required.ShardsOf(c.b.St, c.rs.Name) {
 		out = append(out, sh.Name)
 	}
 	return out
@@ -97,21 +97,21 @@ func (c *composer) shardRefs() []v1alpha1.ShardReference {
 func (c *composer) registerExternalInputs() {
 	s := c.rs.Spec
 	if ref := s.Certificates.CASecretRef; ref != nil {
-		c.Inputs.External(inputs.KindSecret, ref.Name, "spec.certificates.caSecretRef.name")
+		c.b.Inputs.External(inputs.KindSecret, ref.Name, "spec.certificates.caSecretRef.name")
 	}
 	if ref := s.CABundleSecretRef; ref != nil {
-		c.Inputs.External(inputs.KindSecret, ref.Name, "spec.caBundleSecretRef.name")
+		c.b.Inputs.External(inputs.KindSecret, ref.Name, "spec.caBundleSecretRef.name")
 	}
 	if ref := s.ClientCABundleRef; ref != nil {
-		c.Inputs.External(inputs.KindSecret, ref.Name, "spec.clientCABundleRef.name")
+		c.b.Inputs.External(inputs.KindSecret, ref.Name, "spec.clientCABundleRef.name")
 	}
 	if ref := s.Cache.Ref; ref != nil {
 		cs := names.CacheServer(ref.Name)
 		for _, n := range []string{cs.Kubeconfig(), cs.CA(), cs.ClientCertificate()} {
-			c.Inputs.External(inputs.KindSecret, n, "spec.cache.ref.name (CacheServer "+ref.Name+")")
+			c.b.Inputs.External(inputs.KindSecret, n, "spec.cache.ref.name (CacheServer "+ref.Name+")")
 		}
 	}
 	for _, o := range kcpserver.UserObjects(&s.CommonShardSpec) {
-		c.Inputs.External(o.Kind, o.Name, o.Field)
+		c.b.Inputs.External(o.Kind, o.Name, o.Field)
 	}
 }

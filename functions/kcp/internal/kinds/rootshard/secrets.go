@@ -15,7 +15,7 @@ func (c *composer) composeKubeconfigs() {
 		ContextName: "shard-base",
 	}
 	labels := map[string]string{names.LabelOwnerRootShard: string(c.name)}
-	c.Secret(c.name.LogicalClusterAdminKubeconfig(), labels, map[string][]byte{"kubeconfig": internal.Config().Marshal()})
+	c.b.Secret(c.name.LogicalClusterAdminKubeconfig(), labels, map[string][]byte{"kubeconfig": internal.Config().Marshal()})
 
 	server := names.ExternalAdminURL(c.rs.Spec.External)
 	ca := kcpserver.PathServerCA
@@ -27,7 +27,7 @@ func (c *composer) composeKubeconfigs() {
 		UserName: "shard", CertFile: kcpserver.DirExternalLCA + "/tls.crt", KeyFile: kcpserver.DirExternalLCA + "/tls.key",
 		ContextName: "shard-base",
 	}
-	c.Secret(c.name.ExternalLogicalClusterAdminKubeconfig(), labels, map[string][]byte{"kubeconfig": external.Config().Marshal()})
+	c.b.Secret(c.name.ExternalLogicalClusterAdminKubeconfig(), labels, map[string][]byte{"kubeconfig": external.Config().Marshal()})
 }
 
 // composeMergedBundles composes the CA bundles that combine an issued CA with a CA bundle
@@ -41,12 +41,12 @@ func (c *composer) composeMergedBundles() {
 		clientBundle = []string{ref.Name}
 	}
 	if ref := s.CABundleSecretRef; ref != nil {
-		c.MergedBundle(c.name.MergedCABundle(), labels, serverCA, ref.Name)
-		c.MergedBundle(c.name.ProxyMergedCABundle(), labels, serverCA, ref.Name)
+		c.b.MergedBundle(c.name.MergedCABundle(), labels, serverCA, ref.Name)
+		c.b.MergedBundle(c.name.ProxyMergedCABundle(), labels, serverCA, ref.Name)
 	}
 	if len(clientBundle) > 0 {
-		c.MergedBundle(c.name.MergedClientCA(), labels, append([]string{clientCA}, clientBundle...)...)
+		c.b.MergedBundle(c.name.MergedClientCA(), labels, append([]string{clientCA}, clientBundle...)...)
 	}
 	// The proxy's client CA bundle always exists, even without a user bundle.
-	c.MergedBundle(c.name.ProxyMergedClientCA(), labels, append([]string{clientCA}, clientBundle...)...)
+	c.b.MergedBundle(c.name.ProxyMergedClientCA(), labels, append([]string{clientCA}, clientBundle...)...)
 }

@@ -72,7 +72,7 @@ func validateEmbeddedCache(spec *field.Path, rs *v1alpha1.RootShard, tag string)
 // validateExtraVolumes rejects extra volumes whose names clash with generated ones and extra
 // mounts of volumes that do not exist: the API server would reject the Deployment.
 func validateExtraVolumes(spec *field.Path, rs *v1alpha1.RootShard) field.ErrorList {
-	c := &composer{Builder: builder.New(rs.GetName(), rs.GetNamespace(), observed.New(nil)), rs: rs, name: names.RootShard(rs.GetName())}
+	c := &composer{b: builder.New(rs.GetName(), rs.GetNamespace(), observed.New(nil)), rs: rs, name: names.RootShard(rs.GetName())}
 	allVolumes := func() []string {
 		srv := c.server()
 		srv.EncryptionConfig = "encryption" // every optional volume, so any possible clash is caught

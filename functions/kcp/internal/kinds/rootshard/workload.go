@@ -16,7 +16,7 @@ import (
 func (c *composer) server() kcpserver.Server {
 	srv := kcpserver.Server{
 		Name:         string(c.name),
-		Namespace:    c.Namespace,
+		Namespace:    c.b.Namespace,
 		Root:         c.name,
 		IsRoot:       true,
 		Spec:         &c.rs.Spec.CommonShardSpec,
@@ -32,8 +32,8 @@ func (c *composer) server() kcpserver.Server {
 	}
 	c.encryption.Apply(&srv, nil)
 	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
-		if vw, ok := required.VirtualWorkspace(c.St, ref.Name); ok {
+		c.b.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
+		if vw, ok := required.VirtualWorkspace(c.b.St, ref.Name); ok {
 			srv.VirtualWorkspaceURL = names.ExternalURL(vw.Spec.External)
 		}
 	}
@@ -44,24 +44,24 @@ func (c *composer) server() kcpserver.Server {
 // Secret exists. An existing Deployment is kept unchanged while an input is missing.
 func (c *composer) composeRootShardWorkload() builder.Outcome {
 	srv := c.server()
-	key := c.Key("deployment", "kcp")
+	key := c.b.Key("deployment", "kcp")
 	var blockers []string
 	if ref := c.rs.Spec.KcpVirtualWorkspace; ref != nil && srv.VirtualWorkspaceURL == "" {
 		// Without the VirtualWorkspace's URL the flags cannot be rendered: hold the workload.
 		blockers = append(blockers, "VirtualWorkspace "+ref.Name+" (spec.kcpVirtualWorkspace.name)")
 	}
 	for _, sa := range srv.ServiceAccountCerts[min(1, len(srv.ServiceAccountCerts)):] {
-		c.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of Shard "+sa.Owner+")")
+		c.b.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of Shard "+sa.Owner+")")
 	}
 	blockers = c.encryption.Apply(&srv, blockers)
-	return c.Workload(builder.Workload{
+	return c.b.Workload(builder.Workload{
 		Name:          srv.DeploymentName(),
 		DeploymentKey: key,
-		ServiceKey:    c.Key("service", "kcp"),
+		ServiceKey:    c.b.Key("service", "kcp"),
 		Mounts:        append(srv.Mounts(), srv.Authentication().Mounts...),
 		Blockers:      blockers,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
-			return srv.Deployment(c.Replicas(key, c.rs.Spec.Replicas, builder.DefaultReplicas), c.encryption.Annotate(podAnnotations)), srv.Service()
+			return srv.Deployment(c.b.Replicas(key, c.rs.Spec.Replicas, builder.DefaultReplicas), c.encryption.Annotate(podAnnotations)), srv.Service()
 		},
 	})
 }

@@ -31,12 +31,12 @@ func registration(root names.RootShard, shard string) result.Requirement {
 // own namespace composes the Object that observes the registration; of a RootShard in
 // another namespace, named by its reference Secret, it cannot be read here.
 func (c *composer) registered() condition.Condition {
-	if !c.read.SameNamespace(c.Namespace) {
+	if !c.read.SameNamespace(c.b.Namespace) {
 		return condition.Condition{Type: TypeRegistered, Reason: ReasonNotObserved, Message: fmt.Sprintf(
 			"RootShard %s/%s is in another namespace (%s); whether kcp registered this shard is observed there, by its Object %s.",
 			c.rs.Namespace, c.rs.Name, c.read.Field(), c.root.Registration(c.sh.GetName()))}
 	}
-	return registered(c.St, c.root, c.sh.GetName())
+	return registered(c.b.St, c.root, c.sh.GetName())
 }
 
 // registered reports Registered from that Object. It never gates readiness: a shard is
@@ -78,12 +78,12 @@ const (
 // schedulable reports Schedulable for the composer's shard, observed only where the
 // registration is (registered says why).
 func (c *composer) schedulable() condition.Condition {
-	if !c.read.SameNamespace(c.Namespace) {
+	if !c.read.SameNamespace(c.b.Namespace) {
 		return condition.Condition{Type: TypeSchedulable, Reason: ReasonNotObserved, Message: fmt.Sprintf(
 			"RootShard %s/%s is in another namespace; whether kcp schedules workspaces onto this shard is observed there, by its Object %s.",
 			c.rs.Namespace, c.rs.Name, c.root.Registration(c.sh.GetName()))}
 	}
-	return schedulable(c.St, c.root, c.sh.GetName())
+	return schedulable(c.b.St, c.root, c.sh.GetName())
 }
 
 // schedulable reports Schedulable from kcp's Shard object as the RootShard's Object last

@@ -15,10 +15,10 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/encryption"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/rotation"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -38,7 +38,7 @@ var (
 )
 
 type composer struct {
-	*builder.Builder
+	b    *builder.Builder
 	sh   *v1alpha1.Shard
 	name names.Shard
 	rs   *v1alpha1.RootShard
@@ -52,22 +52,22 @@ type composer struct {
 // Compose composes a Shard. The XR must have passed Validate.
 func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.ShardStatus], field.ErrorList) {
 	c := &composer{
-		Builder: builder.New(sh.GetName(), sh.GetNamespace(), st),
-		sh:      sh,
-		name:    names.Shard(sh.GetName()),
+		b:    builder.New(sh.GetName(), sh.GetNamespace(), st),
+		sh:   sh,
+		name: names.Shard(sh.GetName()),
 	}
-	deployment := c.Key("deployment", c.name.Deployment())
-	if err := c.CheckDowngrade(deployment, sh.Spec.Image, sh.Spec.Upgrade, imageTagField, upgradeField); err != nil {
+	deployment := c.b.Key("deployment", c.name.Deployment())
+	if err := c.b.CheckDowngrade(deployment, sh.Spec.Image, sh.Spec.Upgrade, imageTagField, upgradeField); err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
 	c.placement = placement.Of(sh.Spec.Placement, sh.GetNamespace())
 	if err := placement.Check(st, deployment, c.placement, placedField, v1alpha1.KindShard); err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
-	c.Inputs.Require(required.RootShardRequirement(sh.Spec.RootShard))
+	c.b.Inputs.Require(required.RootShardRequirement(sh.Spec.RootShard))
 	if r := sh.Spec.RootShard.Ref; r != nil {
 		// The RootShard's name is known before it is read: ask for what follows from it now.
-		c.Inputs.Require(registration(names.RootShard(r.Name), sh.GetName()))
+		c.b.Inputs.Require(registration(names.RootShard(r.Name), sh.GetName()))
 		c.requireAhead(names.RootShard(r.Name))
 	}
 	read := required.ReadRootShard(st, sh.Spec.RootShard, sh.GetNamespace())
@@ -79,26 +79,26 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 	}
 	rs, rootName := read.RootShard, read.RootShard.Name
 	c.rs, c.root, c.read = rs, names.RootShard(rootName), read
-	if read.SameNamespace(c.Namespace) {
+	if read.SameNamespace(c.b.Namespace) {
 		// The RootShard composes the Object that registers this shard in its own namespace.
-		c.Inputs.Require(registration(c.root, sh.GetName()))
+		c.b.Inputs.Require(registration(c.root, sh.GetName()))
 	}
 	c.requireAhead(c.root)
 	if errs := c.checkPlacedReach(); len(errs) > 0 {
 		return result.Result[v1alpha1.ShardStatus]{}, errs
 	}
-	c.ReadsCertificatesOf("RootShard "+rootName, read.IssuingCertificates(st))
+	c.b.ReadsCertificatesOf("RootShard "+rootName, read.IssuingCertificates(st))
 	// A shard runs a new kcp only once its root shard does (kcp#4032).
 	upgraded := *sh // shallow: only the image pointer is replaced
 	c.sh = &upgraded
-	c.sh.Spec.Image = c.ImageFor(deployment, sh.Spec.Image, builder.Leader{Kind: v1alpha1.KindRootShard, Name: rootName, Image: rs.Status.Image})
+	c.sh.Spec.Image = c.b.ImageFor(deployment, sh.Spec.Image, builder.Leader{Kind: v1alpha1.KindRootShard, Name: rootName, Image: rs.Status.Image})
 
 	srv := c.server()
 	c.registerExternalInputs(srv)
 	c.composePKI()
 	c.composeKubeconfigs()
 	c.composeMergedBundles()
-	enc, err := encryption.Compose(c.Builder, encryption.ForKCP(srv, deployment))
+	enc, err := rotation.Compose(c.b, rotation.ForKCP(srv, deployment))
 	if err != nil {
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{err}
 	}
@@ -107,13 +107,13 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 		return result.Result[v1alpha1.ShardStatus]{}, field.ErrorList{field.InternalError(placedField, out.Err)}
 	}
 	target, client := srv.Monitoring(map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)})
-	warning := c.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, &client)
-	available := c.Report(out)
-	status := v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh), Encryption: enc.Status}
-	if n, known := c.St.DeploymentServing(out.Key); known {
+	warning := c.b.Monitoring(sh.Spec.Monitoring, "spec.monitoring", target, &client)
+	available := c.b.Report(out)
+	status := v1alpha1.ShardStatus{Phase: builder.Phase(available), Image: c.b.RunningImage(out.Key, sh.Status.Image), BaseURL: names.ShardURL(sh), Encryption: enc.Status}
+	if n, known := c.b.St.DeploymentServing(out.Key); known {
 		status.AvailableReplicas = &n
 	}
-	r := builder.Composed(c.Builder, status, warning)
+	r := builder.Composed(c.b, status, warning)
 	r.Conditions = append(r.Conditions, c.registered(), c.schedulable())
 	return r, nil
 }
@@ -121,7 +121,7 @@ func Compose(sh *v1alpha1.Shard, st *observed.State) (result.Result[v1alpha1.Sha
 // waitForRootShard reports the Shard waiting for its RootShard (or its reference Secret),
 // everything composed kept; why names what is missing.
 func (c *composer) waitForRootShard(why string) result.Result[v1alpha1.ShardStatus] {
-	return builder.Waiting(c.Builder, v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.sh.Status.Image, BaseURL: names.ShardURL(c.sh)}, why)
+	return builder.Waiting(c.b, v1alpha1.ShardStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.sh.Status.Image, BaseURL: names.ShardURL(c.sh)}, why)
 }
 
 // requireAhead asks, with the RootShard itself, for everything the shard reads whose name
@@ -131,15 +131,15 @@ func (c *composer) waitForRootShard(why string) result.Result[v1alpha1.ShardStat
 // a third call on every reconcile. (A RootShard with its own caSecretRef or a cache server
 // adds Secrets only it names, and takes the third call.)
 func (c *composer) requireAhead(root names.RootShard) {
-	c.Inputs.Read(inputs.KindSecret, root.RootCA())
+	c.b.Inputs.Read(inputs.KindSecret, root.RootCA())
 	for _, ca := range rootShardCAs {
-		c.Inputs.Read(inputs.KindSecret, root.CA(ca))
+		c.b.Inputs.Read(inputs.KindSecret, root.CA(ca))
 	}
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
-		c.Inputs.Require(required.All(v1alpha1.KindShard))
+		c.b.Inputs.Require(required.All(v1alpha1.KindShard))
 	}
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
+		c.b.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
 	}
 }
 
@@ -150,7 +150,7 @@ var rootShardCAs = []string{names.CAServer, names.CAServiceAccount, names.CARequ
 func (c *composer) server() kcpserver.Server {
 	srv := kcpserver.Server{
 		Name:                    string(c.name),
-		Namespace:               c.Namespace,
+		Namespace:               c.b.Namespace,
 		Root:                    c.root,
 		Spec:                    &c.sh.Spec.CommonShardSpec,
 		BaseURL:                 names.ShardURL(c.sh),
@@ -160,11 +160,11 @@ func (c *composer) server() kcpserver.Server {
 		InheritedClientCABundle: c.rs.Spec.ClientCABundleRef != nil,
 	}
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
-		c.Inputs.Require(required.All(v1alpha1.KindShard))
+		c.b.Inputs.Require(required.All(v1alpha1.KindShard))
 		var shards []string
-		if c.read.SameNamespace(c.Namespace) {
+		if c.read.SameNamespace(c.b.Namespace) {
 			// The Shards of a RootShard of another namespace are there, not here.
-			for _, s := range required.ShardsOf(c.St, c.rs.Name) {
+			for _, s := range required.ShardsOf(c.b.St, c.rs.Name) {
 				shards = append(shards, s.Name)
 			}
 		}
@@ -176,8 +176,8 @@ func (c *composer) server() kcpserver.Server {
 		srv.ServiceAccountCerts = kcpserver.ServiceAccountCerts(c.rs.Name, shards)
 	}
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil {
-		c.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
-		if vw, ok := required.VirtualWorkspace(c.St, ref.Name); ok {
+		c.b.Inputs.Require(required.Named(v1alpha1.KindVirtualWorkspace, ref.Name))
+		if vw, ok := required.VirtualWorkspace(c.b.St, ref.Name); ok {
 			srv.VirtualWorkspaceURL = names.ExternalURL(vw.Spec.External)
 		}
 	}
@@ -188,9 +188,9 @@ func (c *composer) server() kcpserver.Server {
 // compose: the RootShard's CAs, a CacheServer's Secrets, and the user's.
 func (c *composer) registerExternalInputs(srv kcpserver.Server) {
 	rsRef := c.read.Field()
-	c.Inputs.External(inputs.KindSecret, srv.RootCASecret, rsRef)
+	c.b.Inputs.External(inputs.KindSecret, srv.RootCASecret, rsRef)
 	for _, ca := range rootShardCAs {
-		c.Inputs.External(inputs.KindSecret, c.root.CA(ca), rsRef)
+		c.b.Inputs.External(inputs.KindSecret, c.root.CA(ca), rsRef)
 	}
 	if cs := srv.CacheServer; cs != "" {
 		field := "spec.cache.ref.name (CacheServer " + cs + ")"
@@ -199,18 +199,18 @@ func (c *composer) registerExternalInputs(srv kcpserver.Server) {
 		}
 		n := names.CacheServer(cs)
 		for _, s := range []string{n.Kubeconfig(), n.CA(), n.ClientCertificate()} {
-			c.Inputs.External(inputs.KindSecret, s, field)
+			c.b.Inputs.External(inputs.KindSecret, s, field)
 		}
 	}
 	if a := c.sh.Spec.Auth; a != nil && a.ServiceAccount != nil && a.ServiceAccount.Enabled {
 		for _, sa := range srv.ServiceAccountCerts {
 			if sa.Owner != string(c.name) {
-				c.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of "+sa.Owner+")")
+				c.b.Inputs.External(inputs.KindSecret, sa.Secret, "spec.auth.serviceAccount (service account key of "+sa.Owner+")")
 			}
 		}
 	}
 	for _, o := range kcpserver.UserObjects(&c.sh.Spec.CommonShardSpec) {
-		c.Inputs.External(o.Kind, o.Name, o.Field)
+		c.b.Inputs.External(o.Kind, o.Name, o.Field)
 	}
 }
 
@@ -223,15 +223,15 @@ func (c *composer) composePKI() {
 	// would spend most of Crossplane's default burst of watch events on cert-manager's
 	// updates of them. The suffix differs from every RootShard set's, so no Shard's set has
 	// the name of a RootShard's.
-	defer c.InCertificateSet("", nil)
-	c.InCertificateSet(names.ShardCertificateSet, labels)
+	defer c.b.InCertificateSet("", nil)
+	c.b.InCertificateSet(names.ShardCertificateSet, labels)
 	leaf := func(kind, cn string, orgs []string, usages []cmv1.KeyUsage, issuerCA string) pki.Leaf {
 		return pki.Leaf{
-			Name: c.name.Cert(kind), Namespace: c.Namespace, CommonName: cn, Organizations: orgs,
+			Name: c.name.Cert(kind), Namespace: c.b.Namespace, CommonName: cn, Organizations: orgs,
 			Usages: usages, Issuer: c.root.CA(issuerCA), Labels: labels, SecretLabels: secretLabels,
 		}
 	}
-	svc := names.ServiceFQDN(c.name.Deployment(), c.Namespace, c.sh.Spec.ClusterDomain)
+	svc := names.ServiceFQDN(c.name.Deployment(), c.b.Namespace, c.sh.Spec.ClusterDomain)
 	server := leaf("server", "", nil, pki.UsagesServing, names.CAServer)
 	server.DNSNames = []string{"localhost", svc}
 	if h := names.HostOf(c.sh.Spec.ShardBaseURL); h != "" {
@@ -257,10 +257,10 @@ func (c *composer) composePKI() {
 		{"logical-cluster-admin", leaf("logical-cluster-admin", "logical-cluster-admin-shard-"+sh, []string{"system:kcp:logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
 		{"external-logical-cluster-admin", leaf("external-logical-cluster-admin", "external-logical-cluster-admin-shard-"+sh, []string{"system:kcp:external-logical-cluster-admin"}, pki.UsagesClient, names.CAClient)},
 	} {
-		c.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
+		c.b.Certificate(l.leaf.Certificate(), tpl.Get(l.key))
 	}
 	if p := c.sh.Spec.Public; p != nil && p.ServerCertificate != nil {
-		c.Certificate(pki.PublicServer(c.name.Cert(names.CertPublicServer), c.Namespace, p.ServerCertificate, names.PublicDNSNames(p.ServerCertificate, p.Hostname), labels, secretLabels), nil)
+		c.b.Certificate(pki.PublicServer(c.name.Cert(names.CertPublicServer), c.b.Namespace, p.ServerCertificate, names.PublicDNSNames(p.ServerCertificate, p.Hostname), labels, secretLabels), nil)
 	}
 }
 
@@ -270,7 +270,7 @@ func (c *composer) composePKI() {
 func (c *composer) composeKubeconfigs() {
 	labels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerShard: string(c.name)}
 	secret := func(name string, f kubeconfigfile.Files) {
-		c.Secret(name, labels, map[string][]byte{"kubeconfig": f.Config().Marshal()})
+		c.b.Secret(name, labels, map[string][]byte{"kubeconfig": f.Config().Marshal()})
 	}
 	secret(c.name.ClientKubeconfig(), kubeconfigfile.Files{
 		ClusterName: "root-shard", Server: names.RootShardURL(c.rs), CAFile: kcpserver.PathServerCA,
@@ -300,7 +300,7 @@ func (c *composer) composeKubeconfigs() {
 func (c *composer) composeMergedBundles() {
 	labels := map[string]string{names.LabelOwnerShard: string(c.name)}
 	if ref := c.sh.Spec.CABundleSecretRef; ref != nil {
-		c.MergedBundle(c.name.MergedCABundle(), labels, c.root.CA(names.CAServer), ref.Name)
+		c.b.MergedBundle(c.name.MergedCABundle(), labels, c.root.CA(names.CAServer), ref.Name)
 	}
 	sources := []string{c.root.CA(names.CAClient)}
 	if ref := c.rs.Spec.ClientCABundleRef; ref != nil {
@@ -310,26 +310,26 @@ func (c *composer) composeMergedBundles() {
 		sources = append(sources, ref.Name)
 	}
 	if len(sources) > 1 {
-		c.MergedBundle(c.name.MergedClientCA(), labels, sources...)
+		c.b.MergedBundle(c.name.MergedClientCA(), labels, sources...)
 	}
 }
 
 // composeWorkload composes the shard's Deployment and Service once every input exists.
-func (c *composer) composeWorkload(srv kcpserver.Server, enc encryption.Outcome) builder.Outcome {
-	key := c.Key("deployment", srv.DeploymentName())
+func (c *composer) composeWorkload(srv kcpserver.Server, enc rotation.Outcome) builder.Outcome {
+	key := c.b.Key("deployment", srv.DeploymentName())
 	blockers := enc.Apply(&srv, nil)
 	if ref := c.sh.Spec.KcpVirtualWorkspace; ref != nil && srv.VirtualWorkspaceURL == "" {
 		// Without the VirtualWorkspace's URL the flags cannot be rendered: hold the workload.
 		blockers = append(blockers, fmt.Sprintf("VirtualWorkspace %s (spec.kcpVirtualWorkspace.name)", ref.Name))
 	}
-	return c.Workload(builder.Workload{
+	return c.b.Workload(builder.Workload{
 		Name:          srv.DeploymentName(),
 		DeploymentKey: key,
-		ServiceKey:    c.Key("service", srv.DeploymentName()),
+		ServiceKey:    c.b.Key("service", srv.DeploymentName()),
 		Mounts:        append(srv.Mounts(), srv.Authentication().Mounts...),
 		Blockers:      blockers,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
-			return srv.Deployment(c.Replicas(key, c.sh.Spec.Replicas, builder.DefaultReplicas), enc.Annotate(podAnnotations)), srv.Service()
+			return srv.Deployment(c.b.Replicas(key, c.sh.Spec.Replicas, builder.DefaultReplicas), enc.Annotate(podAnnotations)), srv.Service()
 		},
 		Placement:       c.placement,
 		CertificateOnly: c.othersCertificates(srv),

@@ -58,7 +58,7 @@ type candidate struct {
 	errs       field.ErrorList
 	// refused says why the team's XR's own composition refused it (requests.go).
 	refused string
-	spec    any
+	spec    v1alpha1.Spec
 	cost    cost
 }
 
@@ -115,7 +115,7 @@ func workspaceCost(spec v1alpha1.WorkspaceSpec) cost {
 }
 
 // xrBytes bounds a composed XR of spec: its spec twice, once more in its managed fields.
-func xrBytes(spec any) int {
+func xrBytes(spec v1alpha1.Spec) int {
 	b, _ := json.Marshal(spec)
 	return XRBytes + 2*len(b)
 }
@@ -167,7 +167,7 @@ func (c *composer) charge(cands []*candidate) {
 		case bindings+cd.cost.bindings > maxBindings:
 			cd.errs = field.ErrorList{field.Forbidden(fieldPath(cd.cost.bindingsField), fmt.Sprintf("granting it would make %d ClusterRoleBindings in kcp for the team, over spec.limits.bindings of Tenant %s (%d; the team's older XRs hold %d): bind fewer roles, delete an older XR, or ask the platform team", bindings+cd.cost.bindings, c.t.GetName(), maxBindings, bindings))}
 		case bytes+cd.cost.bytes+add > maxBytes:
-			cd.errs = field.ErrorList{field.Forbidden(fieldPath(cd.cost.bytesField), fmt.Sprintf("granting it would make about %d bytes in namespace %s for the team, over spec.limits.bytes of Tenant %s (%d; the team's older XRs hold %d, this one %d): make it smaller, delete an older XR, or ask the platform team", bytes+cd.cost.bytes+add, c.Namespace, c.t.GetName(), maxBytes, bytes, cd.cost.bytes+add))}
+			cd.errs = field.ErrorList{field.Forbidden(fieldPath(cd.cost.bytesField), fmt.Sprintf("granting it would make about %d bytes in namespace %s for the team, over spec.limits.bytes of Tenant %s (%d; the team's older XRs hold %d, this one %d): make it smaller, delete an older XR, or ask the platform team", bytes+cd.cost.bytes+add, c.b.Namespace, c.t.GetName(), maxBytes, bytes, cd.cost.bytes+add))}
 		default:
 			bindings += cd.cost.bindings
 			bytes += cd.cost.bytes + add

@@ -47,9 +47,9 @@ func Worst(t *v1alpha1.Tenant) int {
 // among the namespace's XRs.
 func (c *composer) checkCapacity() field.ErrorList {
 	var ts []*v1alpha1.Tenant
-	for _, n := range c.St.NamesIn(c.Namespace, v1alpha1.KindTenant) {
+	for _, n := range c.b.St.NamesIn(c.b.Namespace, v1alpha1.KindTenant) {
 		t := &v1alpha1.Tenant{}
-		if required.GetIn(c.St, c.Namespace, v1alpha1.KindTenant, n, t) {
+		if required.GetIn(c.b.St, c.b.Namespace, v1alpha1.KindTenant, n, t) {
 			ts = append(ts, t)
 		}
 	}
@@ -67,5 +67,5 @@ func (c *composer) checkCapacity() field.ErrorList {
 	}
 	return field.ErrorList{field.Forbidden(field.NewPath("spec", "limits"), fmt.Sprintf(
 		"with the Tenants of namespace %s created before it (about %d bytes), this Tenant (about %d bytes at its spec.limits, chiefly spec.limits.bytes %d) would let the installation's shared XRs read more than the %d bytes every Tenant of the namespace shares (docs/performance.md): lower spec.limits.bytes, or share the installation with fewer teams",
-		c.Namespace, older, mine, Bytes(c.t), SharedCapacity))}
+		c.b.Namespace, older, mine, Bytes(c.t), SharedCapacity))}
 }

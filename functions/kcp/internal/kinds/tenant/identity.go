@@ -18,11 +18,11 @@ import (
 // older Tenant keeps its grant.
 func (c *composer) checkOthers() field.ErrorList {
 	spec := field.NewPath("spec")
-	for _, o := range sharing.Tenants(c.St, c.Namespace, "") {
+	for _, o := range sharing.Tenants(c.b.St, c.b.Namespace, "") {
 		if o.GetName() == c.t.GetName() {
 			return nil // every Tenant after this one is newer
 		}
-		held := fmt.Sprintf("Tenant %s/%s, created before this one,", c.Namespace, o.GetName())
+		held := fmt.Sprintf("Tenant %s/%s, created before this one,", c.b.Namespace, o.GetName())
 		switch {
 		case sharing.Namespace(o) == c.team:
 			return field.ErrorList{field.Forbidden(spec.Child("namespace"),
@@ -49,11 +49,11 @@ func (c *composer) installationRoutes(rs *v1alpha1.RootShard) (routes []ownedRou
 	config := func(name, key string) (string, bool) {
 		req := result.Requirement{APIVersion: "v1", Kind: "ConfigMap", Name: name}
 		c.reqs = append(c.reqs, req)
-		if !c.St.Answered(req.Key()) {
+		if !c.b.St.Answered(req.Key()) {
 			ready = false
 			return "", true // not read yet: nothing is decided before it is
 		}
-		l := c.St.Object("ConfigMap", name)
+		l := c.b.St.Object("ConfigMap", name)
 		v, ok := l.Data[key]
 		return string(v), l.Found && ok
 	}
@@ -63,24 +63,24 @@ func (c *composer) installationRoutes(rs *v1alpha1.RootShard) (routes []ownedRou
 		}
 	}
 	add("RootShard "+rs.GetName(), sharing.ShardRoutes(&rs.Spec.CommonShardSpec, config))
-	for _, sh := range required.ShardsOf(c.St, rs.GetName()) {
+	for _, sh := range required.ShardsOf(c.b.St, rs.GetName()) {
 		add("Shard "+sh.GetName(), sharing.ShardRoutes(&sh.Spec.CommonShardSpec, config))
 	}
-	for _, n := range c.St.Names(v1alpha1.KindFrontProxy) {
-		if !sharing.MayRoute(c.St.Object(v1alpha1.KindFrontProxy, n).Object) {
+	for _, n := range c.b.St.Names(v1alpha1.KindFrontProxy) {
+		if !sharing.MayRoute(c.b.St.Object(v1alpha1.KindFrontProxy, n).Object) {
 			continue
 		}
 		fp := &v1alpha1.FrontProxy{}
-		if required.Get(c.St, v1alpha1.KindFrontProxy, n, fp) && servesRootShard(fp.Spec.RootShard, rs.GetName()) {
+		if required.Get(c.b.St, v1alpha1.KindFrontProxy, n, fp) && servesRootShard(fp.Spec.RootShard, rs.GetName()) {
 			add("FrontProxy "+n, sharing.FrontProxyRoutes(fp, config))
 		}
 	}
-	for _, n := range c.St.Names(v1alpha1.KindVirtualWorkspace) {
-		if !sharing.MayRoute(c.St.Object(v1alpha1.KindVirtualWorkspace, n).Object) {
+	for _, n := range c.b.St.Names(v1alpha1.KindVirtualWorkspace) {
+		if !sharing.MayRoute(c.b.St.Object(v1alpha1.KindVirtualWorkspace, n).Object) {
 			continue
 		}
 		vw := &v1alpha1.VirtualWorkspace{}
-		if required.Get(c.St, v1alpha1.KindVirtualWorkspace, n, vw) {
+		if required.Get(c.b.St, v1alpha1.KindVirtualWorkspace, n, vw) {
 			add("VirtualWorkspace "+n, sharing.VirtualWorkspaceRoutes(vw))
 		}
 	}
@@ -116,13 +116,13 @@ func (c *composer) checkRoutes(routes []ownedRoute) field.ErrorList {
 // it. The installation turns them off, or gives them only to groups no team user is in.
 func (c *composer) checkHomeWorkspaces(rs *v1alpha1.RootShard) field.ErrorList {
 	p := field.NewPath("spec", "frontProxy", "ref", "name")
-	root := fmt.Sprintf("RootShard %s/%s", c.Namespace, rs.GetName())
+	root := fmt.Sprintf("RootShard %s/%s", c.b.Namespace, rs.GetName())
 	var errs field.ErrorList
 	if why := sharing.HomeWorkspacesFor(c.prefix, c.team, root, rs.Spec.HomeWorkspaces); why != "" {
 		errs = append(errs, field.Forbidden(p, why))
 	}
-	for _, sh := range required.ShardsOf(c.St, rs.GetName()) {
-		owner := fmt.Sprintf("Shard %s/%s", c.Namespace, sh.GetName())
+	for _, sh := range required.ShardsOf(c.b.St, rs.GetName()) {
+		owner := fmt.Sprintf("Shard %s/%s", c.b.Namespace, sh.GetName())
 		if why := sharing.ShardHomeWorkspacesFor(c.prefix, c.team, owner, root, sh.Spec.HomeWorkspaces, rs.Spec.HomeWorkspaces); why != "" {
 			errs = append(errs, field.Forbidden(p, why))
 		}

@@ -40,7 +40,7 @@ func (c *composer) composeKubeconfigs() {
 // TenantRequest carries it with a reference Secret already resolved to the FrontProxy it names.
 func (c *composer) names(kc *v1alpha1.Kubeconfig) bool {
 	r := kc.Spec.Target.FrontProxyRef
-	return r != nil && r.Namespace == c.Namespace && r.Name == c.frontProxy
+	return r != nil && r.Namespace == c.b.Namespace && r.Name == c.frontProxy
 }
 
 // kubeconfigSpec is the spec of the Kubeconfig that issues the team's: the team's identity
@@ -91,7 +91,7 @@ func (c *composer) checkKubeconfig(kc *v1alpha1.Kubeconfig) field.ErrorList {
 func (c *composer) composeWorkspaces() {
 	var mine []*v1alpha1.Workspace
 	for _, ws := range requests[v1alpha1.Workspace](c, v1alpha1.KindWorkspace, v1alpha1.KindRootShard, c.rootShard) {
-		if r := ws.Spec.RootShard.Ref; r != nil && r.Namespace == c.Namespace && r.Name == c.rootShard {
+		if r := ws.Spec.RootShard.Ref; r != nil && r.Namespace == c.b.Namespace && r.Name == c.rootShard {
 			mine = append(mine, ws)
 		}
 	}
@@ -153,12 +153,9 @@ func (c *composer) checkWorkspace(ws *v1alpha1.Workspace) field.ErrorList {
 
 // validateAs checks the XR the Tenant would compose for the team's XR name with its kind's
 // own validation.
-func (c *composer) validateAs(kind, teamName string, xr interface {
-	SetName(string)
-	SetNamespace(string)
-}) field.ErrorList {
+func (c *composer) validateAs(kind, teamName string, xr v1alpha1.XR) field.ErrorList {
 	xr.SetName(sharing.Name(c.team, teamName))
-	xr.SetNamespace(c.Namespace)
+	xr.SetNamespace(c.b.Namespace)
 	return c.validate(kind, xr)
 }
 

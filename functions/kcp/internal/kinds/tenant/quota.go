@@ -44,8 +44,8 @@ func quotaRequirement(team string) result.Requirement {
 // and a scoped quota might not apply to these objects at all.
 func (c *composer) quotaBounds() (bool, string) {
 	lowest := map[string]int64{}
-	for _, n := range c.St.NamesIn(c.team, "ResourceQuota") {
-		o := c.St.ObjectIn(c.team, "ResourceQuota", n).Object
+	for _, n := range c.b.St.NamesIn(c.team, "ResourceQuota") {
+		o := c.b.St.ObjectIn(c.team, "ResourceQuota", n).Object
 		spec, _ := o["spec"].(map[string]any)
 		if spec["scopes"] != nil || spec["scopeSelector"] != nil {
 			continue
@@ -84,11 +84,11 @@ func (c *composer) quotaBounds() (bool, string) {
 // keepMembers carries forward everything composed for the team's XRs, unchanged: used while
 // the Tenant does not read the team's XRs, which does not mean they are gone.
 func (c *composer) keepMembers() {
-	for _, key := range c.St.ComposedNames() {
+	for _, key := range c.b.St.ComposedNames() {
 		k := string(key)
 		if strings.HasPrefix(k, strings.ToLower(v1alpha1.KindKubeconfig)+"-") || strings.HasPrefix(k, strings.ToLower(v1alpha1.KindWorkspace)+"-") {
-			if u, ok := c.St.Get(key); ok {
-				c.Set.Keep(key, u, builder.Readiness(c.St.ConditionTrue(key, "Ready")))
+			if u, ok := c.b.St.Get(key); ok {
+				c.b.Set.Keep(key, u, builder.Readiness(c.b.St.ConditionTrue(key, "Ready")))
 			}
 		}
 	}
@@ -105,7 +105,7 @@ func (c *composer) readTeam() (condition.Condition, bool) {
 	team := []result.Requirement{required.AllIn(v1alpha1.KindTenantRequest, c.team)}
 	c.reqs = append(c.reqs, team...)
 	for _, r := range team {
-		if !c.St.Answered(r.Key()) {
+		if !c.b.St.Answered(r.Key()) {
 			return condition.Condition{Type: TypeMembersReady, Reason: ReasonPending, Message: fmt.Sprintf("Reading the Kubeconfigs and Workspaces of namespace %s; everything granted before is kept meanwhile.", c.team)}, false
 		}
 	}

@@ -24,11 +24,11 @@ import (
 // refused by its own composition (too heavy) is added to the candidates, refused, here.
 func requests[X any](c *composer, kind, targetKind, targetName string) []*X {
 	var out []*X
-	for _, n := range c.St.NamesIn(c.team, v1alpha1.KindTenantRequest) {
+	for _, n := range c.b.St.NamesIn(c.team, v1alpha1.KindTenantRequest) {
 		xr := new(X)
-		rq, ok := sharing.FromRequest(c.St.ObjectIn(c.team, v1alpha1.KindTenantRequest, n), xr)
+		rq, ok := sharing.FromRequest(c.b.St.ObjectIn(c.team, v1alpha1.KindTenantRequest, n), xr)
 		t := rq.Spec.Target
-		if !ok || rq.Spec.Kind != kind || rq.GetDeletionTimestamp() != nil || t.Kind != targetKind || t.Namespace != c.Namespace || t.Name != targetName {
+		if !ok || rq.Spec.Kind != kind || rq.GetDeletionTimestamp() != nil || t.Kind != targetKind || t.Namespace != c.b.Namespace || t.Name != targetName {
 			continue
 		}
 		c.asked[memberKey(kind, rq.Spec.Name)] = true
@@ -48,7 +48,7 @@ func requests[X any](c *composer, kind, targetKind, targetName string) []*X {
 // a request yet: the team's XR is not known to be gone, only not reconciled since. What was
 // composed through a request and is no longer asked for goes, as its team's XR did.
 func (c *composer) keepUnasked() {
-	for _, key := range c.St.ComposedNames() {
+	for _, key := range c.b.St.ComposedNames() {
 		k := string(key)
 		kind := ""
 		switch {
@@ -59,14 +59,14 @@ func (c *composer) keepUnasked() {
 		default:
 			continue
 		}
-		u, ok := c.St.Get(key)
+		u, ok := c.b.St.Get(key)
 		if !ok || c.asked[key] || u.GetLabels()[sharing.LabelGrantedThrough] == sharing.GrantedThroughRequest {
 			continue
 		}
-		c.Set.Keep(key, u, builder.Readiness(c.St.ConditionTrue(key, "Ready")))
+		c.b.Set.Keep(key, u, builder.Readiness(c.b.St.ConditionTrue(key, "Ready")))
 		name := strings.TrimPrefix(k, strings.ToLower(kind)+"-")
-		c.members = append(c.members, v1alpha1.TenantMember{Kind: kind, Name: name, Granted: true, Ready: c.St.ConditionTrue(key, "Ready"),
-			Message: fmt.Sprintf("%s %s/%s was granted before TenantRequests; what was composed for it is kept unchanged until it asks again (its next reconcile), or until %s %s/%s is deleted", kind, c.team, name, kind, c.Namespace, u.GetName())})
+		c.members = append(c.members, v1alpha1.TenantMember{Kind: kind, Name: name, Granted: true, Ready: c.b.St.ConditionTrue(key, "Ready"),
+			Message: fmt.Sprintf("%s %s/%s was granted before TenantRequests; what was composed for it is kept unchanged until it asks again (its next reconcile), or until %s %s/%s is deleted", kind, c.team, name, kind, c.b.Namespace, u.GetName())})
 	}
 }
 

@@ -45,7 +45,7 @@ const (
 
 // ValidateXR checks an XR of one of this function's kinds with that kind's own validation
 // (fn.go's table), so a Tenant never composes an XR its kind would refuse.
-type ValidateXR func(kind string, xr any) field.ErrorList
+type ValidateXR func(kind string, xr v1alpha1.XR) field.ErrorList
 
 // Composer returns the composer of Tenants whose composed XRs validate checks.
 func Composer(validate ValidateXR) func(*v1alpha1.Tenant, *observed.State) (result.Result[v1alpha1.TenantStatus], field.ErrorList) {
@@ -56,7 +56,7 @@ func Composer(validate ValidateXR) func(*v1alpha1.Tenant, *observed.State) (resu
 
 // composer composes one Tenant.
 type composer struct {
-	*builder.Builder
+	b        *builder.Builder
 	t        *v1alpha1.Tenant
 	validate ValidateXR
 	// team is the team's namespace, workspace its workspace's path, prefix the prefix of
@@ -78,7 +78,7 @@ type composer struct {
 // its privileged work. The Tenant must have passed Validate.
 func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (result.Result[v1alpha1.TenantStatus], field.ErrorList) {
 	c := &composer{
-		Builder: builder.New(t.GetName(), t.GetNamespace(), st), t: t, validate: validate,
+		b: builder.New(t.GetName(), t.GetNamespace(), st), t: t, validate: validate,
 		team: sharing.Namespace(t), workspace: sharing.Workspace(t), prefix: sharing.IdentityPrefix(t), frontProxy: t.Spec.FrontProxy.Ref.Name,
 		asked: asked{},
 	}
@@ -100,8 +100,8 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		if !st.Answered(r.Key()) {
 			// Crossplane answers before it applies anything; until then compose nothing new
 			// and delete nothing.
-			c.KeepAll()
-			return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
+			c.b.KeepAll()
+			return result.Result[v1alpha1.TenantStatus]{Desired: c.b.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 		}
 	}
 	if errs := append(c.checkOthers(), c.checkCapacity()...); len(errs) > 0 {
@@ -109,8 +109,8 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	}
 	fp := &v1alpha1.FrontProxy{}
 	if !required.Get(st, v1alpha1.KindFrontProxy, c.frontProxy, fp) || fp.Spec.RootShard.Ref == nil {
-		missing := c.Unreadable(fmt.Sprintf("FrontProxy %s (spec.frontProxy.ref.name) does not exist in namespace %s, or names no RootShard; create it or fix the reference", c.frontProxy, t.GetNamespace()))
-		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
+		missing := c.b.Unreadable(fmt.Sprintf("FrontProxy %s (spec.frontProxy.ref.name) does not exist in namespace %s, or names no RootShard; create it or fix the reference", c.frontProxy, t.GetNamespace()))
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.b.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}
 	c.rootShard = fp.Spec.RootShard.Ref.Name
 	status.RootShard = c.rootShard
@@ -120,20 +120,20 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	c.reqs = append(c.reqs, rsReq)
 	rs := &v1alpha1.RootShard{}
 	if !st.Answered(rsReq.Key()) {
-		c.KeepAll()
-		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
+		c.b.KeepAll()
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.b.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 	}
 	if !required.Get(st, v1alpha1.KindRootShard, c.rootShard, rs) {
-		missing := c.Unreadable(fmt.Sprintf("RootShard %s, which FrontProxy %s names, does not exist in namespace %s; create it or fix the FrontProxy", c.rootShard, c.frontProxy, t.GetNamespace()))
-		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
+		missing := c.b.Unreadable(fmt.Sprintf("RootShard %s, which FrontProxy %s names, does not exist in namespace %s; create it or fix the FrontProxy", c.rootShard, c.frontProxy, t.GetNamespace()))
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.b.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{missing}, NotReady: true}, nil
 	}
 	routes, read := c.installationRoutes(rs)
 	if !read {
 		// The team's XRs are asked for in the same round as the configurations, so that
 		// the rounds of requirements Crossplane allows suffice.
 		c.readTeam()
-		c.KeepAll()
-		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
+		c.b.KeepAll()
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.b.Set, Requirements: c.reqs, Status: status, NotReady: true}, nil
 	}
 	if errs := append(c.checkRoutes(routes), c.checkHomeWorkspaces(rs)...); len(errs) > 0 {
 		return result.Result[v1alpha1.TenantStatus]{}, errs
@@ -146,7 +146,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 	if cond, read := c.readTeam(); !read {
 		// Nothing new for the team, nothing taken away: what was granted before is kept.
 		c.keepMembers()
-		return result.Result[v1alpha1.TenantStatus]{Desired: c.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{cond}, NotReady: true}, nil
+		return result.Result[v1alpha1.TenantStatus]{Desired: c.b.Set, Requirements: c.reqs, Status: status, Conditions: []condition.Condition{cond}, NotReady: true}, nil
 	}
 	c.composeKubeconfigs()
 	c.composeWorkspaces()
@@ -168,7 +168,7 @@ func Compose(t *v1alpha1.Tenant, st *observed.State, validate ValidateXR) (resul
 		status.Phase = PhaseReady
 	}
 	return result.Result[v1alpha1.TenantStatus]{
-		Desired:      c.Set,
+		Desired:      c.b.Set,
 		Requirements: c.reqs,
 		Status:       status,
 		Conditions:   []condition.Condition{c.membersCondition(ready)},
@@ -188,14 +188,14 @@ func (c *composer) composeWorkspace() (bool, field.ErrorList) {
 		DeletionPolicy:      c.t.Spec.DeletionPolicy,
 	}}
 	ws.SetName(c.t.GetName())
-	ws.SetNamespace(c.Namespace)
+	ws.SetNamespace(c.b.Namespace)
 	if errs := c.validate(v1alpha1.KindWorkspace, ws); len(errs) > 0 {
 		return false, errs
 	}
 	if why := c.taken(v1alpha1.KindWorkspace, ws.GetName()); why != "" {
 		return false, field.ErrorList{field.Forbidden(field.NewPath("metadata", "name"), why+"; rename this Tenant")}
 	}
-	ready, err := c.XR(keyWorkspace, v1alpha1.KindWorkspace, ws.GetName(), sharing.Labels(c.t.GetName(), c.team, ""), ws.Spec)
+	ready, err := c.b.XR(keyWorkspace, v1alpha1.KindWorkspace, ws.GetName(), sharing.Labels(c.t.GetName(), c.team, ""), ws.Spec)
 	if err != nil {
 		return false, field.ErrorList{field.InternalError(field.NewPath("spec"), err)}
 	}
@@ -205,7 +205,7 @@ func (c *composer) composeWorkspace() (bool, field.ErrorList) {
 // taken says why an XR of a kind and name in the Tenant's namespace cannot be composed:
 // it exists and this Tenant does not control it. "" when it can.
 func (c *composer) taken(kind, name string) string {
-	l := c.St.Object(kind, name)
+	l := c.b.St.Object(kind, name)
 	if !l.Found || (c.t.GetUID() != "" && l.Controller == string(c.t.GetUID())) {
 		return ""
 	}
@@ -213,12 +213,12 @@ func (c *composer) taken(kind, name string) string {
 	if l.ControllerKind != "" {
 		by = fmt.Sprintf("its controller is %s %s", l.ControllerKind, l.ControllerName)
 	}
-	return fmt.Sprintf("the %s %s/%s this would compose exists and is not controlled by Tenant %s (%s); it is left untouched", kind, c.Namespace, name, c.t.GetName(), by)
+	return fmt.Sprintf("the %s %s/%s this would compose exists and is not controlled by Tenant %s (%s); it is left untouched", kind, c.b.Namespace, name, c.t.GetName(), by)
 }
 
 // grant composes the XR for one team XR, or refuses it: a refused team XR keeps what was
 // composed for it before, unchanged, and its member says why.
-func (c *composer) grant(kind, teamName string, limit, index int, errs field.ErrorList, spec any) {
+func (c *composer) grant(kind, teamName string, limit, index int, errs field.ErrorList, spec v1alpha1.Spec) {
 	m := v1alpha1.TenantMember{Kind: kind, Name: teamName}
 	name := sharing.Name(c.team, teamName)
 	key := memberKey(kind, teamName)
@@ -234,13 +234,13 @@ func (c *composer) grant(kind, teamName string, limit, index int, errs field.Err
 	}
 	labels := sharing.Labels(c.t.GetName(), c.team, teamName)
 	labels[sharing.LabelGrantedThrough] = sharing.GrantedThroughRequest
-	ready, err := c.XR(key, kind, name, labels, spec)
+	ready, err := c.b.XR(key, kind, name, labels, spec)
 	if err != nil {
 		m.Message = err.Error()
 	}
 	m.Granted, m.Ready = err == nil, ready
 	if err == nil && !ready {
-		m.Message = fmt.Sprintf("%s %s/%s is not Ready yet", kind, c.Namespace, name)
+		m.Message = fmt.Sprintf("%s %s/%s is not Ready yet", kind, c.b.Namespace, name)
 	}
 	c.members = append(c.members, m)
 }
@@ -250,8 +250,8 @@ func (c *composer) grant(kind, teamName string, limit, index int, errs field.Err
 func (c *composer) refuse(kind, teamName, why string) {
 	m := v1alpha1.TenantMember{Kind: kind, Name: teamName, Message: fmt.Sprintf("%s %s/%s is refused: %s", kind, c.team, teamName, why)}
 	key := memberKey(kind, teamName)
-	if u, ok := c.St.Get(key); ok {
-		c.Set.Keep(key, u, builder.Readiness(c.St.ConditionTrue(key, "Ready")))
+	if u, ok := c.b.St.Get(key); ok {
+		c.b.Set.Keep(key, u, builder.Readiness(c.b.St.ConditionTrue(key, "Ready")))
 		m.Message += "; what was composed for it before is kept unchanged"
 	}
 	c.members = append(c.members, m)

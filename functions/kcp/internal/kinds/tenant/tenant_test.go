@@ -24,7 +24,7 @@ import (
 )
 
 // validate is fn.go's table for the kinds a Tenant composes.
-func validate(kind string, xr any) field.ErrorList {
+func validate(kind string, xr v1alpha1.XR) field.ErrorList {
 	switch kind {
 	case "Kubeconfig":
 		return kubeconfig.Validate(xr.(*v1alpha1.Kubeconfig))

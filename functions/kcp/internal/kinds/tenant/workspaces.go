@@ -56,12 +56,12 @@ func workspacePath(s v1alpha1.WorkspaceSpec, xrName string) string {
 // report it, and deleting either with deletionPolicy Delete would delete it under the other.
 // "" when none does. Among its own team's XRs the Tenant grants a path to the oldest.
 func (c *composer) pathHolder(path string) string {
-	for _, n := range c.St.Names(v1alpha1.KindWorkspace) {
-		if l := c.St.Object(v1alpha1.KindWorkspace, n); c.t.GetUID() != "" && l.Controller == string(c.t.GetUID()) {
+	for _, n := range c.b.St.Names(v1alpha1.KindWorkspace) {
+		if l := c.b.St.Object(v1alpha1.KindWorkspace, n); c.t.GetUID() != "" && l.Controller == string(c.t.GetUID()) {
 			continue
 		}
 		ws := &v1alpha1.Workspace{}
-		if required.Get(c.St, v1alpha1.KindWorkspace, n, ws) && workspacePath(ws.Spec, n) == path {
+		if required.Get(c.b.St, v1alpha1.KindWorkspace, n, ws) && workspacePath(ws.Spec, n) == path {
 			return n
 		}
 	}
@@ -76,7 +76,7 @@ func (c *composer) checkPath(path, sibling string) field.ErrorList {
 		return field.ErrorList{field.Duplicate(p, fmt.Sprintf("workspace %s is already created for the team's older Workspace %s; give this one another spec.name", path, sibling))}
 	}
 	if holder := c.pathHolder(path); holder != "" {
-		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("workspace %s is already created by Workspace %s/%s, which this Tenant does not compose; give this one another spec.name", path, c.Namespace, holder))}
+		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("workspace %s is already created by Workspace %s/%s, which this Tenant does not compose; give this one another spec.name", path, c.b.Namespace, holder))}
 	}
 	return nil
 }

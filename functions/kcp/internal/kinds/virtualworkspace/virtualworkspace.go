@@ -23,7 +23,7 @@ import (
 func URL(vw *v1alpha1.VirtualWorkspace) string { return names.ExternalURL(vw.Spec.External) }
 
 type composer struct {
-	*builder.Builder
+	b    *builder.Builder
 	vw   *v1alpha1.VirtualWorkspace
 	name names.VirtualWorkspace
 	// rs is the RootShard whose CAs the server uses: the target, or the target Shard's.
@@ -36,12 +36,12 @@ type composer struct {
 // Compose composes a VirtualWorkspace. The XR must have passed Validate.
 func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) (result.Result[v1alpha1.VirtualWorkspaceStatus], field.ErrorList) {
 	c := &composer{
-		Builder: builder.New(vw.GetName(), vw.GetNamespace(), st),
-		vw:      vw,
-		name:    names.VirtualWorkspace(vw.GetName()),
+		b:    builder.New(vw.GetName(), vw.GetNamespace(), st),
+		vw:   vw,
+		name: names.VirtualWorkspace(vw.GetName()),
 	}
-	deployment := c.Key("deployment", c.name.Deployment())
-	if err := c.CheckDowngrade(deployment, vw.Spec.Image, vw.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
+	deployment := c.b.Key("deployment", c.name.Deployment())
+	if err := c.b.CheckDowngrade(deployment, vw.Spec.Image, vw.Spec.Upgrade, field.NewPath("spec", "image", "tag"), field.NewPath("spec", "upgrade")); err != nil {
 		return result.Result[v1alpha1.VirtualWorkspaceStatus]{}, field.ErrorList{err}
 	}
 	if why, ok := c.resolveTarget(); !ok {
@@ -50,15 +50,15 @@ func Compose(vw *v1alpha1.VirtualWorkspace, st *observed.State) (result.Result[v
 	// A virtual workspace server runs a new kcp only once the shard it serves does.
 	upgraded := *vw // shallow: only the image pointer is replaced
 	c.vw = &upgraded
-	c.vw.Spec.Image = c.ImageFor(deployment, vw.Spec.Image, c.leader())
+	c.vw.Spec.Image = c.b.ImageFor(deployment, vw.Spec.Image, c.leader())
 
 	srv := c.server()
 	c.registerExternalInputs(srv)
 	c.composePKI()
 	c.composeMergedClientCA()
 	out := c.composeWorkload(srv)
-	available := c.Report(out)
-	return builder.Composed(c.Builder, v1alpha1.VirtualWorkspaceStatus{Phase: builder.Phase(available), Image: c.RunningImage(out.Key, vw.Status.Image), URL: URL(vw)}), nil
+	available := c.b.Report(out)
+	return builder.Composed(c.b, v1alpha1.VirtualWorkspaceStatus{Phase: builder.Phase(available), Image: c.b.RunningImage(out.Key, vw.Status.Image), URL: URL(vw)}), nil
 }
 
 // resolveTarget reads the target RootShard, or the target Shard and its RootShard. It
@@ -67,10 +67,10 @@ func (c *composer) resolveTarget() (string, bool) {
 	t := c.vw.Spec.Target
 	var rootName string
 	if r := t.ShardRef; r != nil {
-		c.Inputs.Require(required.Named(v1alpha1.KindShard, r.Name))
+		c.b.Inputs.Require(required.Named(v1alpha1.KindShard, r.Name))
 		sh := &v1alpha1.Shard{}
-		if !required.Get(c.St, v1alpha1.KindShard, r.Name, sh) {
-			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", r.Name, c.Namespace), false
+		if !required.Get(c.b.St, v1alpha1.KindShard, r.Name, sh) {
+			return fmt.Sprintf("Shard %s (spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", r.Name, c.b.Namespace), false
 		}
 		ref := sh.Spec.RootShard.Ref
 		if ref == nil || ref.Name == "" {
@@ -80,13 +80,13 @@ func (c *composer) resolveTarget() (string, bool) {
 	} else {
 		rootName = t.RootShardRef.Name
 	}
-	c.Inputs.Require(required.Named(v1alpha1.KindRootShard, rootName))
-	rs, ok := required.RootShard(c.St, rootName)
+	c.b.Inputs.Require(required.Named(v1alpha1.KindRootShard, rootName))
+	rs, ok := required.RootShard(c.b.St, rootName)
 	if !ok {
 		if c.sh != nil {
-			return fmt.Sprintf("RootShard %s (spec.rootShard.ref.name of Shard %s, named by spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.sh.Name, c.Namespace), false
+			return fmt.Sprintf("RootShard %s (spec.rootShard.ref.name of Shard %s, named by spec.target.shardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.sh.Name, c.b.Namespace), false
 		}
-		return fmt.Sprintf("RootShard %s (spec.target.rootShardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.Namespace), false
+		return fmt.Sprintf("RootShard %s (spec.target.rootShardRef.name) does not exist in namespace %s; create it or fix the reference", rootName, c.b.Namespace), false
 	}
 	c.rs, c.root = rs, names.RootShard(rootName)
 	return "", true
@@ -103,7 +103,7 @@ func (c *composer) leader() builder.Leader {
 // waitForTarget keeps everything the VirtualWorkspace composed as it is while its target
 // cannot be read: without it nothing can be rebuilt, and nothing may be deleted.
 func (c *composer) waitForTarget(why string) result.Result[v1alpha1.VirtualWorkspaceStatus] {
-	return builder.Waiting(c.Builder, v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.vw.Status.Image, URL: URL(c.vw)}, why)
+	return builder.Waiting(c.b, v1alpha1.VirtualWorkspaceStatus{Phase: v1alpha1.PhaseProvisioning, Image: c.vw.Status.Image, URL: URL(c.vw)}, why)
 }
 
 // targetKubeconfig is the target's logical-cluster-admin kubeconfig Secret, which points at
@@ -124,7 +124,7 @@ func (c *composer) mergesClientCA() bool {
 func (c *composer) server() vwserver.Server {
 	return vwserver.Server{
 		Name:             c.vw.Name,
-		Namespace:        c.Namespace,
+		Namespace:        c.b.Namespace,
 		Spec:             &c.vw.Spec,
 		Root:             c.root,
 		RootCASecret:     names.RootCASecret(c.rs),
@@ -143,11 +143,11 @@ func (c *composer) registerExternalInputs(srv vwserver.Server) {
 		rsField = "spec.target.shardRef.name (RootShard " + c.rs.Name + " of Shard " + c.sh.Name + ")"
 		targetField = "spec.target.shardRef.name (Shard " + c.sh.Name + ")"
 	}
-	c.Inputs.External(inputs.KindSecret, srv.RootCASecret, rsField)
+	c.b.Inputs.External(inputs.KindSecret, srv.RootCASecret, rsField)
 	for _, ca := range []string{names.CAServer, names.CARequestHeaderClient, names.CAClient} {
-		c.Inputs.External(inputs.KindSecret, c.root.CA(ca), rsField)
+		c.b.Inputs.External(inputs.KindSecret, c.root.CA(ca), rsField)
 	}
-	c.Inputs.External(inputs.KindSecret, srv.TargetKubeconfig, targetField)
+	c.b.Inputs.External(inputs.KindSecret, srv.TargetKubeconfig, targetField)
 	if cs := srv.CacheServer; cs != "" {
 		field := "spec.cache.ref.name of RootShard " + c.rs.Name + " (CacheServer " + cs + ")"
 		if c.sh != nil && c.sh.Spec.Cache != nil && c.sh.Spec.Cache.Ref != nil {
@@ -155,15 +155,15 @@ func (c *composer) registerExternalInputs(srv vwserver.Server) {
 		}
 		n := names.CacheServer(cs)
 		for _, s := range []string{n.Kubeconfig(), n.CA(), n.ClientCertificate()} {
-			c.Inputs.External(inputs.KindSecret, s, field)
+			c.b.Inputs.External(inputs.KindSecret, s, field)
 		}
 	}
 	if ref := c.vw.Spec.KubeconfigSecretRef; ref != nil {
-		c.Inputs.External(inputs.KindSecret, ref.Name, "spec.kubeconfigSecretRef.name")
+		c.b.Inputs.External(inputs.KindSecret, ref.Name, "spec.kubeconfigSecretRef.name")
 	}
 	for i, ic := range c.vw.Spec.InitContainers {
 		if ref := ic.KubeconfigSecretRef; ref != nil {
-			c.Inputs.External(inputs.KindSecret, ref.Name, fmt.Sprintf("spec.initContainers[%d].kubeconfigSecretRef.name", i))
+			c.b.Inputs.External(inputs.KindSecret, ref.Name, fmt.Sprintf("spec.initContainers[%d].kubeconfigSecretRef.name", i))
 		}
 	}
 }
@@ -182,5 +182,5 @@ func (c *composer) composeMergedClientCA() {
 		sources = append(sources, ref.Name)
 	}
 	labels := map[string]string{names.LabelOwnerRootShard: c.rs.Name, names.LabelOwnerVirtualWS: c.vw.Name}
-	c.MergedBundle(c.name.MergedClientCA(), labels, sources...)
+	c.b.MergedBundle(c.name.MergedClientCA(), labels, sources...)
 }

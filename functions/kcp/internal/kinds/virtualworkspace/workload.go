@@ -10,14 +10,14 @@ import (
 
 // composeWorkload composes the server's Deployment and Service once every input exists.
 func (c *composer) composeWorkload(srv vwserver.Server) builder.Outcome {
-	key := c.Key("deployment", srv.DeploymentName())
-	return c.Workload(builder.Workload{
+	key := c.b.Key("deployment", srv.DeploymentName())
+	return c.b.Workload(builder.Workload{
 		Name:          srv.DeploymentName(),
 		DeploymentKey: key,
-		ServiceKey:    c.Key("service", srv.DeploymentName()),
+		ServiceKey:    c.b.Key("service", srv.DeploymentName()),
 		Mounts:        srv.Pod().Generated,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
-			return srv.Deployment(c.Replicas(key, c.vw.Spec.Replicas, builder.DefaultReplicas), podAnnotations), srv.Service()
+			return srv.Deployment(c.b.Replicas(key, c.vw.Spec.Replicas, builder.DefaultReplicas), podAnnotations), srv.Service()
 		},
 	})
 }

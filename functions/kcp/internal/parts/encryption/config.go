@@ -1,7 +1,7 @@
 // Package encryption renders encryption at rest for a kcp server: the EncryptionConfiguration
 // kcp reads with --encryption-provider-config (config.go), and the Job that rewrites every
 // encrypted object with the encrypting key after a rotation (rewrite.go). Which keys the
-// configuration holds, in which order, is decided by compose/encryption.
+// configuration holds, in which order, is decided by compose/rotation.
 package encryption
 
 import (

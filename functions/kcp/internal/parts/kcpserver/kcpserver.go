@@ -56,7 +56,7 @@ type Server struct {
 	// the shard then trusts a merged client CA bundle too.
 	InheritedClientCABundle bool
 	// EncryptionConfig is the Secret holding the EncryptionConfiguration kcp reads, "" for
-	// none (compose/encryption decides).
+	// none (compose/rotation decides).
 	EncryptionConfig string
 }
 

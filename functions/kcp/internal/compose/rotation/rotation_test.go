@@ -1,4 +1,4 @@
-package encryption
+package rotation
 
 import (
 	"encoding/base64"

@@ -1,4 +1,4 @@
-// Package encryption decides a kcp server's encryption at rest: which keys its
+// Package rotation decides a kcp server's encryption at rest: which keys its
 // EncryptionConfiguration holds, in which order, and when the rewrite Job runs, from the spec
 // and from what is observed (the composed configuration, the Deployment that runs it, the
 // Job). A rotation goes in the only order that never leaves a replica unable to read what
@@ -12,7 +12,7 @@
 // Each step waits for the previous one to be observed, never for a clock. Turning encryption
 // on for a running kcp is the same rotation from identity (plain data), and keys: []
 // rotates back to it.
-package encryption
+package rotation
 
 import (
 	"cmp"
