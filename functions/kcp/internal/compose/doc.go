@@ -11,7 +11,7 @@
 //   - policy reads the platform's policy and holds to it every certificate a tenant's XR can
 //     cause, with the table of every kind a tenant can write
 //   - sharing holds what a Tenant and a team's XRs agree on when a kcp is shared
-//   - encryption decides the order of a key rotation from what is observed
+//   - rotation decides the order of a key rotation from what is observed
 //
 // This directory holds only this comment; shape_test.go in functions/kcp holds the layers,
 // and test/style's TestGroupDocsNameEverySubpackage holds this list to the directories here.
