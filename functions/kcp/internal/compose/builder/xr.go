@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -28,7 +27,7 @@ func (b *Builder) XR(key resource.Name, kind, name string, labels map[string]str
 
 // XROf composes the typed XR obj (its kind's API type) as XR does: its name and its spec,
 // nothing else of it.
-func (b *Builder) XROf(key resource.Name, kind string, labels map[string]string, obj metav1.Object) (bool, error) {
+func (b *Builder) XROf(key resource.Name, kind string, labels map[string]string, obj v1alpha1.XR) (bool, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return false, err

@@ -311,7 +311,7 @@ type child struct {
 	// xr is the child as its kind's API type (*v1alpha1.RootShard, ...), named in the
 	// installation's namespace: what the kind's validation and renderer read, and whose spec
 	// is composed.
-	xr metav1.Object
+	xr v1alpha1.XR
 	// component is the installation field of the component (spec.rootShard, spec.shards[0],
 	// ...), and extra what the tenant added to its container there; nil for none.
 	component *field.Path
