@@ -17,9 +17,10 @@ import (
 
 // newPlan derives every child XR's spec from the installation alone, reads no observed
 // state, and checks each child with its own kind's checks. With errors (p.errs, which the
-// refusal planned reports), nothing of the plan may be composed. The children come in the order
-// the installation's status lists them: the cache server, the root shard (after its virtual
-// workspace server), each shard (after its own), the front-proxies, the admin kubeconfig.
+// refusal planned reports), nothing of the plan may be composed. The children come in the
+// order the installation's status lists them: the cache server, the root shard (after its
+// virtual workspace server), each shard (after its own), the front-proxies, the admin
+// kubeconfig.
 func newPlan(inst *v1alpha1.KcpInstallation, kinds Kinds) *plan {
 	p := &plan{inst: inst, kinds: kinds, name: names.Installation(inst.GetName()), external: externalConfig(inst.Spec.External)}
 	var cluster *etcd.Cluster
