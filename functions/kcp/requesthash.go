@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -55,8 +56,10 @@ type wireEncoder struct {
 	// b[off:] is the encoding so far.
 	b   []byte
 	off int
-	// keys is a stack of the keys of the maps being written, sorted.
-	keys []string
+	// keys is a stack of the keys of the maps being written, sorted; fields, of the
+	// Structs'.
+	keys   []string
+	fields []structField
 	// bad is set when proto.Marshal would fail: a string that is not UTF-8.
 	bad bool
 }
@@ -66,7 +69,7 @@ func (e *wireEncoder) release() {
 	if cap(e.b) > 8<<20 {
 		e.b = nil
 	}
-	e.off, e.keys, e.bad = len(e.b), e.keys[:0], false
+	e.off, e.keys, e.fields, e.bad = len(e.b), e.keys[:0], e.fields[:0], false
 	wireEncoders.Put(e)
 }
 
@@ -91,6 +94,12 @@ func (e *wireEncoder) raw(p []byte) {
 }
 
 func (e *wireEncoder) varint(v uint64) {
+	if v < 0x80 { // tags and most lengths
+		e.reserve(1)
+		e.off--
+		e.b[e.off] = byte(v)
+		return
+	}
 	n := protowire.SizeVarint(v)
 	e.reserve(n)
 	e.off -= n
@@ -166,6 +175,7 @@ func mapField[V any](e *wireEncoder, num protowire.Number, m map[string]V, value
 		e.stringField(1, k)
 		e.length(num, mark)
 	}
+	clear(e.keys[start:]) // no strings of the request kept in the pool
 	e.keys = e.keys[:start]
 }
 
@@ -246,7 +256,27 @@ func (e *wireEncoder) structpb(s *structpb.Struct) {
 		return
 	}
 	e.unknown(s)
-	mapField(e, 1, s.Fields, structFieldValue)
+	// mapField, with each key's value kept beside it: Structs are most of a request.
+	start := len(e.fields)
+	for k, v := range s.Fields {
+		e.fields = append(e.fields, structField{k, v})
+	}
+	slices.SortFunc(e.fields[start:], func(a, b structField) int { return strings.Compare(a.key, b.key) })
+	for i := len(e.fields) - 1; i >= start; i-- {
+		f := e.fields[i]
+		mark := e.size()
+		structFieldValue(e, f.value)
+		e.stringField(1, f.key)
+		e.length(1, mark)
+	}
+	clear(e.fields[start:]) // no pointers into the request kept in the pool
+	e.fields = e.fields[:start]
+}
+
+// structField is an entry of a Struct being written.
+type structField struct {
+	key   string
+	value *structpb.Value
 }
 
 func (e *wireEncoder) list(l *structpb.ListValue) {

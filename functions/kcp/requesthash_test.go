@@ -175,3 +175,14 @@ func randomStruct(rnd *rand.Rand, depth int) *structpb.Struct {
 	}
 	return s
 }
+
+// BenchmarkRequestHash is inputsWatched's hash of the converged RootShard's request.
+func BenchmarkRequestHash(b *testing.B) {
+	req := convergedRequest(b, basicXR)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := requestHash(req); !ok {
+			b.Fatal("not hashed")
+		}
+	}
+}
