@@ -90,73 +90,77 @@ func structFromMap(a *arena, m map[string]any, drop string) (*structpb.Struct, e
 // of them, each one or two allocations of its own (the Value and its oneof wrapper), which
 // were a third of a converged RootShard's allocations. They live as long as the response.
 type arena struct {
-	values  []structpb.Value
-	structs []structpb.Struct
-	strs    []structpb.Value_StringValue
-	nums    []structpb.Value_NumberValue
-	bools   []structpb.Value_BoolValue
-	sv      []structpb.Value_StructValue
-	lv      []structpb.Value_ListValue
-	lists   []structpb.ListValue
+	values  slab[structpb.Value]
+	structs slab[structpb.Struct]
+	strs    slab[structpb.Value_StringValue]
+	nums    slab[structpb.Value_NumberValue]
+	bools   slab[structpb.Value_BoolValue]
+	sv      slab[structpb.Value_StructValue]
+	lv      slab[structpb.Value_ListValue]
+	lists   slab[structpb.ListValue]
 }
 
-// arenaBlock is how many values of a kind an arena allocates at once.
-const arenaBlock = 64
+// A slab hands out values of one type from blocks, each twice the last, from 8 to 128: a
+// small response does not pay for large blocks.
+type slab[T any] struct {
+	free []T
+	size int
+}
 
-// next returns the next free element of *block, allocating a new block when it is used up.
-func next[T any](block *[]T) *T {
-	if len(*block) == 0 {
-		*block = make([]T, arenaBlock)
+func (s *slab[T]) next() *T {
+	if len(s.free) == 0 {
+		s.size = min(max(2*s.size, 8), 128)
+		s.free = make([]T, s.size)
 	}
-	e := &(*block)[0]
-	*block = (*block)[1:]
+	e := &s.free[0]
+	s.free = s.free[1:]
 	return e
 }
 
 func (a *arena) str(s string) *structpb.Value {
-	w := next(&a.strs)
+	w := a.strs.next()
 	w.StringValue = s
-	v := next(&a.values)
+	v := a.values.next()
 	v.Kind = w
 	return v
 }
 
 func (a *arena) number(f float64) *structpb.Value {
-	w := next(&a.nums)
+	w := a.nums.next()
 	w.NumberValue = f
-	v := next(&a.values)
+	v := a.values.next()
 	v.Kind = w
 	return v
 }
 
 func (a *arena) boolean(b bool) *structpb.Value {
-	w := next(&a.bools)
+	w := a.bools.next()
 	w.BoolValue = b
-	v := next(&a.values)
+	v := a.values.next()
 	v.Kind = w
 	return v
 }
 
 func (a *arena) newStruct(fields map[string]*structpb.Value) *structpb.Struct {
-	s := next(&a.structs)
+	s := a.structs.next()
 	s.Fields = fields
 	return s
 }
 
 func (a *arena) structValue(s *structpb.Struct) *structpb.Value {
-	w := next(&a.sv)
+	w := a.sv.next()
 	w.StructValue = s
-	v := next(&a.values)
+	v := a.values.next()
 	v.Kind = w
 	return v
 }
 
 func (a *arena) list(values []*structpb.Value) *structpb.Value {
-	w := next(&a.lv)
-	l := next(&a.lists)
+	w := a.lv.next()
+	l := a.lists.next()
 	l.Values = values
 	w.ListValue = l
-	v := next(&a.values)
+	v := a.values.next()
 	v.Kind = w
 	return v
 }
