@@ -203,7 +203,7 @@ func (e *wireEncoder) request(req *fnv1.RunFunctionRequest) {
 	mapField(e, 9, req.RequiredSchemas, schemaValue)
 	mapField(e, 8, req.RequiredResources, resourcesValue)
 	mapField(e, 7, req.Credentials, credentialsValue)
-	mapField(e, 6, req.ExtraResources, resourcesValue)
+	mapField(e, 6, req.ExtraResources, resourcesValue) //nolint:staticcheck // Deprecated, but an older Crossplane's request carries it, and its tag covers it.
 	messageField(e, 5, req.Context, (*wireEncoder).structpb)
 	messageField(e, 4, req.Input, (*wireEncoder).structpb)
 	messageField(e, 3, req.Desired, (*wireEncoder).state)

@@ -99,7 +99,7 @@ func everyFieldRequest() *fnv1.RunFunctionRequest {
 	unknown = protowire.AppendString(unknown, "unknown")
 	obj := func() *structpb.Struct {
 		s, _ := structpb.NewStruct(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "n", "labels": map[string]any{"é": "ü", "": ""}},
-			"list": []any{1.5, -0.0, "", true, false, nil, map[string]any{}, []any{}}})
+			"list": []any{1.5, math.Copysign(0, -1), "", true, false, nil, map[string]any{}, []any{}}})
 		s.Fields["nan"] = structpb.NewNumberValue(math.NaN())
 		s.Fields["inf"] = structpb.NewNumberValue(math.Inf(-1))
 		s.Fields["nil"] = nil
@@ -124,7 +124,7 @@ func everyFieldRequest() *fnv1.RunFunctionRequest {
 		Desired:  &fnv1.State{Resources: map[string]*fnv1.Resource{"x": res(fnv1.Ready_READY_FALSE)}},
 		Input:    &structpb.Struct{},
 		Context:  obj(),
-		ExtraResources: map[string]*fnv1.Resources{"e": {Items: []*fnv1.Resource{res(1), nil, {}}}, "nil": nil,
+		ExtraResources: map[string]*fnv1.Resources{ //nolint:staticcheck // Deprecated, but still hashed."e": {Items: []*fnv1.Resource{res(1), nil, {}}}, "nil": nil,
 			"u": withUnknown(&fnv1.Resources{}).(*fnv1.Resources)},
 		Credentials: map[string]*fnv1.Credentials{
 			"c":   {Source: &fnv1.Credentials_CredentialData{CredentialData: &fnv1.CredentialData{Data: map[string][]byte{"z": []byte("1"), "a": []byte("2")}}}},
