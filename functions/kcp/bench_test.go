@@ -219,6 +219,10 @@ type benchCase struct {
 	next func(xr string, rsp *fnv1.RunFunctionResponse, world ...map[string]any) (*fnv1.RunFunctionRequest, error)
 }
 
+// converged reports whether c is a converged input (TestAllocationBudgets holds each to its
+// budget).
+func (c benchCase) converged() bool { return c.xr != "" }
+
 // benchCases are realistic inputs per kind and state: fresh (nothing composed yet) and
 // converged (every certificate issued, every workload up, every composed XR Ready).
 func benchCases(b testing.TB) []benchCase {

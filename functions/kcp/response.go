@@ -7,7 +7,6 @@ import (
 
 	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -88,15 +87,13 @@ func inputsWatched(req *fnv1.RunFunctionRequest) bool {
 	if tag == "" {
 		return false
 	}
-	meta := req.Meta
-	req.Meta = nil
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
-	req.Meta = meta
-	if err != nil {
+	sum, ok := requestHash(req)
+	if !ok {
 		return false
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]) == tag
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:]) == tag
 }
 
 // settling reports whether the XR is still on its way: forced not ready, a condition False

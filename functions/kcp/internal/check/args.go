@@ -72,10 +72,15 @@ func GeneratedFlags(p *field.Path, generated, args []string, fix string) field.E
 }
 
 // GeneratedFlagWarnings says, for a platform's per-kind XR, which extra arguments replace a
-// generated flag: accepted, as kcp-operator accepts them, but rarely meant.
-func GeneratedFlagWarnings(p *field.Path, generated, args []string) []string {
+// generated flag: accepted, as kcp-operator accepts them, but rarely meant. generated lists
+// the flags; it renders the component's arguments, so it is called only when there are
+// extra arguments to check.
+func GeneratedFlagWarnings(p *field.Path, generated func() []string, args []string) []string {
+	if len(args) == 0 {
+		return nil
+	}
 	var out []string
-	for _, o := range overrides(generated, args) {
+	for _, o := range overrides(generated(), args) {
 		out = append(out, fmt.Sprintf("%s sets --%s, which this XR generates: the last value wins, so it replaces the generated one", p.Index(o.index), o.flag))
 	}
 	return out

@@ -166,7 +166,7 @@ func TestWireMatchesConverter(t *testing.T) {
 				// encoding/json and the wire form do not. No composed type has any.
 				delete(want.Fields, "unexported")
 				fields := map[string]*structpb.Value{}
-				if err := writeFields(reflectElem(tc.obj), fields); err != nil {
+				if err := writeFields(&arena{}, reflectElem(tc.obj), fields); err != nil {
 					t.Fatal(err)
 				}
 				delete(fields, "status")

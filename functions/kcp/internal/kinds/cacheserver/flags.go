@@ -35,6 +35,6 @@ func GeneratedFlags(cs *v1alpha1.CacheServer) []string {
 // KcpInstallation's tenant does not have.
 func extraWarnings(cs *v1alpha1.CacheServer) []string {
 	spec := field.NewPath("spec")
-	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), GeneratedFlags(cs), cs.Spec.ExtraArgs)
+	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), func() []string { return GeneratedFlags(cs) }, cs.Spec.ExtraArgs)
 	return append(out, check.RestrictedVolumeWarnings(spec.Child("extraVolumes"), cs.Spec.ExtraVolumes)...)
 }

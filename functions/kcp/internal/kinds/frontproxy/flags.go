@@ -25,6 +25,6 @@ func GeneratedFlags(fp *v1alpha1.FrontProxy) []string {
 // KcpInstallation's tenant does not have.
 func extraWarnings(fp *v1alpha1.FrontProxy) []string {
 	spec := field.NewPath("spec")
-	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), GeneratedFlags(fp), fp.Spec.ExtraArgs)
+	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), func() []string { return GeneratedFlags(fp) }, fp.Spec.ExtraArgs)
 	return append(out, check.RestrictedVolumeWarnings(spec.Child("extraVolumes"), fp.Spec.ExtraVolumes)...)
 }

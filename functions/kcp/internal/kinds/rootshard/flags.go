@@ -27,10 +27,10 @@ func proxyFlags(p *v1alpha1.RootShardProxySpec) []string {
 // platform's choice, which a KcpInstallation's tenant does not have.
 func extraWarnings(rs *v1alpha1.RootShard) []string {
 	spec := field.NewPath("spec")
-	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), GeneratedFlags(rs), rs.Spec.ExtraArgs)
+	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), func() []string { return GeneratedFlags(rs) }, rs.Spec.ExtraArgs)
 	out = append(out, check.RestrictedVolumeWarnings(spec.Child("extraVolumes"), rs.Spec.ExtraVolumes)...)
 	if p := rs.Spec.Proxy; p != nil {
-		out = append(out, check.GeneratedFlagWarnings(spec.Child("proxy", "extraArgs"), proxyFlags(p), p.ExtraArgs)...)
+		out = append(out, check.GeneratedFlagWarnings(spec.Child("proxy", "extraArgs"), func() []string { return proxyFlags(p) }, p.ExtraArgs)...)
 		out = append(out, check.RestrictedVolumeWarnings(spec.Child("proxy", "extraVolumes"), p.ExtraVolumes)...)
 	}
 	return out

@@ -20,6 +20,6 @@ func GeneratedFlags(sh *v1alpha1.Shard) []string {
 func Warnings(sh *v1alpha1.Shard) []string {
 	spec := field.NewPath("spec")
 	out := check.UnknownTemplateKeys("spec.certificateTemplates", sh.Spec.CertificateTemplates, templateKeys)
-	out = append(out, check.GeneratedFlagWarnings(spec.Child("extraArgs"), GeneratedFlags(sh), sh.Spec.ExtraArgs)...)
+	out = append(out, check.GeneratedFlagWarnings(spec.Child("extraArgs"), func() []string { return GeneratedFlags(sh) }, sh.Spec.ExtraArgs)...)
 	return append(out, check.RestrictedVolumeWarnings(spec.Child("extraVolumes"), sh.Spec.ExtraVolumes)...)
 }

@@ -28,7 +28,7 @@ func GeneratedFlags(vw *v1alpha1.VirtualWorkspace) []string {
 // refuses: the platform's choice, which a KcpInstallation's tenant does not have.
 func extraWarnings(vw *v1alpha1.VirtualWorkspace) []string {
 	spec := field.NewPath("spec")
-	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), GeneratedFlags(vw), vw.Spec.ExtraArgs)
+	out := check.GeneratedFlagWarnings(spec.Child("extraArgs"), func() []string { return GeneratedFlags(vw) }, vw.Spec.ExtraArgs)
 	out = append(out, check.RestrictedVolumeWarnings(spec.Child("extraVolumes"), vw.Spec.ExtraVolumes)...)
 	for i, ic := range vw.Spec.InitContainers {
 		out = append(out, check.RestrictedVolumeWarnings(spec.Child("initContainers").Index(i).Child("volumes"), ic.Volumes)...)
