@@ -127,7 +127,7 @@ func (c Cluster) BackupCronJob() *batchv1.CronJob {
 	workload.ApplyScheduling(&pod, c.Scheduling)
 	return &batchv1.CronJob{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "CronJob"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.Names.BackupCronJob(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Names.BackupCronJob(), Namespace: c.Namespace, Labels: labels},
 		Spec: batchv1.CronJobSpec{
 			Schedule:                   schedule,
 			TimeZone:                   &zone,

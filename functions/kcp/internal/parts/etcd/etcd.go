@@ -185,7 +185,7 @@ func (c Cluster) ClientService() *corev1.Service {
 	labels := c.Labels()
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.Names.Name(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Names.Name(), Namespace: c.Namespace, Labels: labels},
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: maps.Clone(labels),
@@ -200,7 +200,7 @@ func (c Cluster) MembersService() *corev1.Service {
 	labels := c.Labels()
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.Names.MembersService(), Namespace: c.Namespace, Labels: maps.Clone(labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Names.MembersService(), Namespace: c.Namespace, Labels: labels},
 		Spec: corev1.ServiceSpec{
 			ClusterIP:                corev1.ClusterIPNone,
 			PublishNotReadyAddresses: true,
