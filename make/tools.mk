@@ -47,8 +47,10 @@ TOOLS_JOBS ?= 2
 # $(call build_tools,<files>): build those of <files> that are missing, TOOLS_JOBS at a time,
 # with progress. A command's recipe calls it first, so that the tools it needs build side by
 # side (make's prerequisites would build one after another) and the count covers them all.
+# A tool is missing when its file is, or when make would remake it: a link to another version
+# (a bumped pin, or the Go a linter must be built with) or our own tool's changed sources.
 define build_tools
-	@missing=""; for f in $(1); do [ -e "$$f" ] || missing="$$missing $$f"; done; \
+	@missing=""; for f in $(1); do [ -e "$$f" ] && $(MAKE) -q --no-print-directory "$$f" 2>/dev/null || missing="$$missing $$f"; done; \
 	if [ -n "$$missing" ]; then \
 	  n=$$(echo $$missing | wc -w); \
 	  echo "== building $$n pinned tools into $(BIN), $(TOOLS_JOBS) at a time (once; later runs skip them)"; \
@@ -110,14 +112,14 @@ $(BIN)/crossplane-core-$(CROSSPLANE_CORE_NEXT_VERSION):
 	@mkdir -p $(BIN)
 	@$(PROGRESS) "Crossplane core $(CROSSPLANE_CORE_NEXT_VERSION)" '$(TOOLS_NEXT_GO) build -trimpath -ldflags "-s -w -X $(TOOLS_VERSION_LDFLAG)=$(CROSSPLANE_CORE_NEXT_VERSION)" -o $@.tmp github.com/crossplane/crossplane/v2/cmd/crossplane' && mv $@.tmp $@
 
-$(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION):
+$(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(GO_TOOLCHAIN):
 	@v=$$($(TOOLS_LINT_GO) list -m -f '{{.Version}}' github.com/golangci/golangci-lint/v2 2>/dev/null) && test "$$v" = "$(GOLANGCI_LINT_VERSION)" || \
 	  { echo "make/tools.mk wants golangci-lint $(GOLANGCI_LINT_VERSION) but test/tools/golangci-lint/go.mod has $$v" >&2; exit 1; }
 	@mkdir -p $(BIN)
 	@$(PROGRESS) "golangci-lint $(GOLANGCI_LINT_VERSION)" '$(TOOLS_LINT_GO) build -trimpath -o $@.tmp github.com/golangci/golangci-lint/v2/cmd/golangci-lint' && mv $@.tmp $@
 
 # xrdgen is our own code: rebuild it when its sources or the tools module change.
-$(BIN)/xrdgen-$(CONTROLLER_TOOLS_VERSION): $(XRDGEN_SRCS)
+$(BIN)/xrdgen-$(CONTROLLER_TOOLS_VERSION)-$(GO_TOOLCHAIN): $(XRDGEN_SRCS)
 	$(call tools_check_version,sigs.k8s.io/controller-tools,$(CONTROLLER_TOOLS_VERSION))
 	@mkdir -p $(BIN)
 	@$(PROGRESS) "xrdgen (controller-tools $(CONTROLLER_TOOLS_VERSION))" '$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./xrdgen' && mv $@.tmp $@
@@ -139,6 +141,8 @@ $(XPKG_BUILD): $(XPKG_BUILD_SRCS)
 $(eval $(call tools_link,$(CROSSPLANE),crossplane-$(CROSSPLANE_CLI_VERSION)))
 $(eval $(call tools_link,$(CROSSPLANE_CORE),crossplane-core-$(CROSSPLANE_CORE_VERSION)))
 $(eval $(call tools_link,$(CROSSPLANE_CORE_NEXT),crossplane-core-$(CROSSPLANE_CORE_NEXT_VERSION)))
-$(eval $(call tools_link,$(XRDGEN),xrdgen-$(CONTROLLER_TOOLS_VERSION)))
+# xrdgen and golangci-lint read this repository's Go, so they are built with its Go: the
+# toolchain is in their names, and a new one builds them again.
+$(eval $(call tools_link,$(XRDGEN),xrdgen-$(CONTROLLER_TOOLS_VERSION)-$(GO_TOOLCHAIN)))
 $(eval $(call tools_link,$(RUNTIME_IMAGE),runtime-image-$(GGCR_VERSION)))
-$(eval $(call tools_link,$(GOLANGCI_LINT),golangci-lint-$(GOLANGCI_LINT_VERSION)))
+$(eval $(call tools_link,$(GOLANGCI_LINT),golangci-lint-$(GOLANGCI_LINT_VERSION)-$(GO_TOOLCHAIN)))
