@@ -1,6 +1,8 @@
 module github.com/configuration-kcp/configuration-kcp
 
-go 1.26.0
+go 1.27.0
+
+toolchain go1.27.3
 
 require (
 	github.com/alecthomas/kong v1.17.0
