@@ -8,8 +8,9 @@
 #   include make/e2e-tools.mk
 #
 # Like make/tools.mk, every binary is built once per pinned version into a
-# versioned file ($(BIN)/etcd-v3.6.7, ...) and exposed through a stable symlink
-# ($(BIN)/etcd, ...); present files are never rebuilt. The stable paths are
+# versioned file ($(BIN)/etcd-v3.6.16, ...) and exposed through a stable symlink
+# ($(BIN)/etcd, ...); a present file is rebuilt only when make would remake it (a module of
+# our own whose go.mod changed). The stable paths are
 # exported as E2E_* variables for test code. A cold build of all of them takes
 # several GiB of Go build cache (docs/performance.md says how long and how much);
 # cache the binaries.
@@ -19,8 +20,8 @@
 
 BIN ?= $(CURDIR)/bin
 
-E2E_ETCD_VERSION         := v3.6.7
-E2E_KUBERNETES_VERSION   := v1.35.3
+E2E_ETCD_VERSION         := v3.6.16
+E2E_KUBERNETES_VERSION   := v1.35.4
 E2E_CERT_MANAGER_VERSION := v1.21.2
 E2E_PROVIDER_KUBERNETES_VERSION := v1.3.1
 E2E_KWOK_VERSION         := v0.8.0
