@@ -95,7 +95,8 @@ func demo(ctx context.Context, fn, cfg string) error {
 	}
 	s, err := stack.Up(ctx, stack.Options{
 		Bin: bin, Dir: out, Progress: os.Stdout,
-		CrossplaneCRDs:     os.Getenv(stack.EnvCrossplaneCRDs),
+		// The newest Crossplane core, which make demo runs (CROSSPLANE_CORE_NEXT).
+		CrossplaneCRDs:     os.Getenv(stack.EnvCrossplaneNextCRDs),
 		CertManagerCRDs:    os.Getenv(stack.EnvCertManagerCRDs),
 		ProviderKubernetes: &stack.ProviderKubernetes{Package: provider},
 	})
