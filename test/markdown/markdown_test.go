@@ -36,3 +36,20 @@ func TestBlocks(t *testing.T) {
 		})
 	}
 }
+
+func TestMakeTargets(t *testing.T) {
+	got, err := MakeTargets("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"test", "demo", "unit", "bench", "e2e"} {
+		if !got[want] {
+			t.Errorf("MakeTargets() misses %s, a target of the Makefile", want)
+		}
+	}
+	for _, notATarget := range []string{"SHELL", "BIN", "GO_TOOLCHAIN", "export GOTOOLCHAIN"} {
+		if got[notATarget] {
+			t.Errorf("MakeTargets() names %q, which is an assignment, not a target", notATarget)
+		}
+	}
+}

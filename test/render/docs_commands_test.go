@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 	"github.com/configuration-kcp/configuration-kcp/test/shell"
 )
 
@@ -199,22 +200,11 @@ func userDir(t *testing.T) string {
 // makeTargets are the targets the Makefile and its includes define.
 func makeTargets(t *testing.T) map[string]bool {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(repoRoot, "make", "*.mk"))
-	files = append(files, filepath.Join(repoRoot, "Makefile"))
-	rule := regexp.MustCompile(`(?m)^([A-Za-z0-9_.-]+(?: [A-Za-z0-9_.-]+)*):(?:[^=]|$)`)
-	out := map[string]bool{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range rule.FindAllStringSubmatch(string(b), -1) {
-			for _, name := range strings.Fields(m[1]) {
-				out[name] = true
-			}
-		}
+	targets, err := markdown.MakeTargets(repoRoot)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return targets
 }
 
 // checkGoTest wants go test of a package directory of this repository, and a -run pattern

@@ -420,20 +420,9 @@ func ownModule(testDir, dir string) bool {
 // makeTargets are the targets the Makefile and its includes define.
 func makeTargets(t *testing.T) map[string]bool {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(root, "make", "*.mk"))
-	files = append(files, filepath.Join(root, "Makefile"))
-	rule := regexp.MustCompile(`(?m)^([A-Za-z0-9_.-]+(?: [A-Za-z0-9_.-]+)*):(?:[^=]|$)`)
-	out := map[string]bool{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range rule.FindAllStringSubmatch(string(b), -1) {
-			for _, name := range strings.Fields(m[1]) {
-				out[name] = true
-			}
-		}
+	targets, err := markdown.MakeTargets(root)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return targets
 }
