@@ -220,6 +220,16 @@ func messageField[M any](e *wireEncoder, num protowire.Number, m *M, write func(
 	e.length(num, mark)
 }
 
+// repeatedField writes the messages of repeated field num, back to front; each is written,
+// even a nil one (as an empty message), as proto.Marshal writes it.
+func repeatedField[M any](e *wireEncoder, num protowire.Number, items []*M, write func(*wireEncoder, *M)) {
+	for i := len(items) - 1; i >= 0; i-- {
+		mark := e.size()
+		write(e, items[i])
+		e.length(num, mark)
+	}
+}
+
 func (e *wireEncoder) state(s *fnv1.State) {
 	e.unknown(s)
 	mapField(e, 2, s.Resources, resourceValue)
@@ -231,11 +241,7 @@ func (e *wireEncoder) resources(rs *fnv1.Resources) {
 		return
 	}
 	e.unknown(rs)
-	for i := len(rs.Items) - 1; i >= 0; i-- {
-		mark := e.size()
-		e.resource(rs.Items[i])
-		e.length(1, mark)
-	}
+	repeatedField(e, 1, rs.Items, (*wireEncoder).resource)
 }
 
 func (e *wireEncoder) resource(r *fnv1.Resource) {
@@ -284,11 +290,7 @@ func (e *wireEncoder) list(l *structpb.ListValue) {
 		return
 	}
 	e.unknown(l)
-	for i := len(l.Values) - 1; i >= 0; i-- {
-		mark := e.size()
-		e.value(l.Values[i])
-		e.length(1, mark)
-	}
+	repeatedField(e, 1, l.Values, (*wireEncoder).value)
 }
 
 // value writes v's kind, a oneof: written when set, even to its zero value.
