@@ -297,16 +297,17 @@ func waitBindings(ctx context.Context, t *testing.T, e *env, d dynamic.Interface
 	}
 }
 
-// objectUIDs maps every provider-kubernetes Object and ProviderConfig in the namespace to
-// its UID.
+// objectUIDs maps every provider-kubernetes Object and ProviderConfig in the namespace that is
+// not being deleted to its UID.
 func objectUIDs(ctx context.Context, t *testing.T, e *env, ns string) map[string]string {
 	t.Helper()
 	var l struct {
 		Items []struct {
 			Kind     string `json:"kind"`
 			Metadata struct {
-				Name string `json:"name"`
-				UID  string `json:"uid"`
+				Name              string `json:"name"`
+				UID               string `json:"uid"`
+				DeletionTimestamp string `json:"deletionTimestamp"`
 			} `json:"metadata"`
 		} `json:"items"`
 	}
@@ -315,6 +316,11 @@ func objectUIDs(ctx context.Context, t *testing.T, e *env, ns string) map[string
 	}
 	out := map[string]string{}
 	for _, i := range l.Items {
+		// An Object already being deleted (a binding of the role just replaced, waiting on
+		// provider-kubernetes' finalizer) was let go before kcp stopped: not one to keep.
+		if i.Metadata.DeletionTimestamp != "" {
+			continue
+		}
 		out[i.Kind+"/"+i.Metadata.Name] = i.Metadata.UID
 	}
 	return out
