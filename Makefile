@@ -219,7 +219,7 @@ test:
 	@# cores (docs/performance.md, "A first run"): 30m, not go test's 10-minute default, leaves
 	@# a slower machine room.
 	@echo "== unit and render tests"; go test -timeout 30m $$(go list ./... | grep -v '/test/e2e/scenarios\|/test/e2e/schema\|/test/pkg')
-	@echo "== tools module tests"; cd test/tools && GOWORK=off go test ./...
+	@echo "== tools modules' tests"; cd test/tools && GOWORK=off go test ./... && cd xrdgen && GOWORK=off go test ./...
 	@echo "== benchmarks, one iteration each (they must keep working; make bench measures)"; go test -run '^$$' -bench RunFunction -benchtime=1x ./functions/kcp/ > /dev/null
 	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=4500x
 	@echo "== package tests"; $(MAKE) --no-print-directory package-test

@@ -23,7 +23,9 @@ CROSSPLANE_CORE_VERSION  := v2.3.5
 # crossplane-runtime v2.4.2 it names, so that module replaces it with runtime v2.4.0 (what
 # this changes is in test/tools/README.md).
 CROSSPLANE_CORE_NEXT_VERSION := v2.4.2
-CONTROLLER_TOOLS_VERSION := v0.20.1
+# xrdgen is pinned by its own module (test/tools/xrdgen): controller-tools v0.23 needs the
+# Kubernetes libraries the root module builds with (v0.37), newer than the Crossplane tools'.
+CONTROLLER_TOOLS_VERSION := v0.23.0
 GGCR_VERSION             := v0.21.9
 # golangci-lint is pinned by its own module (test/tools/golangci-lint): its linters' dependencies
 # must not move the versions the Crossplane tools build with.
@@ -65,10 +67,11 @@ TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/tools)
 TOOLS_GO := cd $(TOOLS_DIR) && GOWORK=off go
 TOOLS_NEXT_GO := cd $(TOOLS_DIR)/crossplane-next && GOWORK=off go
 TOOLS_LINT_GO := cd $(TOOLS_DIR)/golangci-lint && GOWORK=off go
+TOOLS_XRDGEN_GO := cd $(TOOLS_DIR)/xrdgen && GOWORK=off go
 TOOLS_VERSION_LDFLAG := github.com/crossplane/crossplane-runtime/v2/pkg/version.version
 
 XRDGEN_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xrdgen/*.go)) \
-	$(TOOLS_DIR)/go.mod $(TOOLS_DIR)/go.sum
+	$(TOOLS_DIR)/xrdgen/go.mod $(TOOLS_DIR)/xrdgen/go.sum
 RUNTIME_IMAGE_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/runtimeimage/*.go)) \
 	$(TOOLS_DIR)/go.mod $(TOOLS_DIR)/go.sum
 XPKG_BUILD_SRCS := $(filter-out %_test.go,$(wildcard $(TOOLS_DIR)/xpkgbuild/*.go)) \
@@ -118,11 +121,12 @@ $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(GO_TOOLCHAIN):
 	@mkdir -p $(BIN)
 	@$(PROGRESS) "golangci-lint $(GOLANGCI_LINT_VERSION)" '$(TOOLS_LINT_GO) build -trimpath -o $@.tmp github.com/golangci/golangci-lint/v2/cmd/golangci-lint' && mv $@.tmp $@
 
-# xrdgen is our own code: rebuild it when its sources or the tools module change.
+# xrdgen is our own code: rebuild it when its sources or its module change.
 $(BIN)/xrdgen-$(CONTROLLER_TOOLS_VERSION)-$(GO_TOOLCHAIN): $(XRDGEN_SRCS)
-	$(call tools_check_version,sigs.k8s.io/controller-tools,$(CONTROLLER_TOOLS_VERSION))
+	@v=$$($(TOOLS_XRDGEN_GO) list -m -f '{{.Version}}' sigs.k8s.io/controller-tools 2>/dev/null) && test "$$v" = "$(CONTROLLER_TOOLS_VERSION)" || \
+	  { echo "make/tools.mk wants controller-tools $(CONTROLLER_TOOLS_VERSION) but test/tools/xrdgen/go.mod has $$v" >&2; exit 1; }
 	@mkdir -p $(BIN)
-	@$(PROGRESS) "xrdgen (controller-tools $(CONTROLLER_TOOLS_VERSION))" '$(TOOLS_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp ./xrdgen' && mv $@.tmp $@
+	@$(PROGRESS) "xrdgen (controller-tools $(CONTROLLER_TOOLS_VERSION))" '$(TOOLS_XRDGEN_GO) build -trimpath -buildvcs=false -ldflags "-s -w" -o $@.tmp .' && mv $@.tmp $@
 
 # runtime-image builds the function's runtime image tarball without Docker (see
 # make/package.mk). Our own code too, so rebuilt like xrdgen; named after the

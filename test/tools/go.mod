@@ -5,15 +5,12 @@ go 1.26.0
 tool (
 	github.com/crossplane/cli/v2/cmd/crossplane
 	github.com/crossplane/crossplane/v2/cmd/crossplane
-	sigs.k8s.io/controller-tools/cmd/controller-gen
 )
 
 require (
-	github.com/google/go-cmp v0.7.0
+	github.com/crossplane/crossplane-runtime/v2 v2.3.4
 	github.com/google/go-containerregistry v0.21.9
-	k8s.io/apiextensions-apiserver v0.35.1
-	k8s.io/apimachinery v0.35.3
-	sigs.k8s.io/controller-tools v0.20.1
+	github.com/spf13/afero v1.15.0
 	sigs.k8s.io/yaml v1.6.0
 )
 
@@ -92,7 +89,6 @@ require (
 	github.com/containerd/platforms v0.2.1 // indirect
 	github.com/coreos/go-oidc/v3 v3.17.0 // indirect
 	github.com/crossplane/cli/v2 v2.5.0 // indirect
-	github.com/crossplane/crossplane-runtime/v2 v2.3.4 // indirect
 	github.com/crossplane/crossplane/apis/v2 v2.3.4 // indirect
 	github.com/crossplane/crossplane/v2 v2.3.5 // indirect
 	github.com/crossplane/function-sdk-go v0.7.1 // indirect
@@ -166,6 +162,7 @@ require (
 	github.com/google/cel-go v0.30.0 // indirect
 	github.com/google/certificate-transparency-go v1.3.3 // indirect
 	github.com/google/gnostic-models v0.7.1 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/go-containerregistry/pkg/authn/k8schain v0.0.0-20260312205200-e9163014982e // indirect
 	github.com/google/go-containerregistry/pkg/authn/kubernetes v0.0.0-20250225234217-098045d5e61f // indirect
 	github.com/google/ko v0.18.1 // indirect
@@ -260,7 +257,6 @@ require (
 	github.com/skeema/knownhosts v1.3.1 // indirect
 	github.com/speakeasy-api/jsonpath v0.6.3 // indirect
 	github.com/speakeasy-api/openapi v1.19.2 // indirect
-	github.com/spf13/afero v1.15.0 // indirect
 	github.com/spf13/cast v1.10.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
@@ -316,6 +312,8 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	helm.sh/helm/v3 v3.20.2 // indirect
 	k8s.io/api v0.35.3 // indirect
+	k8s.io/apiextensions-apiserver v0.35.1 // indirect
+	k8s.io/apimachinery v0.35.3 // indirect
 	k8s.io/apiserver v0.35.1 // indirect
 	k8s.io/cli-runtime v0.35.1 // indirect
 	k8s.io/client-go v0.35.3 // indirect
@@ -331,6 +329,7 @@ require (
 	oras.land/oras-go/v2 v2.6.2 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.34.0 // indirect
 	sigs.k8s.io/controller-runtime v0.23.1 // indirect
+	sigs.k8s.io/controller-tools v0.20.1 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/kind v0.30.0 // indirect
 	sigs.k8s.io/kustomize/api v0.20.1 // indirect

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// go test ./xrdgen -update rewrites testdata/golden.
+// go test . -update (in test/tools/xrdgen) rewrites testdata/golden.
 var update = flag.Bool("update", false, "rewrite the golden XRDs in testdata/golden")
 
 // samplePipeline is the sample kinds' Composition step.
@@ -55,7 +55,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range problems {
-		t.Errorf("%s (run: go test ./xrdgen -update)", p)
+		t.Errorf("%s (run: cd test/tools/xrdgen && go test . -update, and review the diff)", p)
 	}
 	var paths []string
 	for _, f := range files {
