@@ -124,7 +124,13 @@ E2E_PACKAGES := E2E_FUNCTION_XPKG=$(subst $() ,$(comma),$(strip $(FUNCTION_XPKGS
 # What each command needs, built first by build_tools (make/tools.mk): missing tools side by
 # side, with progress. The demo needs no Crossplane CLI (make/package.mk builds packages with
 # xpkgbuild) and no etcdctl; the order pairs different modules for the side-by-side builds.
-DEMO_TOOLS := $(E2E_KUBE_APISERVER) $(CROSSPLANE_CORE_NEXT) $(E2E_CERT_MANAGER_CONTROLLER) $(E2E_KUBE_CONTROLLER_MANAGER) \
+# make demo DEMO_CROSSPLANE=oldest runs the oldest supported Crossplane line (v2.3) in place of
+# the newest (v2.4); DEMO_REST=5m prints, in each 5-minute window once examples/basic is up, the
+# RunFunction calls and Crossplane's API requests (what docs/performance.md's "At rest" quotes).
+DEMO_CROSSPLANE ?= newest
+DEMO_REST ?= 0
+DEMO_CROSSPLANE_CORE := $(if $(filter oldest,$(DEMO_CROSSPLANE)),$(CROSSPLANE_CORE),$(CROSSPLANE_CORE_NEXT))
+DEMO_TOOLS := $(E2E_KUBE_APISERVER) $(DEMO_CROSSPLANE_CORE) $(E2E_CERT_MANAGER_CONTROLLER) $(E2E_KUBE_CONTROLLER_MANAGER) \
 	$(E2E_PROVIDER_KUBERNETES) $(E2E_KUBE_SCHEDULER) $(E2E_ETCD) $(E2E_KUBECTL) $(E2E_KWOK) $(RUNTIME_IMAGE) $(XPKG_BUILD)
 E2E_NEEDS := $(E2E_TOOLS) $(CROSSPLANE) $(CROSSPLANE_CORE) $(CROSSPLANE_CORE_NEXT) $(RUNTIME_IMAGE) $(XPKG_BUILD)
 TEST_TOOLS := $(DEMO_TOOLS) $(CROSSPLANE) $(GOLANGCI_LINT) $(CROSSPLANE_CORE) $(XRDGEN) \
@@ -195,7 +201,8 @@ demo:
 	@go build -o $(OUTPUT)/demo/kcp-demo ./test/e2e/cmd/kcp-demo
 	@# CROSSPLANE is emptied: the demo installs without the CLI, whether or not bin/ has it. It
 	@# runs the newest Crossplane, whose installations are quiet at rest (README, "Once converged").
-	@CROSSPLANE= CROSSPLANE_CORE=$(CROSSPLANE_CORE_NEXT) $(OUTPUT)/demo/kcp-demo -function $(PACKAGE_DIR)/function-kcp-$(HOST_ARCH).xpkg -configuration $(CONFIGURATION_XPKG)
+	@CROSSPLANE= CROSSPLANE_CORE=$(DEMO_CROSSPLANE_CORE) $(OUTPUT)/demo/kcp-demo -function $(PACKAGE_DIR)/function-kcp-$(HOST_ARCH).xpkg -configuration $(CONFIGURATION_XPKG) \
+	  -crossplane $(DEMO_CROSSPLANE) -rest $(DEMO_REST)
 
 demo-down:
 	@if [ -f $(OUTPUT)/demo/demo.pid ] && kill $$(cat $(OUTPUT)/demo/demo.pid) 2>/dev/null; then \

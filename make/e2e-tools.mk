@@ -22,6 +22,10 @@ BIN ?= $(CURDIR)/bin
 
 E2E_ETCD_VERSION         := v3.6.16
 E2E_KUBERNETES_VERSION   := v1.35.4
+# The newest Kubernetes, from a module of its own (test/e2e/tools/kubernetes-next):
+# TestCrossplaneNext's control plane runs its kube-apiserver, kube-controller-manager and
+# kube-scheduler, TestKCP's and the demo's the oldest supported above (docs/support.md).
+E2E_KUBERNETES_NEXT_VERSION := v1.37.2
 E2E_CERT_MANAGER_VERSION := v1.21.2
 E2E_PROVIDER_KUBERNETES_VERSION := v1.3.1
 E2E_KWOK_VERSION         := v0.8.0
@@ -46,13 +50,18 @@ E2E_KWOK                    := $(BIN)/kwok
 E2E_CERT_MANAGER_CONTROLLER_OLDEST := $(BIN)/cert-manager-controller-oldest
 E2E_PROVIDER_KUBERNETES_OLDEST     := $(BIN)/provider-kubernetes-oldest
 E2E_API_SYNCAGENT           := $(BIN)/api-syncagent
+E2E_KUBE_APISERVER_NEXT          := $(BIN)/kube-apiserver-next
+E2E_KUBE_CONTROLLER_MANAGER_NEXT := $(BIN)/kube-controller-manager-next
+E2E_KUBE_SCHEDULER_NEXT          := $(BIN)/kube-scheduler-next
 export E2E_ETCD E2E_ETCDCTL E2E_ETCDUTL E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_KUBE_SCHEDULER E2E_KUBECTL E2E_CERT_MANAGER_CONTROLLER \
-	E2E_PROVIDER_KUBERNETES E2E_KWOK E2E_CERT_MANAGER_CONTROLLER_OLDEST E2E_API_SYNCAGENT
+	E2E_PROVIDER_KUBERNETES E2E_KWOK E2E_CERT_MANAGER_CONTROLLER_OLDEST E2E_API_SYNCAGENT \
+	E2E_KUBE_APISERVER_NEXT E2E_KUBE_CONTROLLER_MANAGER_NEXT E2E_KUBE_SCHEDULER_NEXT E2E_KUBERNETES_NEXT_VERSION
 
 # Every binary above, ordered so that build_tools' side-by-side builds pair different modules
 # (two builds of one module would compile the same packages twice).
 E2E_TOOLS := $(E2E_KUBE_APISERVER) $(E2E_CERT_MANAGER_CONTROLLER) $(E2E_KUBE_CONTROLLER_MANAGER) $(E2E_PROVIDER_KUBERNETES) \
-	$(E2E_KUBE_SCHEDULER) $(E2E_ETCD) $(E2E_KUBECTL) $(E2E_KWOK) $(E2E_ETCDCTL) $(E2E_ETCDUTL) \
+	$(E2E_KUBE_SCHEDULER) $(E2E_ETCD) $(E2E_KUBECTL) $(E2E_KWOK) $(E2E_KUBE_APISERVER_NEXT) $(E2E_ETCDCTL) \
+	$(E2E_KUBE_CONTROLLER_MANAGER_NEXT) $(E2E_ETCDUTL) $(E2E_KUBE_SCHEDULER_NEXT) \
 	$(E2E_CERT_MANAGER_CONTROLLER_OLDEST) $(E2E_PROVIDER_KUBERNETES_OLDEST)
 
 # Binaries only the runs against real kcp need: not in E2E_TOOLS, so CI never builds them;
@@ -65,13 +74,14 @@ E2E_TOOLS_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../test/e2e/tools)
 # of the caller. Static binaries, like upstream's release builds.
 e2e_go = cd $(E2E_TOOLS_DIR)/$(1) && GOWORK=off CGO_ENABLED=0 go
 
-# Version stamps. Without them kube-apiserver reports v0.0.0-master.
-E2E_K8S_LDFLAGS := -s -w \
-	-X k8s.io/component-base/version.gitVersion=$(E2E_KUBERNETES_VERSION) \
-	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(E2E_KUBERNETES_VERSION:v%=%))) \
-	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(E2E_KUBERNETES_VERSION:v%=%))) \
+# Version stamps, $(call e2e_k8s_ldflags,<version>). Without them kube-apiserver reports
+# v0.0.0-master.
+e2e_k8s_ldflags = -s -w \
+	-X k8s.io/component-base/version.gitVersion=$(1) \
+	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(1:v%=%))) \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(1:v%=%))) \
 	-X k8s.io/component-base/version.gitTreeState=clean
-E2E_KUBECTL_LDFLAGS := $(E2E_K8S_LDFLAGS) \
+E2E_KUBECTL_LDFLAGS := $(call e2e_k8s_ldflags,$(E2E_KUBERNETES_VERSION)) \
 	-X k8s.io/client-go/pkg/version.gitVersion=$(E2E_KUBERNETES_VERSION) \
 	-X k8s.io/client-go/pkg/version.gitMajor=$(word 1,$(subst ., ,$(E2E_KUBERNETES_VERSION:v%=%))) \
 	-X k8s.io/client-go/pkg/version.gitMinor=$(word 2,$(subst ., ,$(E2E_KUBERNETES_VERSION:v%=%))) \
@@ -130,18 +140,27 @@ $(BIN)/etcdutl-$(E2E_ETCD_VERSION):
 	$(call e2e_check_version,etcd,go.etcd.io/etcd/etcdutl/v3,$(E2E_ETCD_VERSION))
 	$(call e2e_build,etcd,-s -w,go.etcd.io/etcd/etcdutl/v3,,etcdutl $(E2E_ETCD_VERSION))
 
-$(BIN)/kube-apiserver-$(E2E_KUBERNETES_VERSION):
-	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
-	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-apiserver,,kube-apiserver $(E2E_KUBERNETES_VERSION))
+# kube-apiserver, kube-controller-manager and kube-scheduler of one Kubernetes version:
+# $(1) = module dir, $(2) = version. kube-scheduler shares all but a few packages with the
+# other two: built after them, it links in seconds.
+define e2e_kubernetes_rules
+$(BIN)/kube-apiserver-$(2):
+	$$(call e2e_check_version,$(1),k8s.io/kubernetes,$(2))
+	$$(call e2e_build,$(1),$(call e2e_k8s_ldflags,$(2)),k8s.io/kubernetes/cmd/kube-apiserver,,kube-apiserver $(2))
 
-$(BIN)/kube-controller-manager-$(E2E_KUBERNETES_VERSION):
-	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
-	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-controller-manager,,kube-controller-manager $(E2E_KUBERNETES_VERSION))
+$(BIN)/kube-controller-manager-$(2):
+	$$(call e2e_check_version,$(1),k8s.io/kubernetes,$(2))
+	$$(call e2e_build,$(1),$(call e2e_k8s_ldflags,$(2)),k8s.io/kubernetes/cmd/kube-controller-manager,,kube-controller-manager $(2))
 
-$(BIN)/kube-scheduler-$(E2E_KUBERNETES_VERSION):
-	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
-	$(call e2e_build,kubernetes,$(E2E_K8S_LDFLAGS),k8s.io/kubernetes/cmd/kube-scheduler,,kube-scheduler $(E2E_KUBERNETES_VERSION))
+$(BIN)/kube-scheduler-$(2):
+	$$(call e2e_check_version,$(1),k8s.io/kubernetes,$(2))
+	$$(call e2e_build,$(1),$(call e2e_k8s_ldflags,$(2)),k8s.io/kubernetes/cmd/kube-scheduler,,kube-scheduler $(2))
+endef
+$(eval $(call e2e_kubernetes_rules,kubernetes,$(E2E_KUBERNETES_VERSION)))
+$(eval $(call e2e_kubernetes_rules,kubernetes-next,$(E2E_KUBERNETES_NEXT_VERSION)))
 
+# kubectl of the oldest version only: both control planes' clients (a client two minor
+# versions older than the API server, as a platform's CI often has).
 $(BIN)/kubectl-$(E2E_KUBERNETES_VERSION):
 	$(call e2e_check_version,kubernetes,k8s.io/kubernetes,$(E2E_KUBERNETES_VERSION))
 	$(call e2e_build,kubernetes,$(E2E_KUBECTL_LDFLAGS),k8s.io/kubernetes/cmd/kubectl,,kubectl $(E2E_KUBERNETES_VERSION))
@@ -248,6 +267,9 @@ $(eval $(call e2e_link,$(E2E_KUBE_APISERVER),kube-apiserver-$(E2E_KUBERNETES_VER
 $(eval $(call e2e_link,$(E2E_KUBE_CONTROLLER_MANAGER),kube-controller-manager-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBE_SCHEDULER),kube-scheduler-$(E2E_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KUBECTL),kubectl-$(E2E_KUBERNETES_VERSION)))
+$(eval $(call e2e_link,$(E2E_KUBE_APISERVER_NEXT),kube-apiserver-$(E2E_KUBERNETES_NEXT_VERSION)))
+$(eval $(call e2e_link,$(E2E_KUBE_CONTROLLER_MANAGER_NEXT),kube-controller-manager-$(E2E_KUBERNETES_NEXT_VERSION)))
+$(eval $(call e2e_link,$(E2E_KUBE_SCHEDULER_NEXT),kube-scheduler-$(E2E_KUBERNETES_NEXT_VERSION)))
 $(eval $(call e2e_link,$(E2E_CERT_MANAGER_CONTROLLER),cert-manager-controller-$(E2E_CERT_MANAGER_VERSION)))
 $(eval $(call e2e_link,$(E2E_PROVIDER_KUBERNETES),provider-kubernetes-$(E2E_PROVIDER_KUBERNETES_VERSION)))
 $(eval $(call e2e_link,$(E2E_KWOK),kwok-$(E2E_KWOK_VERSION)))

@@ -55,7 +55,7 @@ func TestSupportMatrix(t *testing.T) {
 		{"provider-kubernetes", providerOldest, []string{mk["E2E_PROVIDER_KUBERNETES_OLDEST_VERSION"], mk["E2E_PROVIDER_KUBERNETES_VERSION"]}},
 		// Gateway API's oldest is the docs' own decision (TLSRoute v1's first release).
 		{"Gateway API", "", []string{goModVersion(t, "sigs.k8s.io/gateway-api")}},
-		{"Kubernetes", k8sMinor, []string{mk["E2E_KUBERNETES_VERSION"]}},
+		{"Kubernetes", k8sMinor, []string{mk["E2E_KUBERNETES_VERSION"], mk["E2E_KUBERNETES_NEXT_VERSION"]}},
 		{"kcp", kcpTag, []string{kcpTag}},
 		{"api-syncagent (for PublishedAPI)", agentTag, []string{mk["E2E_API_SYNCAGENT_VERSION"]}},
 		{"prometheus-operator (optional)", semver.MajorMinor(goModVersion(t, "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring")),
@@ -83,7 +83,7 @@ func TestSupportMatrix(t *testing.T) {
 
 	// What the registry shows: the tested versions, as the table gives them.
 	wantTested := fmt.Sprintf("Crossplane %s, Kubernetes %s, cert-manager %s, provider-kubernetes %s, kcp %s",
-		strings.Join(want[0].tested, " and "), mk["E2E_KUBERNETES_VERSION"], strings.Join(want[1].tested, " and "),
+		strings.Join(want[0].tested, " and "), strings.Join(want[4].tested, " and "), strings.Join(want[1].tested, " and "),
 		strings.Join(want[2].tested, " and "), kcpTag)
 	if got := meta.Metadata.Annotations[testedAnnotation]; got != wantTested {
 		t.Errorf("crossplane.yaml's %s is %q, want %q", testedAnnotation, got, wantTested)

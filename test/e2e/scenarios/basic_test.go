@@ -57,7 +57,7 @@ func testBasic(t *testing.T, e *env) {
 	golden := goldenRender(t, e, "basic")
 	wantRefs, wantCerts := goldenRefs(t, golden)
 
-	callsBefore, err := functionCalls(ctx, e)
+	callsBefore, err := e.FunctionCalls(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func testBasic(t *testing.T, e *env) {
 		}
 		xrs[k.kind] = x
 	}
-	calls, err := functionCalls(ctx, e)
+	calls, err := e.FunctionCalls(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

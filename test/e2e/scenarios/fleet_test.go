@@ -400,7 +400,7 @@ func snapshotOf(ctx context.Context, e *env) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	calls, err := functionCalls(ctx, e)
+	calls, err := e.FunctionCalls(ctx)
 	if err != nil {
 		return snapshot{}, err
 	}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,8 +105,9 @@ func TestKCP(t *testing.T) {
 
 // TestCrossplaneNext runs Basic, Renewal and Fleet again on a control plane of its own with
 // the other end of each supported range (docs/support.md): the newer Crossplane core
-// (CROSSPLANE_CORE_NEXT, v2.4), and the oldest cert-manager and provider-kubernetes, where
-// TestKCP runs Crossplane v2.3 with the newest. The Crossplane versions differ in how they
+// (CROSSPLANE_CORE_NEXT, v2.4) on the newest Kubernetes, and the oldest cert-manager and
+// provider-kubernetes, where TestKCP runs Crossplane v2.3 on the oldest Kubernetes with the
+// newest. The Crossplane versions differ in how they
 // watch what an XR reads and collect what it stops composing, and both figures are reported.
 // The other scenarios run on TestKCP's versions only, to stay within CI's time
 // (test/e2e/README.md).
@@ -115,7 +117,8 @@ func TestCrossplaneNext(t *testing.T) {
 	if core == "" {
 		t.Fatalf("%s is not set: run this through make e2e, which builds it", stack.EnvCrossplaneCoreNext)
 	}
-	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)), withOldestDependencies(t), withoutCLI)
+	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)), withOldestDependencies(t), withKubernetesNext(t), withoutCLI)
+	checkServerVersion(t.Context(), t, e, os.Getenv(stack.EnvKubernetesNextVersion))
 	if !runAlone(t, "Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
@@ -322,6 +325,44 @@ func withOldestDependencies(t *testing.T) func(*stack.Binaries, *stack.Options) 
 		o.ProviderKubernetes.Package = xpkg
 		o.ProviderKubernetes.Version = stack.ProviderKubernetesOldestVersion
 	}
+}
+
+// withKubernetesNext runs the stack's kube-apiserver, kube-controller-manager and
+// kube-scheduler of the newest Kubernetes docs/support.md supports; etcd, kwok and the kubectl
+// the tests drive it with stay the oldest's.
+func withKubernetesNext(t *testing.T) func(*stack.Binaries, *stack.Options) {
+	next := map[string]string{}
+	for _, env := range []string{stack.EnvKubeAPIServerNext, stack.EnvKubeControllerManagerNext, stack.EnvKubeSchedulerNext} {
+		if next[env] = os.Getenv(env); next[env] == "" {
+			t.Fatalf("%s is not set: run this through make e2e, which builds it", env)
+		}
+	}
+	return func(b *stack.Binaries, _ *stack.Options) {
+		b.KubeAPIServer = next[stack.EnvKubeAPIServerNext]
+		b.KubeControllerManager = next[stack.EnvKubeControllerManagerNext]
+		b.KubeScheduler = next[stack.EnvKubeSchedulerNext]
+	}
+}
+
+// checkServerVersion fails the test unless the stack's API server reports version want.
+func checkServerVersion(ctx context.Context, t *testing.T, e *env, want string) {
+	t.Helper()
+	out, err := e.Kubectl(ctx, nil, "version", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Server struct {
+			GitVersion string `json:"gitVersion"`
+		} `json:"serverVersion"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("kubectl version: %v", err)
+	}
+	if v.Server.GitVersion != want {
+		t.Fatalf("the API server reports Kubernetes %q, want %s", v.Server.GitVersion, want)
+	}
+	e.Step("Kubernetes %s: kube-apiserver, kube-controller-manager and kube-scheduler", want)
 }
 
 // setUp starts the stack and installs the packages, with progress on standard error (a cold

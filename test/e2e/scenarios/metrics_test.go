@@ -1,49 +1,25 @@
 package scenarios
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// functionCalls is the number of RunFunction calls the function served so far, from its own
-// Prometheus metrics (function-sdk-go counts handled gRPC requests).
-func functionCalls(ctx context.Context, e *env) (int, error) {
-	total := 0
-	for _, f := range e.Functions() {
-		lines, err := scrape(ctx, "http://"+f.Metrics+"/metrics", "grpc_server_handled_total")
-		if err != nil {
-			return 0, err
-		}
-		for _, l := range lines {
-			if !strings.Contains(l, `grpc_method="RunFunction"`) {
-				continue
-			}
-			fields := strings.Fields(l)
-			n, err := strconv.ParseFloat(fields[len(fields)-1], 64)
-			if err != nil {
-				return 0, err
-			}
-			total += int(n)
-		}
-	}
-	return total, nil
-}
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
+)
 
 // reportFunctionCalls prints the run's totals: the function's RunFunction calls, what
 // Crossplane counted on its side, and its circuit breaker's counts.
 func reportFunctionCalls(ctx context.Context, t *testing.T, e *env) {
-	n, err := functionCalls(ctx, e)
+	n, err := e.FunctionCalls(ctx)
 	if err != nil {
 		t.Logf("function metrics: %v", err)
 	}
 	e.Step("function-kcp served %d RunFunction calls in this run", n)
-	lines, err := scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", "function_run_function_request_total")
+	lines, err := stack.Scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", "function_run_function_request_total")
 	if err != nil {
 		t.Logf("crossplane metrics: %v", err)
 	}
@@ -52,7 +28,7 @@ func reportFunctionCalls(ctx context.Context, t *testing.T, e *env) {
 	}
 	// Crossplane's per-XR circuit breaker: how often it opened, and how many watch events
 	// it let through or dropped, per XR kind.
-	lines, err = scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", "circuit_breaker_")
+	lines, err = stack.Scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", "circuit_breaker_")
 	if err != nil {
 		t.Logf("crossplane metrics: %v", err)
 	}
@@ -61,28 +37,6 @@ func reportFunctionCalls(ctx context.Context, t *testing.T, e *env) {
 			e.Step("crossplane: %s", l)
 		}
 	}
-}
-
-// scrape returns the metric lines that contain substr.
-func scrape(ctx context.Context, url, substr string) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close() //nolint:errcheck // Read-only.
-	var out []string
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if l := sc.Text(); !strings.HasPrefix(l, "#") && strings.Contains(l, substr) {
-			out = append(out, l)
-		}
-	}
-	return out, sc.Err()
 }
 
 // cpuUse is the CPU time, in seconds, that Crossplane and the function servers have spent
@@ -115,7 +69,7 @@ func (u cpuUse) String() string {
 }
 
 func processCPUSeconds(ctx context.Context, url string) (float64, error) {
-	lines, err := scrape(ctx, url, "process_cpu_seconds_total")
+	lines, err := stack.Scrape(ctx, url, "process_cpu_seconds_total")
 	if err != nil {
 		return 0, err
 	}

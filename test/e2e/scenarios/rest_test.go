@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
 // restWindow is how long a rest measurement watches converged installations: two of the
@@ -48,11 +50,11 @@ func measureRest(ctx context.Context, e *env, installations int, window time.Dur
 	if err != nil {
 		return f, err
 	}
-	callsBefore, err := functionCalls(ctx, e)
+	callsBefore, err := e.FunctionCalls(ctx)
 	if err != nil {
 		return f, err
 	}
-	reqsBefore, err := crossplaneRequests(ctx, e)
+	reqsBefore, err := e.CrossplaneRequests(ctx)
 	if err != nil {
 		return f, err
 	}
@@ -74,12 +76,12 @@ func measureRest(ctx context.Context, e *env, installations int, window time.Dur
 		return f, err
 	}
 	f.cpu = useAfter.cpuSince(useBefore)
-	callsAfter, err := functionCalls(ctx, e)
+	callsAfter, err := e.FunctionCalls(ctx)
 	if err != nil {
 		return f, err
 	}
 	f.calls = callsAfter - callsBefore
-	reqsAfter, err := crossplaneRequests(ctx, e)
+	reqsAfter, err := e.CrossplaneRequests(ctx)
 	if err != nil {
 		return f, err
 	}
@@ -131,34 +133,10 @@ func (f restFigures) String() string {
 		cpuString(f.cpu, per), f.composedChanges, len(f.changes), float64(f.etcdWrites)/f.window.Minutes())
 }
 
-// crossplaneRequests are Crossplane's API requests so far, by HTTP method, from its client's
-// metrics (rest_client_requests_total).
-func crossplaneRequests(ctx context.Context, e *env) (map[string]int, error) {
-	lines, err := scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", "rest_client_requests_total")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int{}
-	for _, l := range lines {
-		_, rest, ok := strings.Cut(l, `method="`)
-		if !ok {
-			continue
-		}
-		method, _, _ := strings.Cut(rest, `"`)
-		fields := strings.Fields(l)
-		n, err := strconv.ParseFloat(fields[len(fields)-1], 64)
-		if err != nil {
-			return nil, err
-		}
-		out[method] += int(n)
-	}
-	return out, nil
-}
-
 // etcdWrites are the keys etcd has put and deleted since it started (etcd_mvcc_put_total and
 // etcd_mvcc_delete_total).
 func etcdWrites(ctx context.Context, e *env) (int, error) {
-	lines, err := scrape(ctx, e.Cluster.EtcdURL+"/metrics", "etcd_mvcc_")
+	lines, err := stack.Scrape(ctx, e.Cluster.EtcdURL+"/metrics", "etcd_mvcc_")
 	if err != nil {
 		return 0, err
 	}
@@ -242,7 +220,7 @@ func xrsIn(ctx context.Context, e *env, namespaces ...string) ([]xr, error) {
 // (PUT, PATCH, POST, DELETE) for 20 seconds.
 func waitCrossplaneWritesStop(ctx context.Context, e *env) error {
 	writes := func() (int, error) {
-		r, err := crossplaneRequests(ctx, e)
+		r, err := e.CrossplaneRequests(ctx)
 		return r["PUT"] + r["PATCH"] + r["POST"] + r["DELETE"], err
 	}
 	last, err := writes()

@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 )
 
 // scaleSize is one installation of the Scale scenario: a RootShard with that many Shards and
@@ -115,7 +117,7 @@ func measureScale(ctx context.Context, t *testing.T, e *env, ns string, shards, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	callsBefore, err := functionCalls(ctx, e)
+	callsBefore, err := e.FunctionCalls(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func measureScale(ctx context.Context, t *testing.T, e *env, ns string, shards, 
 	var samples []sample
 	unresponsive := map[string]bool{}
 	err = e.Eventually(ctx, 2*timeout+time.Duration(r.xrs)*3*time.Second, "every XR in "+ns+" Ready", func(ctx context.Context) (bool, string, error) {
-		calls, err := functionCalls(ctx, e)
+		calls, err := e.FunctionCalls(ctx)
 		if err != nil {
 			return false, "", err
 		}
@@ -306,7 +308,7 @@ func (c kindCounts) String() string {
 // crossplaneCounts sums one of Crossplane core's counters over the controllers of
 // configuration-kcp's XR kinds (controller="composite/<plural>.kcp.crossplane.io").
 func crossplaneCounts(ctx context.Context, e *env, metric string) (kindCounts, error) {
-	lines, err := scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", metric)
+	lines, err := stack.Scrape(ctx, "http://"+e.CrossplaneMetrics+"/metrics", metric)
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,13 @@ const (
 	EnvCrossplaneCoreNext = "CROSSPLANE_CORE_NEXT"
 	// EnvCrossplaneCLI may be empty: the demo runs without the CLI (see Push and Install).
 	EnvCrossplaneCLI = "CROSSPLANE"
+
+	// The newest Kubernetes docs/support.md supports (E2E_KUBERNETES_NEXT_VERSION): the
+	// control plane of TestCrossplaneNext, where the others run the oldest.
+	EnvKubeAPIServerNext         = "E2E_KUBE_APISERVER_NEXT"
+	EnvKubeControllerManagerNext = "E2E_KUBE_CONTROLLER_MANAGER_NEXT"
+	EnvKubeSchedulerNext         = "E2E_KUBE_SCHEDULER_NEXT"
+	EnvKubernetesNextVersion     = "E2E_KUBERNETES_NEXT_VERSION"
 )
 
 // Binaries are the paths of the programs the stack runs.

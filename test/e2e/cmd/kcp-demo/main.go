@@ -53,18 +53,25 @@ func main() {
 func run() int {
 	fn := flag.String("function", "", "Function package (.xpkg), or a comma-separated list, one per architecture; default _output/package/function-kcp-<arch>.xpkg")
 	cfg := flag.String("configuration", "", "Configuration package (.xpkg); default _output/package/configuration-kcp.xpkg")
+	line := flag.String("crossplane", "newest", "which supported Crossplane line CROSSPLANE_CORE is, for its CRDs: newest (v2.4) or oldest (v2.3)")
+	rest := flag.Duration("rest", 0, "once examples/basic is up, print what the control plane does in each window of this length (RunFunction calls, Crossplane's API requests); 0: nothing")
 	flag.Parse()
 
+	crds, ok := map[string]string{"newest": stack.EnvCrossplaneNextCRDs, "oldest": stack.EnvCrossplaneCRDs}[*line]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "kcp-demo: -crossplane=%q: want newest or oldest\n", *line)
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := demo(ctx, *fn, *cfg); err != nil && !errors.Is(err, context.Canceled) {
+	if err := demo(ctx, *fn, *cfg, os.Getenv(crds), *rest); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(os.Stderr, "kcp-demo: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func demo(ctx context.Context, fn, cfg string) error {
+func demo(ctx context.Context, fn, cfg, crossplaneCRDs string, rest time.Duration) error {
 	root, err := cluster.ModuleRoot()
 	if err != nil {
 		return err
@@ -95,8 +102,7 @@ func demo(ctx context.Context, fn, cfg string) error {
 	}
 	s, err := stack.Up(ctx, stack.Options{
 		Bin: bin, Dir: out, Progress: os.Stdout,
-		// The newest Crossplane core, which make demo runs (CROSSPLANE_CORE_NEXT).
-		CrossplaneCRDs:     os.Getenv(stack.EnvCrossplaneNextCRDs),
+		CrossplaneCRDs:     crossplaneCRDs,
 		CertManagerCRDs:    os.Getenv(stack.EnvCertManagerCRDs),
 		ProviderKubernetes: &stack.ProviderKubernetes{Package: provider},
 	})
@@ -153,9 +159,76 @@ where nothing runs here: on a real cluster, point api.example.com at the front-p
 LoadBalancer Service and use it as it is (README.md, "Try it").
 `, took.Seconds(), strings.Join(basicDeployments, ", "), namespace, kubeconfigName, root, indent(LookCommands))
 
+	if rest > 0 {
+		if err := atRest(ctx, s, rest); err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
 	<-ctx.Done()
 	fmt.Println("\nStopping the control plane")
 	return nil
+}
+
+// atRest prints, for each window of length w until ctx ends, the RunFunction calls the function
+// served and the API requests Crossplane made in it: what an installation costs once it is up.
+// The first windows include settling (a circuit breaker's cooldown keeps an XR on a short
+// requeue for up to 5.5 minutes); the later ones are the installation at rest.
+func atRest(ctx context.Context, s *stack.Stack, w time.Duration) error {
+	calls, err := s.FunctionCalls(ctx)
+	if err != nil {
+		return err
+	}
+	reqs, err := s.CrossplaneRequests(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nAt rest: what the control plane does in each %s (-rest):\n", w)
+	for i := 1; ; i++ {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(w):
+		}
+		c, err := s.FunctionCalls(ctx)
+		if err != nil {
+			return err
+		}
+		r, err := s.CrossplaneRequests(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  %s to %s after up: %s\n", time.Duration(i-1)*w, time.Duration(i)*w, restLine(c-calls, requestsSince(reqs, r), w))
+		calls, reqs = c, r
+	}
+}
+
+// requestsSince is what each count of after has grown since before.
+func requestsSince(before, after map[string]int) map[string]int {
+	out := map[string]int{}
+	for m, n := range after {
+		if d := n - before[m]; d > 0 {
+			out[m] = d
+		}
+	}
+	return out
+}
+
+// restLine says what a window of length w held, and its rate a minute.
+func restLine(calls int, requests map[string]int, w time.Duration) string {
+	total := 0
+	methods := make([]string, 0, len(requests))
+	for m, n := range requests {
+		total += n
+		methods = append(methods, fmt.Sprintf("%s %d", m, n))
+	}
+	slices.Sort(methods)
+	by := ""
+	if len(methods) > 0 {
+		by = " (" + strings.Join(methods, ", ") + ")"
+	}
+	perMinute := func(n int) string { return strconv.FormatFloat(float64(n)/w.Minutes(), 'f', 1, 64) }
+	return fmt.Sprintf("%d RunFunction calls and %d API requests by Crossplane%s; %s and %s a minute",
+		calls, total, by, perMinute(calls), perMinute(total))
 }
 
 // LookCommands are what the demo tells a user to run, from the repository root, once

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
 	"github.com/configuration-kcp/configuration-kcp/test/markdown"
@@ -33,5 +36,38 @@ func TestLookCommandsAreInTheREADME(t *testing.T) {
 		if !lines[c] {
 			t.Errorf("the demo prints %q, which no README.md block marked <!-- against: demo --> holds: add it to the README's Try it, or stop printing it", c)
 		}
+	}
+}
+
+// TestRestLine holds what -rest prints for a window: counts, and their rate a minute.
+func TestRestLine(t *testing.T) {
+	cases := map[string]struct {
+		reason        string
+		calls         int
+		before, after map[string]int
+		window        time.Duration
+		want          string
+	}{
+		"Quiet": {
+			reason: "An installation at rest on Crossplane v2.4: nothing called, nothing requested.",
+			before: map[string]int{"GET": 10, "PATCH": 4}, after: map[string]int{"GET": 10, "PATCH": 4},
+			window: 5 * time.Minute,
+			want:   "0 RunFunction calls and 0 API requests by Crossplane; 0.0 and 0.0 a minute",
+		},
+		"CalledEachMinute": {
+			reason: "Only what grew in the window counts, by method in a stable order; a method new in the window counts whole.",
+			calls:  40,
+			before: map[string]int{"GET": 100, "PATCH": 50}, after: map[string]int{"GET": 215, "PATCH": 230, "PUT": 2},
+			window: 5 * time.Minute,
+			want:   "40 RunFunction calls and 297 API requests by Crossplane (GET 115, PATCH 180, PUT 2); 8.0 and 59.4 a minute",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := restLine(tc.calls, requestsSince(tc.before, tc.after), tc.window)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nrestLine(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
