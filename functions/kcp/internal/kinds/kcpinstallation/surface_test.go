@@ -17,8 +17,11 @@ func TestServerSettings(t *testing.T) {
 	auth := &v1alpha1.AuthSpec{ServiceAccount: &v1alpha1.ServiceAccountAuthentication{Enabled: true}, OIDC: &v1alpha1.OIDCConfiguration{IssuerURL: "https://sso.example.com", ClientID: "kcp"}}
 	audit := &v1alpha1.AuditSpec{Webhook: &v1alpha1.AuditWebhookSpec{ConfigSecretName: "audit-webhook"}}
 	authz := &v1alpha1.AuthorizationSpec{Webhook: &v1alpha1.AuthorizationWebhookSpec{ConfigSecretName: "authz-webhook"}}
-	vol := corev1.Volume{Name: "policies", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "policies"}}}}
-	mount := corev1.VolumeMount{Name: "policies", MountPath: "/etc/policies"}
+	// With Kubernetes v1.37's fields (the files' owner, the mount narrowed): the tenant's
+	// choices for its own component, carried as written to that component only.
+	owner := int64(65532)
+	vol := corev1.Volume{Name: "policies", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "policies"}, DefaultUser: &owner}}}
+	mount := corev1.VolumeMount{Name: "policies", MountPath: "/etc/policies", BindMountOptions: []string{string(corev1.BindMountOptionNoExec)}}
 	small := &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}
 	limit := &v1alpha1.ObjectLimit{Total: 10000}
 
