@@ -149,7 +149,7 @@ E2E_RUN ?=
 E2E_FLAGS ?=
 .PHONY: e2e
 e2e:
-	$(call build_tools,$(E2E_NEEDS) $(if $(KCP_BIN),$(E2E_REALKCP_TOOLS)))
+	$(call build_tools,$(E2E_NEEDS) $(if $(KCP_BIN),$(E2E_REALKCP_TOOLS)) $(if $(E2E_KUBERNETES_NEXT),$(E2E_KUBERNETES_NEXT_TOOLS)))
 	@$(MAKE) --no-print-directory build $(E2E_PROVIDER_KUBERNETES_XPKG) $(E2E_PROVIDER_KUBERNETES_OLDEST_XPKG) $(if $(KCP_BIN),$(E2E_REALKCP_PACKAGES))
 	@echo "== end-to-end scenarios on a real control plane (about 33 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/

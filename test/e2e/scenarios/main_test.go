@@ -105,9 +105,9 @@ func TestKCP(t *testing.T) {
 
 // TestCrossplaneNext runs Basic, Renewal and Fleet again on a control plane of its own with
 // the other end of each supported range (docs/support.md): the newer Crossplane core
-// (CROSSPLANE_CORE_NEXT, v2.4) on the newest Kubernetes, and the oldest cert-manager and
-// provider-kubernetes, where TestKCP runs Crossplane v2.3 on the oldest Kubernetes with the
-// newest. The Crossplane versions differ in how they
+// (CROSSPLANE_CORE_NEXT, v2.4), and the oldest cert-manager and provider-kubernetes, where
+// TestKCP runs Crossplane v2.3 with the newest; with E2E_KUBERNETES_NEXT set, on the newest
+// Kubernetes too (make e2e E2E_KUBERNETES_NEXT=1). The Crossplane versions differ in how they
 // watch what an XR reads and collect what it stops composing, and both figures are reported.
 // The other scenarios run on TestKCP's versions only, to stay within CI's time
 // (test/e2e/README.md).
@@ -117,8 +117,13 @@ func TestCrossplaneNext(t *testing.T) {
 	if core == "" {
 		t.Fatalf("%s is not set: run this through make e2e, which builds it", stack.EnvCrossplaneCoreNext)
 	}
-	e := setUp(t, withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)), withOldestDependencies(t), withKubernetesNext(t), withoutCLI)
-	checkServerVersion(t.Context(), t, e, os.Getenv(stack.EnvKubernetesNextVersion))
+	opts := []func(*stack.Binaries, *stack.Options){withCore(core, os.Getenv(stack.EnvCrossplaneNextCRDs)), withOldestDependencies(t), withoutCLI}
+	kubernetes := os.Getenv(stack.EnvKubernetesVersion)
+	if os.Getenv(stack.EnvKubernetesNext) != "" {
+		opts, kubernetes = append(opts, withKubernetesNext(t)), os.Getenv(stack.EnvKubernetesNextVersion)
+	}
+	e := setUp(t, opts...)
+	checkServerVersion(t.Context(), t, e, kubernetes)
 	if !runAlone(t, "Basic", func(t *testing.T) { testBasic(t, e) }) {
 		t.Fatal("Basic failed: Renewal builds on it")
 	}
@@ -347,6 +352,9 @@ func withKubernetesNext(t *testing.T) func(*stack.Binaries, *stack.Options) {
 // checkServerVersion fails the test unless the stack's API server reports version want.
 func checkServerVersion(ctx context.Context, t *testing.T, e *env, want string) {
 	t.Helper()
+	if want == "" {
+		t.Fatalf("%s is not set: run this through make e2e, which exports it", stack.EnvKubernetesVersion)
+	}
 	out, err := e.Kubectl(ctx, nil, "version", "-o", "json")
 	if err != nil {
 		t.Fatal(err)

@@ -43,8 +43,12 @@ const (
 	// EnvCrossplaneCLI may be empty: the demo runs without the CLI (see Push and Install).
 	EnvCrossplaneCLI = "CROSSPLANE"
 
+	// EnvKubernetesVersion is the oldest Kubernetes docs/support.md supports, which the
+	// binaries above are.
+	EnvKubernetesVersion = "E2E_KUBERNETES_VERSION"
 	// The newest Kubernetes docs/support.md supports (E2E_KUBERNETES_NEXT_VERSION): the
-	// control plane of TestCrossplaneNext, where the others run the oldest.
+	// control plane of TestCrossplaneNext when EnvKubernetesNext is set.
+	EnvKubernetesNext            = "E2E_KUBERNETES_NEXT"
 	EnvKubeAPIServerNext         = "E2E_KUBE_APISERVER_NEXT"
 	EnvKubeControllerManagerNext = "E2E_KUBE_CONTROLLER_MANAGER_NEXT"
 	EnvKubeSchedulerNext         = "E2E_KUBE_SCHEDULER_NEXT"
