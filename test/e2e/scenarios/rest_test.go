@@ -85,12 +85,7 @@ func measureRest(ctx context.Context, e *env, installations int, window time.Dur
 	if err != nil {
 		return f, err
 	}
-	f.requests = map[string]int{}
-	for m, n := range reqsAfter {
-		if d := n - reqsBefore[m]; d > 0 {
-			f.requests[m] = d
-		}
-	}
+	f.requests = stack.RequestsSince(reqsBefore, reqsAfter)
 	writesAfter, err := etcdWrites(ctx, e)
 	if err != nil {
 		return f, err

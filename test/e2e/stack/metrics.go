@@ -77,6 +77,18 @@ func (s *Stack) CrossplaneRequests(ctx context.Context) (map[string]int, error) 
 	return out, nil
 }
 
+// RequestsSince is what each of CrossplaneRequests' counts grew by from before to after; a
+// method first counted in between counts whole.
+func RequestsSince(before, after map[string]int) map[string]int {
+	out := map[string]int{}
+	for m, n := range after {
+		if d := n - before[m]; d > 0 {
+			out[m] = d
+		}
+	}
+	return out
+}
+
 // lastValue is a counter line's value.
 func lastValue(line string) (int, error) {
 	f := strings.Fields(line)

@@ -174,11 +174,7 @@ LoadBalancer Service and use it as it is (README.md, "Try it").
 // The first windows include settling (a circuit breaker's cooldown keeps an XR on a short
 // requeue for up to 5.5 minutes); the later ones are the installation at rest.
 func atRest(ctx context.Context, s *stack.Stack, w time.Duration) error {
-	calls, err := s.FunctionCalls(ctx)
-	if err != nil {
-		return err
-	}
-	reqs, err := s.CrossplaneRequests(ctx)
+	calls, reqs, err := counts(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -189,28 +185,23 @@ func atRest(ctx context.Context, s *stack.Stack, w time.Duration) error {
 			return ctx.Err()
 		case <-time.After(w):
 		}
-		c, err := s.FunctionCalls(ctx)
+		c, r, err := counts(ctx, s)
 		if err != nil {
 			return err
 		}
-		r, err := s.CrossplaneRequests(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("  %s to %s after up: %s\n", time.Duration(i-1)*w, time.Duration(i)*w, restLine(c-calls, requestsSince(reqs, r), w))
+		fmt.Printf("  %s to %s after up: %s\n", time.Duration(i-1)*w, time.Duration(i)*w, restLine(c-calls, stack.RequestsSince(reqs, r), w))
 		calls, reqs = c, r
 	}
 }
 
-// requestsSince is what each count of after has grown since before.
-func requestsSince(before, after map[string]int) map[string]int {
-	out := map[string]int{}
-	for m, n := range after {
-		if d := n - before[m]; d > 0 {
-			out[m] = d
-		}
+// counts are the function's RunFunction calls and Crossplane's API requests so far.
+func counts(ctx context.Context, s *stack.Stack) (int, map[string]int, error) {
+	calls, err := s.FunctionCalls(ctx)
+	if err != nil {
+		return 0, nil, err
 	}
-	return out
+	reqs, err := s.CrossplaneRequests(ctx)
+	return calls, reqs, err
 }
 
 // restLine says what a window of length w held, and its rate a minute.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
+	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
 	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 )
 
@@ -64,7 +65,7 @@ func TestRestLine(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := restLine(tc.calls, requestsSince(tc.before, tc.after), tc.window)
+			got := restLine(tc.calls, stack.RequestsSince(tc.before, tc.after), tc.window)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nrestLine(...): -want, +got:\n%s", tc.reason, diff)
 			}
