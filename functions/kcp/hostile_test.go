@@ -63,6 +63,21 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 			spec:   `, "frontProxies": [{"name": "public", "extra": {"volumes": [{"name": "share", "nfs": {"server": "10.0.0.9", "path": "/exports/team-b"}}]}}]`,
 			want:   []string{`spec.frontProxies[0].extra.volumes[0]: Required value: volume "share" sets no type`},
 		},
+		// Kubernetes v1.37's volume fields (k8s.io/api v0.37): file owners, emptyDir.mode and
+		// bindMountOptions in spec.<component>.extra. Who sets them: whoever writes the
+		// KcpInstallation. Largest: any int64 owner, any int32 mode, 16 options. They reach the
+		// component's own files only, widen no certificate or identity, cost nothing shared, and
+		// the platform's policy does not decide them (check.VolumeOwners, called by
+		// check.ExtraVolumes for every kind; TestVolumeOwners).
+		"BindMountWidenedAndNegativeOwner": {
+			reason: "An option that would widen a mount, and an owner the API server refuses on the Deployment naming no XR field, are refused before anything is composed, naming the RootShard's field the volume becomes (as for a volume's name).",
+			spec:   `, "rootShard": {"extra": {"volumes": [{"name": "cfg", "configMap": {"name": "cfg", "defaultUser": -1}}], "volumeMounts": [{"name": "cfg", "mountPath": "/etc/cfg", "bindMountOptions": ["suid"]}]}}`,
+			want: []string{
+				`nothing was changed`,
+				`the RootShard dev this composes: spec.extraVolumes[0].configMap.defaultUser: Invalid value: -1`,
+				`spec.extraVolumeMounts[0].bindMountOptions[0]: Unsupported value: "suid"`,
+			},
+		},
 		"RootShardOntoAnotherEtcd": {
 			reason: "A second --etcd-servers, last, would silently move the root shard onto another etcd.",
 			spec:   `, "rootShard": {"extra": {"args": ["--feature-gates=WorkspaceMounts=true", "--etcd-servers=https://etcd.kube-system:2379"]}}`,

@@ -33,5 +33,7 @@ func ExtraVolumes(p *field.Path, allGenerated func() []string, vols []corev1.Vol
 			errs = append(errs, field.NotFound(p.Child("extraVolumeMounts").Index(i).Child("name"), m.Name))
 		}
 	}
-	return errs
+	// Every kind's extra volumes pass here, the installation's children and a team's
+	// VirtualWorkspace alike: the one place Kubernetes v1.37's volume fields are checked.
+	return append(errs, VolumeOwners(p.Child("extraVolumes"), vols, p.Child("extraVolumeMounts"), mounts)...)
 }
