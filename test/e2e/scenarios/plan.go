@@ -18,8 +18,7 @@ const (
 	LaneBasic Lane = "basic lane"
 	// LaneIndependent runs in order, beside LaneBasic, each scenario in namespaces of its own.
 	LaneIndependent Lane = "independent lane"
-	// LaneLast runs alone once both lanes have ended: Scale counts calls and events per XR,
-	// Faults restarts the function.
+	// LaneLast runs alone once both lanes have ended: Scale counts calls and events per XR.
 	LaneLast Lane = "alone, last"
 )
 
@@ -64,7 +63,6 @@ var Plan = []Scenario{
 	{Name: "StandIn", Lane: LaneIndependent, Namespaces: []string{"standin"}},
 
 	{Name: "Scale", Lane: LaneLast, Namespaces: []string{"scale-20"}},
-	{Name: "Faults", Lane: LaneLast, Namespaces: []string{"faults"}},
 }
 
 // PlanScenario returns the scenario of Plan named name.
