@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -465,25 +464,4 @@ func (c *Cluster) Stop() {
 	if f, ok := c.kubectlLog.(io.Closer); ok {
 		_ = f.Close()
 	}
-}
-
-// FreePorts returns n distinct free TCP ports on 127.0.0.1. Inside a private network
-// namespace nothing else competes for them.
-func FreePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
