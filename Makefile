@@ -151,10 +151,10 @@ E2E_FLAGS ?=
 e2e:
 	$(call build_tools,$(E2E_NEEDS) $(if $(KCP_BIN),$(E2E_REALKCP_TOOLS)) $(if $(E2E_KUBERNETES_NEXT),$(E2E_KUBERNETES_NEXT_TOOLS)))
 	@$(MAKE) --no-print-directory build $(E2E_PROVIDER_KUBERNETES_XPKG) $(E2E_PROVIDER_KUBERNETES_OLDEST_XPKG) $(if $(KCP_BIN),$(E2E_REALKCP_PACKAGES))
-	@echo "== end-to-end scenarios on a real control plane (about 33 minutes; logs in _output/e2e/TestKCP)"
+	@echo "== end-to-end scenarios on a real control plane (about 29 minutes; logs in _output/e2e/TestKCP)"
 	@go test -c -o $(OUTPUT)/e2e/scenarios.test ./test/e2e/scenarios/
 	@# The test binary runs directly, not under go test, so its progress lines stream live.
-	@# The e2e takes about 33 minutes on 2 cores, after about 30 minutes of tools and other tests
+	@# The e2e takes about 29 minutes on 2 cores, after about 35 minutes of tools and other tests
 	@# on a fresh machine (docs/performance.md, "A first run"): 55m leaves a slower machine
 	@# twice the time and still fails, with every goroutine's stack, before CI's 90 minutes.
 	@# -test.parallel: the two top-level tests and three topologies run side by side (the
