@@ -12,15 +12,9 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	sdkresource "github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-	"github.com/crossplane/function-sdk-go/response"
-	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/reference"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
@@ -74,12 +68,12 @@ const benchSharedKubeconfigXR = `{"apiVersion":"kcp.crossplane.io/v1alpha1","kin
 // off, as a shared installation has them), and what the team's XRs, three Kubeconfigs and a
 // Workspace in namespace team-a, ask for.
 func tenantWorld(tb testing.TB) []map[string]any {
-	out := []map[string]any{sdkresource.MustStructJSON(benchFrontProxyXR).AsMap(),
+	out := []map[string]any{fnrequest.StructJSON(benchFrontProxyXR).AsMap(),
 		{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "metadata": map[string]any{"name": "root", "namespace": "kcp"},
 			"spec": map[string]any{"homeWorkspaces": map[string]any{"enabled": false}}}}
 	var team []map[string]any
 	for _, n := range []string{"dev", "ci", "ops"} {
-		kc := sdkresource.MustStructJSON(benchSharedKubeconfigXR).AsMap()
+		kc := fnrequest.StructJSON(benchSharedKubeconfigXR).AsMap()
 		kc["metadata"] = map[string]any{"name": n, "namespace": "team-a"}
 		team = append(team, kc)
 	}
@@ -118,7 +112,7 @@ func secretWith(name string) map[string]any {
 
 // rootShardWorld is what a Shard reads from its installation: the RootShard and its CAs.
 func rootShardWorld(tb testing.TB) []map[string]any {
-	rs := sdkresource.MustStructJSON(basicXR).AsMap()
+	rs := fnrequest.StructJSON(basicXR).AsMap()
 	out := []map[string]any{rs}
 	for _, ca := range []string{"root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-service-account-ca"} {
 		out = append(out, secretWith(ca))
@@ -400,47 +394,4 @@ func withWorld(b testing.TB, req *fnv1.RunFunctionRequest, world []map[string]an
 		b.Fatal(err)
 	}
 	return req
-}
-
-// TestResponseMatchesComposed holds the response's desired resources, written straight to
-// protobuf (desired.Set.Resources), to what function-sdk-go's response package writes from the
-// unstructured objects (desired.Set.Composed), for every object every benchmark input composes.
-func TestResponseMatchesComposed(t *testing.T) {
-	table := newTable()
-	for _, c := range benchCases(t) {
-		if c.refused {
-			continue
-		}
-		t.Run(c.name, func(t *testing.T) {
-			xr := observedXR(c.req)
-			st := observe(c.req, xr.Object)
-			out, err := table[xr.GetKind()].compose(xr.GetKind(), xr.Object, st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out.Desired.WithholdNewKinds(st.ComposedKinds(), st.Exists) // as RunFunction does
-			dcds, err := out.Desired.Composed()
-			if err != nil {
-				t.Fatal(err)
-			}
-			sdkReady := map[resource.Ready]sdkresource.Ready{
-				resource.ReadyUnspecified: sdkresource.ReadyUnspecified, resource.ReadyTrue: sdkresource.ReadyTrue, resource.ReadyFalse: sdkresource.ReadyFalse,
-			}
-			sdk := map[sdkresource.Name]*sdkresource.DesiredComposed{}
-			for name, dc := range dcds {
-				sdk[sdkresource.Name(name)] = &sdkresource.DesiredComposed{Resource: &composed.Unstructured{Unstructured: *dc.Resource}, Ready: sdkReady[dc.Ready]}
-			}
-			want := &fnv1.RunFunctionResponse{}
-			if err := response.SetDesiredComposedResources(want, sdk); err != nil {
-				t.Fatal(err)
-			}
-			got := run(t, c.req)
-			if len(dcds) == 0 {
-				t.Fatal("the input composes nothing: nothing to compare")
-			}
-			if diff := cmp.Diff(want.GetDesired().GetResources(), got.GetDesired().GetResources(), protocmp.Transform()); diff != "" {
-				t.Errorf("desired resources: -SDK from Composed(), +response:\n%s", diff)
-			}
-		})
-	}
 }

@@ -7,11 +7,12 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 )
 
 const basicXR = `{
@@ -35,7 +36,7 @@ func withSpec(spec string) string {
 func newRequest(xr string) *fnv1.RunFunctionRequest {
 	return &fnv1.RunFunctionRequest{
 		Meta:     &fnv1.RequestMeta{Tag: "t"},
-		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)}},
+		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: fnrequest.StructJSON(xr)}},
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
@@ -104,7 +103,7 @@ func TestHostilePublishedAPIs(t *testing.T) {
 				resources = tc.resources
 			}
 			req := proto.Clone(running).(*fnv1.RunFunctionRequest)
-			req.Observed.Composite = &fnv1.Resource{Resource: resource.MustStructJSON(publishedAPIXR(ns, resources))}
+			req.Observed.Composite = &fnv1.Resource{Resource: fnrequest.StructJSON(publishedAPIXR(ns, resources))}
 			observedBefore := proto.Clone(req.GetObserved()).(*fnv1.State)
 			rsp := run(t, req)
 			checkRefusedXR(t, "PublishedAPI "+ns+"/databases", tc.reason, req, observedBefore, rsp, tc.want)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 
@@ -218,7 +217,7 @@ func TestHostileNamesKeepWhatRuns(t *testing.T) {
 			spec := namesSpec()
 			tc.edit(spec)
 			req := proto.Clone(running).(*fnv1.RunFunctionRequest)
-			req.Observed.Composite = &fnv1.Resource{Resource: resource.MustStructJSON(namesXR(t, spec))}
+			req.Observed.Composite = &fnv1.Resource{Resource: fnrequest.StructJSON(namesXR(t, spec))}
 			observedBefore := proto.Clone(req.GetObserved()).(*fnv1.State)
 			rsp := runAnswered(t, req, world)
 			var fatal string

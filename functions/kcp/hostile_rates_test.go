@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
@@ -152,7 +151,7 @@ func TestHostileRatesKeepWhatRuns(t *testing.T) {
 				running = unlisted
 			}
 			req := proto.Clone(running).(*fnv1.RunFunctionRequest)
-			req.Observed.Composite = &fnv1.Resource{Resource: resource.MustStructJSON(hostileXR(tc.spec))}
+			req.Observed.Composite = &fnv1.Resource{Resource: fnrequest.StructJSON(hostileXR(tc.spec))}
 			observedBefore := proto.Clone(req.GetObserved()).(*fnv1.State)
 			rsp := run(t, req)
 			checkRefused(t, tc.reason, req, observedBefore, rsp, tc.want)
@@ -170,7 +169,7 @@ func TestScrapeTimeoutIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := proto.Clone(running).(*fnv1.RunFunctionRequest)
-	req.Observed.Composite = &fnv1.Resource{Resource: resource.MustStructJSON(hostileXR(strings.Replace(ratesRunning, `"interval": "30s"`, `"interval": "30s", "scrapeTimeout": "1ms"`, 1)))}
+	req.Observed.Composite = &fnv1.Resource{Resource: fnrequest.StructJSON(hostileXR(strings.Replace(ratesRunning, `"interval": "30s"`, `"interval": "30s", "scrapeTimeout": "1ms"`, 1)))}
 	rsp := run(t, req)
 	for _, r := range rsp.GetResults() {
 		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {

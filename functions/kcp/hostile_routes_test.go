@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	sdkresource "github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
@@ -18,7 +17,7 @@ import (
 // with a Fatal result naming the FrontProxy's field and the Tenant, so Crossplane applies
 // nothing new and deletes nothing fp runs. Without the Tenant the same edit is composed.
 func TestHostileRouteKeepsWhatRuns(t *testing.T) {
-	tenant := sdkresource.MustStructJSON(benchTenantXR).AsMap()
+	tenant := fnrequest.StructJSON(benchTenantXR).AsMap()
 	tenant["metadata"].(map[string]any)["creationTimestamp"] = "2026-01-01T00:00:00Z"
 	tenant["status"] = map[string]any{"rootShard": "root"}
 	shared := append(rootShardWorld(t), tenant)

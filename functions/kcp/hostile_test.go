@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 
@@ -241,7 +240,7 @@ func TestHostileEditsKeepWhatRuns(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			req := proto.Clone(running).(*fnv1.RunFunctionRequest)
-			req.Observed.Composite = &fnv1.Resource{Resource: resource.MustStructJSON(hostileXR(tc.spec))}
+			req.Observed.Composite = &fnv1.Resource{Resource: fnrequest.StructJSON(hostileXR(tc.spec))}
 			observedBefore := proto.Clone(req.GetObserved()).(*fnv1.State)
 			rsp := run(t, req)
 			checkRefused(t, tc.reason, req, observedBefore, rsp, tc.want)

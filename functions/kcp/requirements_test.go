@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	sdkresource "github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
@@ -64,7 +63,7 @@ func fetch(t *testing.T, world []map[string]any, sel *fnv1.ResourceSelector) *fn
 // (a Kubeconfig's Shard names its RootShard) costs a further call.
 func TestCallsPerReconcile(t *testing.T) {
 	shardTarget := `{"apiVersion":"kcp.crossplane.io/v1alpha1","kind":"Kubeconfig","metadata":{"name":"ctl","namespace":"kcp","uid":"kc-uid"},"spec":{"target":{"shardRef":{"name":"shard-1"}},"username":"ctl","validity":"720h","secretRef":{"name":"ctl-kubeconfig"}}}`
-	shard := sdkresource.MustStructJSON(shardXR).AsMap()
+	shard := fnrequest.StructJSON(shardXR).AsMap()
 
 	cases := map[string]struct {
 		reason string

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	sdkresource "github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -17,6 +16,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
 )
 
 func TestTTL(t *testing.T) {
@@ -229,7 +229,7 @@ func TestObservedNamespace(t *testing.T) {
 	}
 	for name, xr := range cases {
 		t.Run(name, func(t *testing.T) {
-			req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: sdkresource.MustStructJSON(xr)}}}
+			req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: fnrequest.StructJSON(xr)}}}
 			if got, want := observedNamespace(req), observedXR(req).GetNamespace(); got != want {
 				t.Errorf("observedNamespace(...) = %q, want the converted XR's %q", got, want)
 			}

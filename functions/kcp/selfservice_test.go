@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	sdkresource "github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/configuration-kcp/configuration-kcp/test/fnrequest"
@@ -55,7 +54,7 @@ var selfServicePolicy = map[string]any{
 // policy and the XRs that could hold its children's names before anything is applied, so a
 // refusal happens on the response Crossplane acts on, and never before the policy is read.
 func TestSelfServiceThroughTheRequirementLoop(t *testing.T) {
-	platformRootShard := sdkresource.MustStructJSON(`{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "metadata": {"name": "dev", "namespace": "team-a"}, "spec": {}}`).AsMap()
+	platformRootShard := fnrequest.StructJSON(`{"apiVersion": "kcp.crossplane.io/v1alpha1", "kind": "RootShard", "metadata": {"name": "dev", "namespace": "team-a"}, "spec": {}}`).AsMap()
 	cases := map[string]struct {
 		reason string
 		xr     string

@@ -10,7 +10,6 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	sdkresource "github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -56,9 +55,9 @@ func tlsSecret(name string) map[string]any {
 // worstInstallation is the shared installation: RootShard root, FrontProxy fp, and the
 // Secrets the RootShard and the Kubeconfigs read, at full size.
 func worstInstallation() []map[string]any {
-	rs := sdkresource.MustStructJSON(basicXR).AsMap()
+	rs := fnrequest.StructJSON(basicXR).AsMap()
 	rs["spec"].(map[string]any)["homeWorkspaces"] = map[string]any{"enabled": false} // shared: no home workspaces
-	out := []map[string]any{rs, sdkresource.MustStructJSON(benchFrontProxyXR).AsMap()}
+	out := []map[string]any{rs, fnrequest.StructJSON(benchFrontProxyXR).AsMap()}
 	for _, n := range []string{"root-ca", "root-server-ca", "root-client-ca", "root-requestheader-client-ca", "root-service-account-ca", "root-front-proxy-client-ca", "root-kcp-operator", "fp-ca"} {
 		out = append(out, tlsSecret(n))
 	}
@@ -368,8 +367,8 @@ func TestWorstCaseRequests(t *testing.T) {
 				}
 			}
 			// The RootShard reads every Object acting in its kcp.
-			rsReq, _ := convergedWorst(t, sdkresource.MustStructJSON(basicXR).AsMap(), append(worstInstallation(), objects...))
-			baseReq, _ := convergedWorst(t, sdkresource.MustStructJSON(basicXR).AsMap(), worstInstallation())
+			rsReq, _ := convergedWorst(t, fnrequest.StructJSON(basicXR).AsMap(), append(worstInstallation(), objects...))
+			baseReq, _ := convergedWorst(t, fnrequest.StructJSON(basicXR).AsMap(), worstInstallation())
 			// The last Tenant reads what its team's XRs ask for, every Tenant and every XR they
 			// composed.
 			last := fmt.Sprintf("team-%02d", n-1)
