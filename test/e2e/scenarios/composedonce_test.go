@@ -12,54 +12,19 @@ import (
 // input that arrives a moment later (a certificate's revision, a bundle) must not change it
 // again, which on a real cluster is a second rollout. The one change allowed is a rollout for
 // a certificate cert-manager issued again on its own (its trigger controller can re-issue
-// right after a first issuance, reading a Secret its cache has not caught up with): a new
-// certificate must reach the pods, so each re-issue of a certificate a Deployment mounts allows
-// one more generation, and the test says which and why (cert-manager's Issuing event).
+// right after a first issuance): a new certificate must reach the pods, so each re-issue of a
+// certificate a Deployment mounts allows one more generation, and the test says which and why
+// (cert-manager's Issuing event).
 func checkComposedOnce(ctx context.Context, t *testing.T, e *env, ns string) {
 	t.Helper()
 	var deployments struct {
-		Items []struct {
-			Metadata struct {
-				Name       string `json:"name"`
-				Generation int64  `json:"generation"`
-			} `json:"metadata"`
-			Spec struct {
-				Template struct {
-					Spec struct {
-						Volumes []struct {
-							Secret *struct {
-								SecretName string `json:"secretName"`
-							} `json:"secret"`
-							Projected *struct {
-								Sources []struct {
-									Secret *struct {
-										Name string `json:"name"`
-									} `json:"secret"`
-								} `json:"sources"`
-							} `json:"projected"`
-						} `json:"volumes"`
-					} `json:"spec"`
-				} `json:"template"`
-			} `json:"spec"`
-		} `json:"items"`
+		Items []deployment `json:"items"`
 	}
 	if err := e.GetJSON(ctx, &deployments, "deployments.apps", "-n", ns); err != nil {
 		t.Fatal(err)
 	}
-	var certificates struct {
-		Items []struct {
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-			Spec struct {
-				SecretName string `json:"secretName"`
-			} `json:"spec"`
-			Status struct {
-				Revision int64 `json:"revision"`
-			} `json:"status"`
-		} `json:"items"`
-	}
-	if err := e.GetJSON(ctx, &certificates, "certificates.cert-manager.io", "-n", ns); err != nil {
+	certs, err := certificates(ctx, e, ns)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range deployments.Items {
@@ -71,19 +36,12 @@ func checkComposedOnce(ctx context.Context, t *testing.T, e *env, ns string) {
 			if v.Secret != nil {
 				mounted = append(mounted, v.Secret.SecretName)
 			}
-			if v.Projected != nil {
-				for _, src := range v.Projected.Sources {
-					if src.Secret != nil {
-						mounted = append(mounted, src.Secret.Name)
-					}
-				}
-			}
 		}
 		allowed, reissued := int64(1), []string(nil)
-		for _, c := range certificates.Items {
-			if c.Status.Revision > 1 && slices.Contains(mounted, c.Spec.SecretName) {
-				allowed += c.Status.Revision - 1
-				reissued = append(reissued, fmt.Sprintf("%s (revision %d: %s)", c.Metadata.Name, c.Status.Revision, issuingReasons(ctx, e, ns, c.Metadata.Name)))
+		for _, c := range certs {
+			if c.revision > 1 && slices.Contains(mounted, c.secret) {
+				allowed += int64(c.revision - 1)
+				reissued = append(reissued, fmt.Sprintf("%s (revision %d: %s)", c.name, c.revision, issuingReasons(ctx, e, ns, c.name)))
 			}
 		}
 		if d.Metadata.Generation > allowed {

@@ -83,6 +83,9 @@ type certificate struct {
 	issued bool
 	// state says why it is not issued yet.
 	state string
+	// secret is the Secret cert-manager writes; revision counts its issuances.
+	secret   string
+	revision int
 }
 
 // certificates reads the Certificates in a namespace. One counts as issued once Ready with its
@@ -96,6 +99,9 @@ func certificates(ctx context.Context, e *env, namespace string) ([]certificate,
 			Metadata struct {
 				Name string `json:"name"`
 			} `json:"metadata"`
+			Spec struct {
+				SecretName string `json:"secretName"`
+			} `json:"spec"`
 			Status struct {
 				Conditions []stack.Condition `json:"conditions"`
 				Revision   int               `json:"revision"`
@@ -113,7 +119,7 @@ func certificates(ctx context.Context, e *env, namespace string) ([]certificate,
 				cond = x
 			}
 		}
-		cert := certificate{name: c.Metadata.Name}
+		cert := certificate{name: c.Metadata.Name, secret: c.Spec.SecretName, revision: c.Status.Revision}
 		switch {
 		case cond.Status != "True":
 			cert.state = cond.Reason + ": " + cond.Message
