@@ -297,6 +297,25 @@ type ServiceSpecTemplate struct {
 	Type corev1.ServiceType `json:"type,omitempty"`
 	// +optional
 	ClusterIP string `json:"clusterIP,omitempty"`
+	// LoadBalancerIP, for type LoadBalancer. Not in kcp-operator.
+	// +optional
+	// +kubebuilder:validation:MaxLength=45
+	LoadBalancerIP string `json:"loadBalancerIP,omitempty"`
+	// LoadBalancerClass, for type LoadBalancer; Kubernetes refuses to change it once set. Not
+	// in kcp-operator.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	LoadBalancerClass string `json:"loadBalancerClass,omitempty"`
+	// NodePort of the Service's https port (6443 in the cluster), for type NodePort or
+	// LoadBalancer. Not in kcp-operator.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	NodePort int32 `json:"nodePort,omitempty"`
+	// ExternalTrafficPolicy, for type NodePort or LoadBalancer. Not in kcp-operator.
+	// +optional
+	// +kubebuilder:validation:Enum=Cluster;Local
+	ExternalTrafficPolicy corev1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
 }
 
 // DeploymentTemplate customises a generated Deployment.

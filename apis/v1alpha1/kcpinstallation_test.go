@@ -73,3 +73,23 @@ func TestInstallationVolume(t *testing.T) {
 		})
 	}
 }
+
+// TestComponentExtraPodKeepsTheTemplate: Pod adds to a copy. The template it is given is the
+// installation's scheduling, which the next component is built from too, so adding one
+// component's pod labels to it would give them to every component.
+func TestComponentExtraPodKeepsTheTemplate(t *testing.T) {
+	scheduling := &Scheduling{NodeSelector: map[string]string{"zone": "a"}}
+	tmpl := scheduling.DeploymentTemplate()
+	before := scheduling.DeploymentTemplate()
+	x := &ComponentExtra{PodLabels: map[string]string{"team": "a"}, HostAliases: []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"ldap"}}}}
+	got := x.Pod(tmpl)
+	if diff := cmp.Diff(before, tmpl); diff != "" {
+		t.Errorf("Pod changed the template it was given: -before, +after:\n%s", diff)
+	}
+	if got.Spec.Template.Metadata.Labels["team"] != "a" || len(got.Spec.Template.Spec.HostAliases) != 1 || got.Spec.Template.Spec.NodeSelector["zone"] != "a" {
+		t.Errorf("Pod(...) = %+v, want the scheduling with the label and the host alias", got.Spec.Template)
+	}
+	if (*ComponentExtra)(nil).Pod(tmpl) != tmpl || (&ComponentExtra{}).Pod(nil) != nil {
+		t.Error("without labels, annotations or host aliases Pod must return the template it was given")
+	}
+}

@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"maps"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -496,6 +498,14 @@ type InstallationFrontProxy struct {
 	// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
 	ServiceType corev1.ServiceType `json:"serviceType,omitempty"`
 
+	// Service sets what the front-proxy's Service carries beyond its type: a cloud load
+	// balancer's settings. Not with exposure, whose Service is ClusterIP. In a tenant's
+	// namespace, annotations, loadBalancerIP, loadBalancerClass and nodePort need the
+	// platform's policy (data.features.loadBalancers): each spends or claims what the
+	// platform's cloud account or nodes hold.
+	// +optional
+	Service *FrontProxyService `json:"service,omitempty"`
+
 	// Exposure reaches the front-proxy through the cluster's Gateway or Ingress controller
 	// instead of a Service of its own: TLS passes through to the front-proxy, which keeps
 	// terminating it (kcp authenticates clients by their certificates). external.hostname
@@ -535,6 +545,43 @@ type InstallationFrontProxy struct {
 	// Extra adds arguments, volumes and log verbosity to this component's container.
 	// +optional
 	Extra *ComponentExtra `json:"extra,omitempty"`
+}
+
+// FrontProxyService is what a front-proxy's Service carries beyond its type.
+type FrontProxyService struct {
+	// Annotations of the Service, such as a cloud load balancer's settings.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	Annotations map[string]string `json:"annotations,omitempty"`
+
+	// LoadBalancerIP asks the load balancer for this address (type LoadBalancer only).
+	// Kubernetes deprecates the field, which many load balancer implementations still read;
+	// others take an annotation instead.
+	// +optional
+	// +kubebuilder:validation:MaxLength=45
+	LoadBalancerIP string `json:"loadBalancerIP,omitempty"`
+
+	// LoadBalancerClass picks a load balancer implementation other than the cluster's
+	// default (type LoadBalancer only). Kubernetes refuses to change it once the Service
+	// exists: the change is reported on the FrontProxy and the Service keeps serving.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	LoadBalancerClass string `json:"loadBalancerClass,omitempty"`
+
+	// NodePort is the port the Service opens on every node (type NodePort or LoadBalancer),
+	// within the cluster's node port range (30000-32767 unless the cluster sets another).
+	// Kubernetes picks one when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	NodePort int32 `json:"nodePort,omitempty"`
+
+	// ExternalTrafficPolicy is Kubernetes' (type NodePort or LoadBalancer): Local keeps the
+	// client's address and sends traffic only to nodes running a front-proxy pod; Cluster,
+	// the default, spreads it over every node.
+	// +optional
+	// +kubebuilder:validation:Enum=Cluster;Local
+	ExternalTrafficPolicy corev1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
 }
 
 // InstallationAdmin is the installation's admin kubeconfig.
@@ -654,6 +701,77 @@ type ComponentExtra struct {
 	// Logging sets the log verbosity.
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
+
+	// PodLabels are added to the component's pods. The package's own labels win: they
+	// select the pods.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	PodLabels map[string]string `json:"podLabels,omitempty"`
+
+	// PodAnnotations are added to the component's pods. The package's own annotations win:
+	// they roll the pods when a certificate or configuration changes.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	PodAnnotations map[string]string `json:"podAnnotations,omitempty"`
+
+	// HostAliases are added to the pods' /etc/hosts. In a tenant's namespace none may name
+	// what kcp's components dial (a Service of the cluster, the installation's public
+	// hostnames, its etcd): an alias would send kcp's own traffic elsewhere.
+	// +optional
+	// +listType=map
+	// +listMapKey=ip
+	// +kubebuilder:validation:MaxItems=16
+	HostAliases []corev1.HostAlias `json:"hostAliases,omitempty"`
+}
+
+// Pod is t, the component's deployment template, with what x adds to its pods: labels,
+// annotations and host aliases. t itself is not changed.
+func (x *ComponentExtra) Pod(t *DeploymentTemplate) *DeploymentTemplate {
+	if x == nil || (len(x.PodLabels) == 0 && len(x.PodAnnotations) == 0 && len(x.HostAliases) == 0) {
+		return t
+	}
+	out := DeploymentTemplate{}
+	if t != nil {
+		out = *t
+	}
+	spec := DeploymentSpecTemplate{}
+	if out.Spec != nil {
+		spec = *out.Spec
+	}
+	pod := PodTemplateSpec{}
+	if spec.Template != nil {
+		pod = *spec.Template
+	}
+	meta := PodMetadataTemplate{}
+	if pod.Metadata != nil {
+		meta = *pod.Metadata
+	}
+	meta.Labels, meta.Annotations = merged(meta.Labels, x.PodLabels), merged(meta.Annotations, x.PodAnnotations)
+	if meta.Labels != nil || meta.Annotations != nil {
+		pod.Metadata = &meta
+	}
+	if len(x.HostAliases) > 0 {
+		podSpec := PodSpecTemplate{}
+		if pod.Spec != nil {
+			podSpec = *pod.Spec
+		}
+		podSpec.HostAliases = x.HostAliases
+		pod.Spec = &podSpec
+	}
+	spec.Template = &pod
+	out.Spec = &spec
+	return &out
+}
+
+// merged is a copy of base with extra's keys over it; nil when both are empty.
+func merged(base, extra map[string]string) map[string]string {
+	if len(base) == 0 && len(extra) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(base)+len(extra))
+	maps.Copy(out, base)
+	maps.Copy(out, extra)
+	return out
 }
 
 // InstallationVolume is a volume of a type Pod Security "restricted" admits.

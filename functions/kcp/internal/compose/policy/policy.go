@@ -79,6 +79,12 @@ type AllowedFeatures struct {
 	// service cluster reads every CRD and Secret and manages the published resources and
 	// their related Secrets or ConfigMaps in every namespace there.
 	APIPublishing []string `json:"apiPublishing,omitempty"`
+	// LoadBalancers (spec.frontProxies[].service: annotations, loadBalancerIP,
+	// loadBalancerClass, nodePort): an annotation picks and sizes a load balancer the
+	// platform's cloud account pays for, an address or class claims one of the platform's
+	// addresses or implementations, and a node port holds a port on every node of the
+	// cluster, which no other Service may then take.
+	LoadBalancers []string `json:"loadBalancers,omitempty"`
 }
 
 // Feature names a field of AllowedFeatures, as data.features spells it.
@@ -90,6 +96,7 @@ const (
 	FeatureAuditLogs     Feature = "auditLogs"
 	FeatureMonitoring    Feature = "monitoring"
 	FeatureAPIPublishing Feature = "apiPublishing"
+	FeatureLoadBalancers Feature = "loadBalancers"
 )
 
 // AllowsFeature reports whether an installation in namespace may turn f on.
@@ -106,6 +113,8 @@ func (p Policy) AllowsFeature(namespace string, f Feature) bool {
 		return listed(p.Features.Monitoring, namespace)
 	case FeatureAPIPublishing:
 		return listed(p.Features.APIPublishing, namespace)
+	case FeatureLoadBalancers:
+		return listed(p.Features.LoadBalancers, namespace)
 	}
 	return false
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -118,5 +119,47 @@ func TestExtras(t *testing.T) {
 				t.Errorf("%s\nCompose(...): refused, yet desired %d objects and %d requirements", tc.reason, len(r.Desired.Objects()), len(r.Requirements))
 			}
 		})
+	}
+}
+
+// TestExtrasReachTheirPods: a component's podLabels, podAnnotations and hostAliases reach its
+// own Deployment template, over the installation's scheduling, and no other component's: the
+// root shard's stay off its internal proxy, which shares its scheduling.
+func TestExtrasReachTheirPods(t *testing.T) {
+	pod := extra(v1alpha1.ComponentExtra{
+		PodLabels:      map[string]string{"team": "a"},
+		PodAnnotations: map[string]string{"example.com/scrape": "false"},
+		HostAliases:    []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"ldap.corp.example.com"}}},
+	})
+	zoneA := map[string]string{"zone": "a"}
+	type deployment struct {
+		DeploymentTemplate *v1alpha1.DeploymentTemplate
+		Proxy              *v1alpha1.RootShardProxySpec
+	}
+	withPod := &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
+		Metadata: &v1alpha1.PodMetadataTemplate{Labels: pod.PodLabels, Annotations: pod.PodAnnotations},
+		Spec:     &v1alpha1.PodSpecTemplate{NodeSelector: zoneA, HostAliases: pod.HostAliases},
+	}}}
+	scheduledOnly := &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
+		Spec: &v1alpha1.PodSpecTemplate{NodeSelector: zoneA},
+	}}}
+	inst := external()
+	inst.Spec.Scheduling = &v1alpha1.Scheduling{NodeSelector: zoneA}
+	inst.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: pod}
+	inst.Spec.Shards = []v1alpha1.InstallationShard{{Name: "alpha", Extra: pod}, {Name: "beta"}}
+	inst.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Extra: pod}}
+	inst.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Extra: pod}
+	r := composeOK(t, inst)
+	want := map[string]deployment{
+		"team-a":        {DeploymentTemplate: withPod, Proxy: &v1alpha1.RootShardProxySpec{DeploymentTemplate: scheduledOnly}},
+		"team-a-alpha":  {DeploymentTemplate: withPod},
+		"team-a-beta":   {DeploymentTemplate: scheduledOnly},
+		"team-a-public": {DeploymentTemplate: withPod},
+		"team-a-cache":  {DeploymentTemplate: withPod},
+	}
+	for name, w := range want {
+		if diff := cmp.Diff(w, childSpec[deployment](t, r, name)); diff != "" {
+			t.Errorf("child %s: -want, +got:\n%s", name, diff)
+		}
 	}
 }

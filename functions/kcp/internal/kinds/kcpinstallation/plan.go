@@ -97,7 +97,7 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 		e.Prefix = CachePrefix(e.Prefix)
 		cs.Etcd = &e
 	}
-	cs.DeploymentTemplate = s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate()
+	cs.DeploymentTemplate = s.CacheServer.Extra.Pod(s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate())
 	if x := s.CacheServer.Extra; x != nil {
 		cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
 	}
@@ -131,19 +131,21 @@ func (p *plan) rootShard(cache v1alpha1.CacheConfig, first v1alpha1.Installation
 	spec := field.NewPath("spec")
 	rs := v1alpha1.RootShardSpec{External: p.external, Cache: cache, Certificates: s.Certificates}
 	rs.External.PrivateHostname, rs.External.PrivatePort = privateAddress(p.inst, first, p.external)
+	scheduling := s.Scheduling.DeploymentTemplate()
+	var extra *v1alpha1.ComponentExtra
 	if r := s.RootShard; r != nil {
 		rs.CommonShardSpec = p.common(p.store(""), r.Replicas, r.Resources, r.Extra, r.Profiling)
 		rs.ShardBaseURL = r.ShardBaseURL
 		rs.Public, rs.ServiceTemplate = public(r.Public)
-		rs.DeploymentTemplate = r.Scheduling.Over(s.Scheduling).DeploymentTemplate()
+		scheduling, extra = r.Scheduling.Over(s.Scheduling).DeploymentTemplate(), r.Extra
 	} else {
 		rs.CommonShardSpec = p.common(p.store(""), nil, nil, nil, nil)
-		rs.DeploymentTemplate = s.Scheduling.DeploymentTemplate()
 	}
+	rs.DeploymentTemplate = extra.Pod(scheduling)
 	// The root shard's internal proxy runs beside it: the same image (SetImage), the same
-	// nodes.
-	if s.Image != nil || rs.DeploymentTemplate != nil {
-		rs.Proxy = &v1alpha1.RootShardProxySpec{DeploymentTemplate: rs.DeploymentTemplate}
+	// nodes. What rootShard.extra adds is the root shard's own.
+	if s.Image != nil || scheduling != nil {
+		rs.Proxy = &v1alpha1.RootShardProxySpec{DeploymentTemplate: scheduling}
 	}
 	if r := s.RootShard; r != nil && r.VirtualWorkspace != nil {
 		vw, errs := p.virtualWorkspace(r.VirtualWorkspace, "", spec.Child("rootShard", "virtualWorkspace"))
@@ -180,7 +182,7 @@ func (p *plan) shard(i int, sh v1alpha1.InstallationShard) {
 	spec := v1alpha1.ShardSpec{CommonShardSpec: p.common(shardEtcd, sh.Replicas, sh.Resources, sh.Extra, sh.Profiling), RootShard: p.root()}
 	spec.ShardBaseURL = sh.ShardBaseURL
 	spec.Public, spec.ServiceTemplate = public(sh.Public)
-	spec.DeploymentTemplate = sh.Scheduling.Over(s.Scheduling).DeploymentTemplate()
+	spec.DeploymentTemplate = sh.Extra.Pod(sh.Scheduling.Over(s.Scheduling).DeploymentTemplate())
 	shardField := field.NewPath("spec", "shards").Index(i)
 	if sh.VirtualWorkspace != nil {
 		vw, errs := p.virtualWorkspace(sh.VirtualWorkspace, sh.Name, shardField.Child("virtualWorkspace"))
@@ -208,6 +210,7 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 		p.errs = append(p.errs, field.Required(f.Child("external"), "every front-proxy but the first needs its own public address"))
 	}
 	svc := exposure.ServiceType(fp.Exposure, fp.ServiceType)
+	p.errs = append(p.errs, checkService(f.Child("service"), svc, fp.Service)...)
 	if e := fp.Exposure; e != nil && e.Ingress != nil && ext.Port != exposure.IngressPort {
 		portField := field.NewPath("spec", "external", "port")
 		if fp.External != nil {
@@ -221,8 +224,8 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 		Auth:               fp.Auth,
 		Upgrade:            s.Upgrade,
 		External:           ext,
-		ServiceTemplate:    &v1alpha1.ServiceTemplate{Spec: &v1alpha1.ServiceSpecTemplate{Type: svc}},
-		DeploymentTemplate: fp.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
+		ServiceTemplate:    frontProxyService(svc, fp.Service),
+		DeploymentTemplate: fp.Extra.Pod(fp.Scheduling.Over(s.Scheduling).DeploymentTemplate()),
 		Resources:          fp.Resources,
 		Monitoring:         s.Monitoring,
 		Profiling:          fp.Profiling.Over(s.Profiling),
@@ -285,7 +288,7 @@ func (p *plan) virtualWorkspace(vw *v1alpha1.InstallationVirtualWorkspace, shard
 	s := p.inst.Spec
 	spec := v1alpha1.VirtualWorkspaceSpec{
 		External: externalConfig(vw.External), Upgrade: s.Upgrade, Replicas: vw.Replicas, Resources: vw.Resources,
-		ClusterDomain: s.ClusterDomain, DeploymentTemplate: vw.Scheduling.Over(s.Scheduling).DeploymentTemplate(),
+		ClusterDomain: s.ClusterDomain, DeploymentTemplate: vw.Extra.Pod(vw.Scheduling.Over(s.Scheduling).DeploymentTemplate()),
 		Profiling: vw.Profiling.Over(s.Profiling),
 	}
 	if shard == "" {

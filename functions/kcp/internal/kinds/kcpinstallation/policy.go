@@ -75,7 +75,21 @@ func checkFeatures(inst *v1alpha1.KcpInstallation, p policy.Policy) field.ErrorL
 		}
 	}
 	for i, fp := range s.FrontProxies {
-		profiling(spec.Child("frontProxies").Index(i).Child("profiling"), fp.Profiling)
+		f := spec.Child("frontProxies").Index(i)
+		profiling(f.Child("profiling"), fp.Profiling)
+		if sv := fp.Service; sv != nil {
+			for _, set := range []struct {
+				name string
+				on   bool
+			}{
+				{"annotations", len(sv.Annotations) > 0}, {"loadBalancerIP", sv.LoadBalancerIP != ""},
+				{"loadBalancerClass", sv.LoadBalancerClass != ""}, {"nodePort", sv.NodePort != 0},
+			} {
+				if set.on {
+					refuse(f.Child("service", set.name), policy.FeatureLoadBalancers, "a front-proxy Service's "+set.name)
+				}
+			}
+		}
 	}
 	return errs
 }

@@ -76,7 +76,7 @@ func reservedPartNames(p *plan, _ *seen) (field.ErrorList, []string) {
 }
 
 // platformPolicy holds the installation to the platform's policy: its issuers, Gateways,
-// features and limits. A policy that cannot be read refuses; none at all allows everything.
+// features, host aliases and limits. A policy that cannot be read refuses; none at all allows everything.
 func platformPolicy(p *plan, st *seen) (field.ErrorList, []string) {
 	pol, known, err := policy.Read(st.State)
 	switch {
@@ -88,6 +88,7 @@ func platformPolicy(p *plan, st *seen) (field.ErrorList, []string) {
 	errs := checkIssuers(p.inst, pol)
 	errs = append(errs, checkGateways(p.inst, pol)...)
 	errs = append(errs, checkFeatures(p.inst, pol)...)
+	errs = append(errs, checkHostAliases(p, pol)...)
 	return append(errs, checkLimits(p.inst, pol)...), nil
 }
 

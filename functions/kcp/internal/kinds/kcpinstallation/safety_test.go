@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -65,6 +66,15 @@ func gatewayPolicy(gateways ...map[string]any) map[string]any {
 	}
 	p["data"].(map[string]any)["gateways"] = list
 	return p
+}
+
+// loadBalanced gives the installation's front-proxy every load balancer setting that
+// needs the platform's policy.
+func loadBalanced(i *v1alpha1.KcpInstallation) {
+	i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Service: &v1alpha1.FrontProxyService{
+		Annotations:    map[string]string{"service.beta.kubernetes.io/aws-load-balancer-type": "nlb"},
+		LoadBalancerIP: "203.0.113.7", LoadBalancerClass: "example.com/lb", NodePort: 30443,
+	}}}
 }
 
 // featurePolicy is the platform's EnvironmentConfig allowing features in these namespaces,
@@ -368,6 +378,70 @@ func TestSafety(t *testing.T) {
 			reason: `"*" allows every namespace.`,
 			inst:   tenant(auditLogged),
 			world:  testworld.New().Answer(policyAnswered).Object(featurePolicy(map[string]any{"auditLogs": []any{"*"}})),
+		},
+		"LoadBalancerSettingsWithoutPolicy": {
+			reason: "A hostile tenant asks for a cloud load balancer of its choosing, a platform address, another class and a node port on every node: each is refused at its own field, naming the policy.",
+			inst:   tenant(loadBalanced),
+			world:  testworld.New().Answer(policyAnswered),
+			want: want{errs: []string{
+				"spec.frontProxies[0].service.annotations: Forbidden: a front-proxy Service's annotations is not allowed for installations in namespace tenant by the platform's policy (EnvironmentConfig kcp-self-service, data.features.loadBalancers)",
+				"spec.frontProxies[0].service.loadBalancerIP: Forbidden: a front-proxy Service's loadBalancerIP is not allowed",
+				"spec.frontProxies[0].service.loadBalancerClass: Forbidden: a front-proxy Service's loadBalancerClass is not allowed",
+				"spec.frontProxies[0].service.nodePort: Forbidden: a front-proxy Service's nodePort is not allowed",
+			}},
+		},
+		"ExternalTrafficPolicyNeedsNoPolicy": {
+			reason: "Keeping the client's address claims nothing of the platform's: allowed without a policy.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Service: &v1alpha1.FrontProxyService{ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyLocal}}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+		},
+		"LoadBalancerSettingsAllowed": {
+			reason: "The platform allows load balancer settings in the namespace.",
+			inst:   tenant(loadBalanced),
+			world:  testworld.New().Answer(policyAnswered).Object(featurePolicy(map[string]any{"loadBalancers": []any{"tenant"}})),
+		},
+		"LoadBalancerSettingsInAPlatformNamespace": {
+			reason: "The platform's own installations may set them without being listed.",
+			inst:   tenant(loadBalanced, func(i *v1alpha1.KcpInstallation) { i.Namespace = "platform" }),
+			world:  testworld.New().Answer(policyAnswered).Object(featurePolicy(nil)),
+		},
+		"HostAliasesForWhatKcpDials": {
+			reason: "A hostile tenant aliases what its components dial to its own address: a Service, a short name, the cluster's domain, its public name and its external etcd are each refused at their index; a name kcp does not dial is kept.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.Etcd = &v1alpha1.InstallationEtcd{External: &v1alpha1.EtcdConfig{Endpoints: []string{"https://etcd.corp.example.com:2379"}}}
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{HostAliases: []corev1.HostAlias{
+					{IP: "10.1.2.3", Hostnames: []string{"team-a-cache.tenant.svc.cluster.local", "ldap.corp.example.com", "team-a-etcd", "api.cluster.local"}},
+				}}}
+				i.Spec.FrontProxies = []v1alpha1.InstallationFrontProxy{{Name: "public", Extra: &v1alpha1.ComponentExtra{HostAliases: []corev1.HostAlias{
+					{IP: "10.1.2.4", Hostnames: []string{"KCP.example.com.", "etcd.corp.example.com", "localhost"}},
+				}}}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+			want: want{errs: []string{
+				"spec.rootShard.extra.hostAliases[0].hostnames[0]: Forbidden: team-a-cache.tenant.svc.cluster.local is a Service's name, which kcp's components dial: an alias would send their traffic to 10.1.2.3 instead",
+				"spec.rootShard.extra.hostAliases[0].hostnames[2]: Forbidden: team-a-etcd is a single label, which the namespace's search domains resolve to a Service",
+				"spec.rootShard.extra.hostAliases[0].hostnames[3]: Forbidden: api.cluster.local is a name of the cluster's domain cluster.local",
+				"spec.frontProxies[0].extra.hostAliases[0].hostnames[0]: Forbidden: KCP.example.com. is a name this installation serves (spec.external.hostname)",
+				"spec.frontProxies[0].extra.hostAliases[0].hostnames[1]: Forbidden: etcd.corp.example.com is the installation's etcd (spec.etcd.external.endpoints[0])",
+				"spec.frontProxies[0].extra.hostAliases[0].hostnames[2]: Forbidden: localhost is the pod itself",
+			}},
+		},
+		"HostAliasesOfOtherNames": {
+			reason: "A name kcp does not dial (a directory, an OIDC issuer) may be aliased by a tenant.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{HostAliases: []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"ldap.corp.example.com"}}}}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
+		},
+		"HostAliasesInAPlatformNamespace": {
+			reason: "The platform's own installations may alias anything.",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Namespace = "platform"
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{HostAliases: []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"kcp.example.com", "team-a-etcd"}}}}}
+			}),
+			world: testworld.New().Answer(policyAnswered).Object(featurePolicy(nil)),
 		},
 		"FeaturesInAPlatformNamespace": {
 			reason: "The platform's own installations may turn on every feature.",

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +48,16 @@ func Service(name, namespace string, labels map[string]string, ports []corev1.Se
 		if s.ClusterIP != "" {
 			svc.Spec.ClusterIP = s.ClusterIP
 		}
+		svc.Spec.LoadBalancerIP = s.LoadBalancerIP
+		if s.LoadBalancerClass != "" {
+			svc.Spec.LoadBalancerClass = &s.LoadBalancerClass
+		}
+		if s.NodePort != 0 && len(svc.Spec.Ports) > 0 {
+			// The first port is the server's https port; the others are kcp-operator's.
+			svc.Spec.Ports = slices.Clone(svc.Spec.Ports)
+			svc.Spec.Ports[0].NodePort = s.NodePort
+		}
+		svc.Spec.ExternalTrafficPolicy = s.ExternalTrafficPolicy
 	}
 	return svc
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -63,6 +64,23 @@ func TestService(t *testing.T) {
 				s.Annotations = map[string]string{"service.beta.kubernetes.io/aws-load-balancer-type": "nlb"}
 				s.Spec.Type = corev1.ServiceTypeLoadBalancer
 				s.Spec.ClusterIP = "10.96.0.42"
+			},
+		},
+		"LoadBalancer": {
+			reason: "A load balancer's address, class, node port and traffic policy reach the Service; the node port goes to the first (https) port only.",
+			template: &v1alpha1.ServiceTemplate{
+				Spec: &v1alpha1.ServiceSpecTemplate{
+					Type: corev1.ServiceTypeLoadBalancer, LoadBalancerIP: "203.0.113.7", LoadBalancerClass: "example.com/lb",
+					NodePort: 30443, ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyLocal,
+				},
+			},
+			want: func(s *corev1.Service) {
+				s.Spec.Type = corev1.ServiceTypeLoadBalancer
+				s.Spec.LoadBalancerIP = "203.0.113.7"
+				s.Spec.LoadBalancerClass = ptr.To("example.com/lb")
+				s.Spec.Ports = slices.Clone(wantPorts)
+				s.Spec.Ports[0].NodePort = 30443
+				s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 			},
 		},
 		"Headless": {
