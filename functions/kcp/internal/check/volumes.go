@@ -32,6 +32,13 @@ func ExtraVolumes(p *field.Path, allGenerated func() []string, vols []corev1.Vol
 		if !known[m.Name] {
 			errs = append(errs, field.NotFound(p.Child("extraVolumeMounts").Index(i).Child("name"), m.Name))
 		}
+		// Kubernetes admits Bidirectional only in a privileged container, and no container
+		// of this package is one (Pod Security "restricted"): the Deployment would be refused
+		// at every rollout, far from the field that caused it.
+		if mp := m.MountPropagation; mp != nil && *mp == corev1.MountPropagationBidirectional {
+			errs = append(errs, field.Forbidden(p.Child("extraVolumeMounts").Index(i).Child("mountPropagation"),
+				`Bidirectional propagation needs a privileged container, and this package runs none (Pod Security "restricted"): use HostToContainer or None`))
+		}
 	}
 	// Every kind's extra volumes pass here, the installation's children and a team's
 	// VirtualWorkspace alike: the one place Kubernetes v1.37's volume fields are checked.
