@@ -471,6 +471,13 @@ type InstallationCacheServer struct {
 	// +optional
 	Embedded bool `json:"embedded,omitempty"`
 
+	// Replicas of the cache server. Defaults to 2, at most 10; an embedded cache is one
+	// pod's own, so it runs exactly 1.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	Replicas *int32 `json:"replicas,omitempty"`
+
 	// Scheduling of this component's pods, over spec.scheduling field by field.
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`

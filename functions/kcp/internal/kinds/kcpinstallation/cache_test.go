@@ -71,3 +71,23 @@ func TestCachePrefix(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheServerReplicas: spec.cacheServer.replicas reaches the CacheServer; Validate refuses
+// more than one for an embedded cache, one pod's own, naming the installation's field.
+func TestCacheServerReplicas(t *testing.T) {
+	two := int32(2)
+	r := composeOK(t, func() *v1alpha1.KcpInstallation {
+		i := smallest()
+		i.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Replicas: &two}
+		return i
+	}())
+	if got := childSpec[v1alpha1.CacheServerSpec](t, r, "team-a-cache").Replicas; got == nil || *got != 2 {
+		t.Errorf("the CacheServer's spec.replicas = %v, want 2", got)
+	}
+	inst := smallest()
+	inst.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Embedded: true, Replicas: &two}
+	errs := Validate(inst)
+	if len(errs) != 1 || errs[0].Field != "spec.cacheServer.replicas" {
+		t.Errorf("an embedded cache with 2 replicas: got errors %v, want one at spec.cacheServer.replicas", errs.ToAggregate())
+	}
+}

@@ -90,7 +90,7 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 		return v1alpha1.CacheConfig{}
 	}
 	csName := p.name.CacheServer()
-	cs := v1alpha1.CacheServerSpec{Upgrade: s.Upgrade, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd}
+	cs := v1alpha1.CacheServerSpec{Upgrade: s.Upgrade, ClusterDomain: s.ClusterDomain, Etcd: s.CacheServer.Etcd, Replicas: s.CacheServer.Replicas}
 	if cs.Etcd == nil && !s.CacheServer.Embedded {
 		// Durable by default: beside the shards' data, under a prefix of its own.
 		e := p.store("")

@@ -65,6 +65,13 @@ func validateReplicas(s v1alpha1.KcpInstallationSpec) field.ErrorList {
 	for i, fp := range s.FrontProxies {
 		bound(spec.Child("frontProxies").Index(i).Child("replicas"), fp.Replicas)
 	}
+	if c := s.CacheServer; c != nil {
+		bound(spec.Child("cacheServer", "replicas"), c.Replicas)
+		if r := c.Replicas; c.Embedded && r != nil && *r > 1 {
+			errs = append(errs, field.Invalid(spec.Child("cacheServer", "replicas"), *r,
+				"an embedded cache is its pod's own, so more replicas would each hold a different cache: remove replicas or set it to 1, or store the cache in etcd (remove embedded)"))
+		}
+	}
 	return errs
 }
 
