@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // ImageSpec selects the kcp container image. The same image provides kcp, kcp-front-proxy,
@@ -273,6 +274,18 @@ type CertificatePrivateKeyTemplate struct {
 	Algorithm string `json:"algorithm,omitempty"`
 	// +optional
 	Size int `json:"size,omitempty"`
+}
+
+// DisruptionBudget sets the PodDisruptionBudget a component gets when it runs more than one
+// replica.
+type DisruptionBudget struct {
+	// MinAvailable is how many pods, or which percentage of them, a voluntary disruption (a
+	// node drain) must leave running, in place of the default, which lets one pod go at a
+	// time. It must let at least one pod go: a budget that lets none go blocks every drain
+	// of the nodes its pods run on.
+	// +optional
+	// +kubebuilder:validation:XIntOrString
+	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty"`
 }
 
 // ServiceTemplate customises a generated Service.
@@ -590,6 +603,11 @@ type CommonShardSpec struct {
 	// Replicas of the shard Deployment. Defaults to 2.
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
+
+	// PodDisruptionBudget sets the budget composed when more than one replica runs. Not in
+	// kcp-operator.
+	// +optional
+	PodDisruptionBudget *DisruptionBudget `json:"podDisruptionBudget,omitempty"`
 
 	// Resources override the defaults (requests cpu 1, memory 1Gi; limits cpu 2, memory 2Gi)
 	// key by key.

@@ -38,6 +38,11 @@ type FrontProxySpec struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
+	// PodDisruptionBudget sets the budget composed when more than one replica runs. Not in
+	// kcp-operator.
+	// +optional
+	PodDisruptionBudget *DisruptionBudget `json:"podDisruptionBudget,omitempty"`
+
 	// Resources of the front-proxy container; none unless set.
 	// +optional
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`

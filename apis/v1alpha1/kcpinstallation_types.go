@@ -709,6 +709,11 @@ type ComponentExtra struct {
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
 
+	// PodDisruptionBudget sets the budget the component gets when it runs more than one
+	// replica.
+	// +optional
+	PodDisruptionBudget *DisruptionBudget `json:"podDisruptionBudget,omitempty"`
+
 	// PodLabels are added to the component's pods. The package's own labels win: they
 	// select the pods.
 	// +optional

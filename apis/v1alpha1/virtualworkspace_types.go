@@ -45,6 +45,11 @@ type VirtualWorkspaceSpec struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
+	// PodDisruptionBudget sets the budget composed when more than one replica runs. Not in
+	// kcp-operator.
+	// +optional
+	PodDisruptionBudget *DisruptionBudget `json:"podDisruptionBudget,omitempty"`
+
 	// +optional
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 

@@ -6,6 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/placement"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
@@ -30,6 +31,8 @@ type Workload struct {
 	// CertificateOnly names the mounted Secrets a placed workload gets only the certificate
 	// of: CAs and other components' certificates.
 	CertificateOnly map[string]bool
+	// DisruptionBudget is the user's setting of the PodDisruptionBudget; nil for the default.
+	DisruptionBudget *v1alpha1.DisruptionBudget
 }
 
 // Outcome says what happened to one workload.
@@ -69,7 +72,7 @@ func (b *Builder) workload(w Workload) Outcome {
 		dep, svc := w.Build(v.Rollout.Annotations())
 		b.Set.Add(w.DeploymentKey, dep, Readiness(b.St.DeploymentAvailable(w.DeploymentKey)))
 		b.Set.Add(w.ServiceKey, svc, Readiness(b.St.Exists(w.ServiceKey)))
-		if pdb := workload.DisruptionBudget(dep.ObjectMeta, dep.Spec.Replicas, dep.Spec.Selector); pdb != nil {
+		if pdb := workload.DisruptionBudget(dep.ObjectMeta, dep.Spec.Replicas, dep.Spec.Selector, w.DisruptionBudget); pdb != nil {
 			b.Set.Add(pdbKey, pdb, Readiness(b.St.Exists(pdbKey)))
 		}
 		out.Composed = true

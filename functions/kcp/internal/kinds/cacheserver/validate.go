@@ -24,6 +24,11 @@ func Validate(cs *v1alpha1.CacheServer) field.ErrorList {
 	s := cs.Spec
 
 	errs = append(errs, check.NameLength(cs.GetName(), MaxNameLength)...)
+	defaultReplicas := int32(cache.DefaultExternalReplicas)
+	if s.Etcd == nil {
+		defaultReplicas = cache.EmbeddedReplicas
+	}
+	errs = append(errs, check.DisruptionBudget(spec.Child("podDisruptionBudget"), s.Replicas, defaultReplicas, s.PodDisruptionBudget)...)
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	errs = append(errs, validateCertificates(spec.Child("certificates"), s.Certificates)...)
 	errs = append(errs, check.Image(spec.Child("image"), s.Image)...)

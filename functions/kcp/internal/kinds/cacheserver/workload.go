@@ -30,5 +30,6 @@ func (c *composer) composeWorkload() builder.Outcome {
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return s.Deployment(podAnnotations), s.Service()
 		},
+		DisruptionBudget: c.cs.Spec.PodDisruptionBudget,
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 )
 
@@ -27,6 +28,7 @@ func Validate(fp *v1alpha1.FrontProxy) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := fp.Spec
 	errs = append(errs, check.NameLength(fp.GetName(), MaxNameLength)...)
+	errs = append(errs, check.DisruptionBudget(spec.Child("podDisruptionBudget"), s.Replicas, builder.DefaultReplicas, s.PodDisruptionBudget)...)
 	errs = append(errs, check.RootShard(spec.Child("rootShard"), s.RootShard, "this front-proxy serves")...)
 	root := ""
 	if r := s.RootShard.Ref; r != nil {

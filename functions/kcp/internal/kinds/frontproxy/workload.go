@@ -162,8 +162,9 @@ func (c *composer) composeWorkload(p proxy.Proxy) builder.Outcome {
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return p.Deployment(podAnnotations), p.Service()
 		},
-		Placement:       c.placement,
-		CertificateOnly: othersCertificates(p),
+		Placement:        c.placement,
+		CertificateOnly:  othersCertificates(p),
+		DisruptionBudget: c.fp.Spec.PodDisruptionBudget,
 	})
 }
 

@@ -50,7 +50,7 @@ func composeEtcd(b *builder.Builder, c etcd.Cluster) (ready bool, why string) {
 	ready = observedOK && readyMembers == c.Replicas()
 	sts := c.StatefulSet()
 	b.Set.Add(key, sts, builder.Readiness(ready))
-	if pdb := workload.DisruptionBudget(sts.ObjectMeta, sts.Spec.Replicas, sts.Spec.Selector); pdb != nil {
+	if pdb := workload.DisruptionBudget(sts.ObjectMeta, sts.Spec.Replicas, sts.Spec.Selector, nil); pdb != nil {
 		// A drain takes one member at a time, so a three-member etcd keeps its quorum.
 		k := b.Key("poddisruptionbudget", c.Names.Name())
 		b.Set.Add(k, pdb, builder.Readiness(b.St.Exists(k)))

@@ -100,6 +100,7 @@ func (p *plan) cacheServer() v1alpha1.CacheConfig {
 	cs.DeploymentTemplate = s.CacheServer.Extra.Pod(s.CacheServer.Scheduling.Over(s.Scheduling).DeploymentTemplate())
 	if x := s.CacheServer.Extra; x != nil {
 		cs.ExtraArgs, cs.ExtraVolumes, cs.ExtraVolumeMounts, cs.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
+		cs.PodDisruptionBudget = x.PodDisruptionBudget
 	}
 	cs.Certificates = s.Certificates
 	f := field.NewPath("spec", "cacheServer")
@@ -120,6 +121,7 @@ func (p *plan) common(etcd v1alpha1.EtcdConfig, replicas *int32, res *corev1.Res
 	}
 	if x != nil {
 		c.ExtraArgs, c.ExtraVolumes, c.ExtraVolumeMounts, c.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
+		c.PodDisruptionBudget = x.PodDisruptionBudget
 	}
 	return c
 }
@@ -232,6 +234,7 @@ func (p *plan) frontProxy(i int, fp v1alpha1.InstallationFrontProxy) {
 	}
 	if x := fp.Extra; x != nil {
 		spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
+		spec.PodDisruptionBudget = x.PodDisruptionBudget
 	}
 	if sc := fp.ServerCertificate; sc != nil {
 		// A second certificate for the public name only: the one from the installation's
@@ -298,6 +301,7 @@ func (p *plan) virtualWorkspace(vw *v1alpha1.InstallationVirtualWorkspace, shard
 	}
 	if x := vw.Extra; x != nil {
 		spec.ExtraArgs, spec.ExtraVolumes, spec.ExtraVolumeMounts, spec.Logging = x.Args, x.CoreVolumes(), x.VolumeMounts, x.Logging
+		spec.PodDisruptionBudget = x.PodDisruptionBudget
 	}
 	key := "virtualworkspace"
 	if shard != "" {

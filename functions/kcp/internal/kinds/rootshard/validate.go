@@ -27,6 +27,7 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := rs.Spec
 	tag := kcpimage.Resolve(s.Image).Tag
+	errs = append(errs, check.DisruptionBudget(spec.Child("podDisruptionBudget"), s.Replicas, builder.DefaultReplicas, s.PodDisruptionBudget)...)
 
 	errs = append(errs, check.NameLength(rs.GetName(), MaxNameLength)...)
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)

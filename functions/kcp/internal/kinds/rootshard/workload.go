@@ -63,5 +63,6 @@ func (c *composer) composeRootShardWorkload() builder.Outcome {
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return srv.Deployment(c.b.Replicas(key, c.rs.Spec.Replicas, builder.DefaultReplicas), c.encryption.Annotate(podAnnotations)), srv.Service()
 		},
+		DisruptionBudget: c.rs.Spec.PodDisruptionBudget,
 	})
 }

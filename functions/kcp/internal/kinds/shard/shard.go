@@ -331,8 +331,9 @@ func (c *composer) composeWorkload(srv kcpserver.Server, enc rotation.Outcome) b
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return srv.Deployment(c.b.Replicas(key, c.sh.Spec.Replicas, builder.DefaultReplicas), enc.Annotate(podAnnotations)), srv.Service()
 		},
-		Placement:       c.placement,
-		CertificateOnly: c.othersCertificates(srv),
+		Placement:        c.placement,
+		CertificateOnly:  c.othersCertificates(srv),
+		DisruptionBudget: c.sh.Spec.PodDisruptionBudget,
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpimage"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/kcpversion"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
@@ -24,6 +25,7 @@ func Validate(sh *v1alpha1.Shard) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := sh.Spec
 	errs = append(errs, check.NameLength(sh.GetName(), MaxNameLength)...)
+	errs = append(errs, check.DisruptionBudget(spec.Child("podDisruptionBudget"), s.Replicas, builder.DefaultReplicas, s.PodDisruptionBudget)...)
 	errs = append(errs, check.RootShard(spec.Child("rootShard"), s.RootShard, "this shard belongs to")...)
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
 	if s.ShardBaseURL != "" {

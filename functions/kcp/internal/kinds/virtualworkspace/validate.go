@@ -10,6 +10,7 @@ import (
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/check"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/vwserver"
 )
@@ -26,6 +27,7 @@ func Validate(vw *v1alpha1.VirtualWorkspace) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := vw.Spec
 	errs = append(errs, check.NameLength(vw.GetName(), MaxNameLength)...)
+	errs = append(errs, check.DisruptionBudget(spec.Child("podDisruptionBudget"), s.Replicas, builder.DefaultReplicas, s.PodDisruptionBudget)...)
 	errs = append(errs, validateTarget(spec.Child("target"), s.Target)...)
 	errs = append(errs, check.External(spec.Child("external"), s.External)...)
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)

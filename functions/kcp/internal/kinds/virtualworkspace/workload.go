@@ -19,5 +19,6 @@ func (c *composer) composeWorkload(srv vwserver.Server) builder.Outcome {
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
 			return srv.Deployment(c.b.Replicas(key, c.vw.Spec.Replicas, builder.DefaultReplicas), podAnnotations), srv.Service()
 		},
+		DisruptionBudget: c.vw.Spec.PodDisruptionBudget,
 	})
 }

@@ -213,15 +213,24 @@ func mergeKeep(base, extra map[string]string) map[string]string {
 // one replica: a node drain or cluster upgrade takes down at most one of its pods at a time, so
 // a replicated kcp server or front-proxy keeps serving and an etcd keeps its quorum. A single
 // replica gets none: a budget that allows no disruption would block every drain. It is named
-// and labelled as the workload (meta) and selects its pods (selector).
-func DisruptionBudget(meta metav1.ObjectMeta, replicas *int32, selector *metav1.LabelSelector) *policyv1.PodDisruptionBudget {
+// and labelled as the workload (meta) and selects its pods (selector). The user's minAvailable
+// (b), when set, replaces maxUnavailable 1; check.DisruptionBudget refuses one that lets no
+// pod go.
+func DisruptionBudget(meta metav1.ObjectMeta, replicas *int32, selector *metav1.LabelSelector, b *v1alpha1.DisruptionBudget) *policyv1.PodDisruptionBudget {
 	if replicas == nil || *replicas < 2 {
 		return nil
 	}
-	one := intstr.FromInt32(1)
+	spec := policyv1.PodDisruptionBudgetSpec{Selector: selector.DeepCopy()}
+	if b != nil && b.MinAvailable != nil {
+		minAvailable := *b.MinAvailable
+		spec.MinAvailable = &minAvailable
+	} else {
+		one := intstr.FromInt32(1)
+		spec.MaxUnavailable = &one
+	}
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, Labels: maps.Clone(meta.Labels)},
-		Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: selector.DeepCopy()},
+		Spec:       spec,
 	}
 }

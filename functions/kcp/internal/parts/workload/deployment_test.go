@@ -305,9 +305,11 @@ func TestDisruptionBudget(t *testing.T) {
 		}
 	}
 	one := intstr.FromInt32(1)
+	two := intstr.FromString("50%")
 	cases := map[string]struct {
 		reason string
 		dep    *appsv1.Deployment
+		budget *v1alpha1.DisruptionBudget
 		want   *policyv1.PodDisruptionBudget
 	}{
 		"OneReplica": {
@@ -327,10 +329,25 @@ func TestDisruptionBudget(t *testing.T) {
 				Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: selector},
 			},
 		},
+		"MinAvailable": {
+			reason: "The user's minAvailable replaces maxUnavailable: the disruption controller reads one or the other.",
+			dep:    dep(ptr.To[int32](4)),
+			budget: &v1alpha1.DisruptionBudget{MinAvailable: &two},
+			want: &policyv1.PodDisruptionBudget{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+				ObjectMeta: metav1.ObjectMeta{Name: "root-kcp", Namespace: "kcp", Labels: map[string]string{"app": "kcp"}},
+				Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: &two, Selector: selector},
+			},
+		},
+		"MinAvailableOfOneReplica": {
+			reason: "One replica gets no budget, whatever the user sets.",
+			dep:    dep(ptr.To[int32](1)),
+			budget: &v1alpha1.DisruptionBudget{MinAvailable: &two},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, DisruptionBudget(tc.dep.ObjectMeta, tc.dep.Spec.Replicas, tc.dep.Spec.Selector)); diff != "" {
+			if diff := cmp.Diff(tc.want, DisruptionBudget(tc.dep.ObjectMeta, tc.dep.Spec.Replicas, tc.dep.Spec.Selector, tc.budget)); diff != "" {
 				t.Errorf("\n%s\nDisruptionBudget(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
