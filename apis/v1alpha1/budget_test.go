@@ -81,8 +81,8 @@ func TestXRDSchemaBudget(t *testing.T) {
 			budget: 12_000,
 		},
 		"virtualworkspaces/v1alpha1": {
-			reason: "kcp-operator's VirtualWorkspace spec.",
-			budget: 61_000,
+			reason: "kcp-operator's VirtualWorkspace spec, with a Service's load balancer settings and a disruption budget, as every kind (issue 57; was 61,000).",
+			budget: 62_000,
 		},
 		"workspaces/v1alpha1": {
 			reason: "A workspace, its role bindings and its API bindings (spec.apiBindings, 2.5 KB).",

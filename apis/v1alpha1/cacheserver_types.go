@@ -37,8 +37,7 @@ type CacheServerSpec struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
-	// PodDisruptionBudget sets the budget composed when more than one replica runs. Not in
-	// kcp-operator.
+	// PodDisruptionBudget: not in kcp-operator.
 	// +optional
 	PodDisruptionBudget *DisruptionBudget `json:"podDisruptionBudget,omitempty"`
 

@@ -279,10 +279,8 @@ type CertificatePrivateKeyTemplate struct {
 // DisruptionBudget sets the PodDisruptionBudget a component gets when it runs more than one
 // replica.
 type DisruptionBudget struct {
-	// MinAvailable is how many pods, or which percentage of them, a voluntary disruption (a
-	// node drain) must leave running, in place of the default, which lets one pod go at a
-	// time. It must let at least one pod go: a budget that lets none go blocks every drain
-	// of the nodes its pods run on.
+	// MinAvailable pods, or a percentage, a node drain must leave running, in place of the
+	// default that lets one go at a time. It must let one go.
 	// +optional
 	// +kubebuilder:validation:XIntOrString
 	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty"`
@@ -310,22 +308,20 @@ type ServiceSpecTemplate struct {
 	Type corev1.ServiceType `json:"type,omitempty"`
 	// +optional
 	ClusterIP string `json:"clusterIP,omitempty"`
-	// LoadBalancerIP, for type LoadBalancer. Not in kcp-operator.
+	// For type LoadBalancer; not in kcp-operator.
 	// +optional
 	// +kubebuilder:validation:MaxLength=45
 	LoadBalancerIP string `json:"loadBalancerIP,omitempty"`
-	// LoadBalancerClass, for type LoadBalancer; Kubernetes refuses to change it once set. Not
-	// in kcp-operator.
+	// For type LoadBalancer, fixed once set; not in kcp-operator.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	LoadBalancerClass string `json:"loadBalancerClass,omitempty"`
-	// NodePort of the Service's https port (6443 in the cluster), for type NodePort or
-	// LoadBalancer. Not in kcp-operator.
+	// NodePort of the https port, for type NodePort or LoadBalancer; not in kcp-operator.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
 	NodePort int32 `json:"nodePort,omitempty"`
-	// ExternalTrafficPolicy, for type NodePort or LoadBalancer. Not in kcp-operator.
+	// For type NodePort or LoadBalancer; not in kcp-operator.
 	// +optional
 	// +kubebuilder:validation:Enum=Cluster;Local
 	ExternalTrafficPolicy corev1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
@@ -604,8 +600,7 @@ type CommonShardSpec struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
-	// PodDisruptionBudget sets the budget composed when more than one replica runs. Not in
-	// kcp-operator.
+	// PodDisruptionBudget: not in kcp-operator.
 	// +optional
 	PodDisruptionBudget *DisruptionBudget `json:"podDisruptionBudget,omitempty"`
 

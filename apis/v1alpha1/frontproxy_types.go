@@ -38,8 +38,7 @@ type FrontProxySpec struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
-	// PodDisruptionBudget sets the budget composed when more than one replica runs. Not in
-	// kcp-operator.
+	// PodDisruptionBudget: not in kcp-operator.
 	// +optional
 	PodDisruptionBudget *DisruptionBudget `json:"podDisruptionBudget,omitempty"`
 

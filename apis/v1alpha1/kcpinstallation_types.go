@@ -709,26 +709,22 @@ type ComponentExtra struct {
 	// +optional
 	Logging *LoggingSpec `json:"logging,omitempty"`
 
-	// PodDisruptionBudget sets the budget the component gets when it runs more than one
-	// replica.
+	// PodDisruptionBudget of the component, when it runs more than one replica.
 	// +optional
 	PodDisruptionBudget *DisruptionBudget `json:"podDisruptionBudget,omitempty"`
 
-	// PodLabels are added to the component's pods. The package's own labels win: they
-	// select the pods.
+	// PodLabels are added to the pods; the package's own win.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=32
 	PodLabels map[string]string `json:"podLabels,omitempty"`
 
-	// PodAnnotations are added to the component's pods. The package's own annotations win:
-	// they roll the pods when a certificate or configuration changes.
+	// PodAnnotations are added to the pods; the package's own win.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=32
 	PodAnnotations map[string]string `json:"podAnnotations,omitempty"`
 
-	// HostAliases are added to the pods' /etc/hosts. In a tenant's namespace none may name
-	// what kcp's components dial (a Service of the cluster, the installation's public
-	// hostnames, its etcd): an alias would send kcp's own traffic elsewhere.
+	// HostAliases are added to the pods' /etc/hosts; in a tenant's namespace none may name
+	// what kcp dials (a Service, the installation's public names, its etcd).
 	// +optional
 	// +listType=map
 	// +listMapKey=ip
