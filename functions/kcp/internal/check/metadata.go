@@ -18,8 +18,8 @@ import (
 
 // Templates refuses what the API server or cert-manager would refuse in a spec's templates,
 // on the objects composed from them, where the message would name no field of the XR:
-// invalid label and annotation keys and values (metadata and secret templates, node
-// selectors), invalid tolerations, topology spread constraints and priority class names,
+// invalid label and annotation keys and values (metadata and secret templates, a
+// component's extra pod labels and annotations, a front-proxy's Service, node selectors), invalid tolerations, topology spread constraints and priority class names,
 // cert-manager.io annotations on a certificate's Secret, certificate lifetimes
 // and key sizes cert-manager rejects, and names and addresses no certificate can hold.
 //
@@ -58,6 +58,17 @@ func walk(p *field.Path, v any) field.ErrorList {
 				errs = append(errs, walk(child, t[k])...)
 			case "monitoring":
 				errs = append(errs, monitoring(p.Child(k), t[k])...)
+			case "podLabels":
+				errs = append(errs, metavalidation.ValidateLabels(stringMap(t[k]), p.Child(k))...)
+			case "podAnnotations":
+				errs = append(errs, apivalidation.ValidateAnnotations(stringMap(t[k]), p.Child(k))...)
+			case "service":
+				// A front-proxy's Service settings carry its annotations outside a metadata block.
+				child := p.Child(k)
+				if m, ok := t[k].(map[string]any); ok {
+					errs = append(errs, apivalidation.ValidateAnnotations(stringMap(m["annotations"]), child.Child("annotations"))...)
+				}
+				errs = append(errs, walk(child, t[k])...)
 			case "nodeSelector":
 				errs = append(errs, metavalidation.ValidateLabels(stringMap(t[k]), p.Child(k))...)
 			case "priorityClassName":

@@ -108,6 +108,26 @@ func TestTemplates(t *testing.T) {
 				`spec.serviceTemplate.metadata.labels: Invalid value: "bad key!"`,
 			},
 		},
+		"ExtraPodMetadataAndServiceAnnotations": {
+			reason: "A component's extra pod labels and annotations and a front-proxy's Service annotations are refused where they are written, naming the key, not when the API server refuses the Deployment or Service.",
+			spec: v1alpha1.KcpInstallationSpec{
+				RootShard: &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{
+					PodLabels:      map[string]string{"team": "a b"},
+					PodAnnotations: map[string]string{"not/a/key": "x"},
+				}},
+				FrontProxies: []v1alpha1.InstallationFrontProxy{{
+					Name:    "public",
+					Service: &v1alpha1.FrontProxyService{Annotations: map[string]string{"lb key": "x"}},
+					Extra:   &v1alpha1.ComponentExtra{PodLabels: map[string]string{"ok.example.com/team": "a", "-bad": "x"}},
+				}},
+			},
+			want: []string{
+				`spec.frontProxies[0].extra.podLabels: Invalid value: "-bad"`,
+				`spec.frontProxies[0].service.annotations: Invalid value: "lb key"`,
+				`spec.rootShard.extra.podAnnotations: Invalid value: "not/a/key"`,
+				`spec.rootShard.extra.podLabels: Invalid value: "a b"`,
+			},
+		},
 		"Scheduling": {
 			reason: "Tolerations, spread constraints and a priority class the API server would refuse on the Deployment are refused where they are written, in a KcpInstallation's scheduling blocks too.",
 			spec: v1alpha1.KcpInstallationSpec{
