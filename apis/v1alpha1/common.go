@@ -63,7 +63,8 @@ type SharedReference struct {
 
 // EtcdConfig points a shard at its etcd.
 type EtcdConfig struct {
-	// Endpoints are etcd client URLs, for example https://etcd:2379.
+	// Endpoints are etcd client URLs, for example https://etcd:2379. A root shard alone may
+	// list only "embedded": kcp's own etcd on an emptyDir, for development (data lost on restart).
 	Endpoints []string `json:"endpoints"`
 
 	// TLSConfig enables mutual TLS to etcd.
@@ -76,6 +77,15 @@ type EtcdConfig struct {
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:Pattern=`^(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+/?$`
 	Prefix string `json:"prefix,omitempty"`
+}
+
+// EmbeddedEtcdEndpoint is the one endpoint that asks kcp for its embedded etcd: kcp's own
+// spelling (the default of its --etcd-servers flag).
+const EmbeddedEtcdEndpoint = "embedded"
+
+// Embedded reports whether e asks for kcp's embedded etcd instead of an etcd cluster.
+func (e EtcdConfig) Embedded() bool {
+	return len(e.Endpoints) == 1 && e.Endpoints[0] == EmbeddedEtcdEndpoint
 }
 
 // EtcdTLSConfig names the Secret with the etcd client certificate.

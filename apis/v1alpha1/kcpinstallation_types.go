@@ -43,8 +43,8 @@ type KcpInstallationSpec struct {
 	Certificates Certificates `json:"certificates"`
 
 	// Etcd is where the root shard, and every shard that does not set its own, store their
-	// data: an etcd cluster the installation composes (managed, the default) or an external
-	// one.
+	// data: an etcd cluster the installation composes (managed, the default), an external
+	// one, or, for development only, kcp's embedded etcd.
 	// +optional
 	Etcd *InstallationEtcd `json:"etcd,omitempty"`
 
@@ -193,8 +193,8 @@ type InstallationPublic struct {
 	ServiceType corev1.ServiceType `json:"serviceType,omitempty"`
 }
 
-// InstallationEtcd is either a managed etcd cluster or an external one.
-// +kubebuilder:validation:XValidation:rule="!(has(self.managed) && has(self.external))",message="set either etcd.managed or etcd.external, not both."
+// InstallationEtcd is a managed etcd cluster, an external one, or kcp's embedded etcd.
+// +kubebuilder:validation:XValidation:rule="(has(self.managed) ? 1 : 0) + (has(self.external) ? 1 : 0) + (has(self.embedded) && self.embedded ? 1 : 0) <= 1",message="set one of etcd.managed, etcd.external and etcd.embedded."
 type InstallationEtcd struct {
 	// Managed composes an etcd cluster for the installation: a StatefulSet with a volume per
 	// member, its Services and its TLS (dedicated client and peer CAs issued by the
@@ -206,6 +206,19 @@ type InstallationEtcd struct {
 	// External is an etcd the installation does not manage, as in a RootShard's spec.etcd.
 	// +optional
 	External *EtcdConfig `json:"external,omitempty"`
+
+	// Embedded runs kcp's own etcd inside the root shard's pod, on an emptyDir: a throwaway
+	// kcp for development and tests, never for production. Everything kcp stores is lost
+	// whenever the pod restarts or moves. One root shard of one replica: no shards, and a
+	// cache server only with its own storage.
+	// +optional
+	Embedded bool `json:"embedded,omitempty"`
+}
+
+// IsManaged reports whether the installation composes its etcd: the default, when neither
+// an external nor kcp's embedded etcd is set.
+func (e *InstallationEtcd) IsManaged() bool {
+	return e == nil || (e.External == nil && !e.Embedded)
 }
 
 // ManagedEtcd is the etcd cluster an installation composes.

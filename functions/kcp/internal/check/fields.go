@@ -75,6 +75,10 @@ func Etcd(p *field.Path, e v1alpha1.EtcdConfig) field.ErrorList {
 		errs = append(errs, field.Required(p.Child("endpoints"), "list at least one etcd client URL, for example https://etcd:2379"))
 	}
 	for i, ep := range e.Endpoints {
+		if ep == v1alpha1.EmbeddedEtcdEndpoint {
+			errs = append(errs, field.Invalid(p.Child("endpoints").Index(i), ep, "kcp's embedded etcd is for a root shard alone, in development: list etcd client URLs such as https://etcd:2379"))
+			continue
+		}
 		u, err := url.Parse(ep)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, field.Invalid(p.Child("endpoints").Index(i), ep, "must be an etcd client URL such as https://etcd:2379"))
@@ -85,6 +89,21 @@ func Etcd(p *field.Path, e v1alpha1.EtcdConfig) field.ErrorList {
 	errs = append(errs, EtcdPrefix(p.Child("prefix"), e.Prefix)...)
 	if t := e.TLSConfig; t != nil && t.SecretRef.Name == "" {
 		errs = append(errs, field.Required(p.Child("tlsConfig", "secretRef", "name"), "name the Secret with tls.crt, tls.key and ca.crt for etcd"))
+	}
+	return errs
+}
+
+// EmbeddedEtcd checks a root shard's spec (at spec) that asks for kcp's embedded etcd: the
+// data lives in the pod, so a second replica would be a second, empty kcp,
+// and there is no etcd to dial with TLS.
+func EmbeddedEtcd(spec *field.Path, e v1alpha1.EtcdConfig, replicas *int32) field.ErrorList {
+	var errs field.ErrorList
+	if e.TLSConfig != nil {
+		errs = append(errs, field.Forbidden(spec.Child("etcd", "tlsConfig"), "kcp's embedded etcd runs in the pod and is dialled without TLS: remove tlsConfig"))
+	}
+	if replicas != nil && *replicas > 1 {
+		errs = append(errs, field.Invalid(spec.Child("replicas"), *replicas,
+			"kcp's embedded etcd lives in its pod, so a second replica would be a second kcp with data of its own: remove replicas or set it to 1, or store the data in an etcd cluster"))
 	}
 	return errs
 }

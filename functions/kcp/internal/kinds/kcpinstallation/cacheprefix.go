@@ -31,7 +31,7 @@ func checkCacheKeyspace(inst *v1alpha1.KcpInstallation, children []child, st *ob
 	}
 	at := field.NewPath("spec", "cacheServer", "etcd", "prefix")
 	if s.CacheServer.Etcd == nil {
-		if s.Etcd == nil || s.Etcd.External == nil {
+		if s.Etcd.IsManaged() {
 			return nil, nil // the installation's managed etcd: no other cache server is there
 		}
 		at = field.NewPath("spec", "etcd", "external", "prefix")

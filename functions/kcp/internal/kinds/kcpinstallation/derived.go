@@ -40,7 +40,7 @@ func namers(inst *v1alpha1.KcpInstallation) []namer {
 		cs := n.CacheServer()
 		out = append(out, namer{what: "CacheServer " + cs, field: field.NewPath("spec", "cacheServer"), names: names.CacheServer(cs).Composed()})
 	}
-	if s.Etcd == nil || s.Etcd.External == nil {
+	if s.Etcd.IsManaged() {
 		e := names.Etcd{Installation: inst.GetName()}
 		out = append(out, namer{what: "etcd " + e.Name(), field: field.NewPath("spec", "etcd"), names: e.Composed()})
 	}

@@ -24,6 +24,9 @@ type seen struct {
 // The checks of one stage are reported together; the first stage that refuses ends the
 // reconcile, before anything is composed, so nothing already running is changed.
 var refusals = [][]refusal{
+	// A development installation's limits, named on its own fields before the children's
+	// checks name theirs; and never over a managed etcd it runs.
+	{development},
 	// The root shard's embedded cache would share its keys with the shard or another kcp.
 	// First: the root shard's own check below would refuse it too, naming its own field.
 	{embeddedCache},
@@ -61,6 +64,10 @@ func refuse(p *plan, st *seen) ([]string, field.ErrorList) {
 		}
 	}
 	return warnings, nil
+}
+
+func development(p *plan, st *seen) (field.ErrorList, []string) {
+	return checkDevelopment(p.inst, st.State), nil
 }
 
 func embeddedCache(p *plan, st *seen) (field.ErrorList, []string) {

@@ -9,10 +9,16 @@ import (
 )
 
 // etcdStore returns where each shard stores its data (the root shard is ""), and the managed
-// cluster if there is one. Shards that share the installation's etcd get a key prefix of
+// cluster if there is one (none with an external or kcp's embedded etcd). Shards that share the installation's etcd get a key prefix of
 // their own: two kcp shards under one prefix would overwrite each other's data.
 func etcdStore(inst *v1alpha1.KcpInstallation) (func(shard string) v1alpha1.EtcdConfig, *etcd.Cluster) {
 	e := inst.Spec.Etcd
+	if e != nil && e.Embedded {
+		// kcp's embedded etcd in the root shard's pod; shards are refused (checkDevelopment).
+		return func(string) v1alpha1.EtcdConfig {
+			return v1alpha1.EtcdConfig{Endpoints: []string{v1alpha1.EmbeddedEtcdEndpoint}}
+		}, nil
+	}
 	if e != nil && e.External != nil {
 		ext := *e.External
 		return func(shard string) v1alpha1.EtcdConfig {

@@ -27,7 +27,7 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := rs.Spec
 	tag := kcpimage.Resolve(s.Image).Tag
-	errs = append(errs, check.DisruptionBudget(spec.Child("podDisruptionBudget"), s.Replicas, builder.DefaultReplicas, s.PodDisruptionBudget)...)
+	errs = append(errs, check.DisruptionBudget(spec.Child("podDisruptionBudget"), s.Replicas, defaultReplicas(s), s.PodDisruptionBudget)...)
 
 	errs = append(errs, check.NameLength(rs.GetName(), MaxNameLength)...)
 	errs = append(errs, check.ClusterDomain(spec.Child("clusterDomain"), s.ClusterDomain)...)
@@ -35,7 +35,11 @@ func Validate(rs *v1alpha1.RootShard) field.ErrorList {
 		errs = append(errs, check.BaseURL(spec.Child("shardBaseURL"), s.ShardBaseURL)...)
 	}
 	errs = append(errs, check.Public(spec.Child("public"), s.Public, s.ShardBaseURL)...)
-	errs = append(errs, check.Etcd(spec.Child("etcd"), s.Etcd)...)
+	if s.Etcd.Embedded() {
+		errs = append(errs, check.EmbeddedEtcd(spec, s.Etcd, s.Replicas)...)
+	} else {
+		errs = append(errs, check.Etcd(spec.Child("etcd"), s.Etcd)...)
+	}
 	errs = append(errs, validateEmbeddedCache(spec, rs, tag)...)
 	errs = append(errs, check.External(spec.Child("external"), s.External)...)
 	errs = append(errs, validateCertificates(spec.Child("certificates"), s.Certificates)...)

@@ -8,6 +8,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/inputs"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/kcpserver"
 )
@@ -61,8 +62,33 @@ func (c *composer) composeRootShardWorkload() builder.Outcome {
 		Mounts:        append(srv.Mounts(), srv.Authentication().Mounts...),
 		Blockers:      blockers,
 		Build: func(podAnnotations map[string]string) (*appsv1.Deployment, *corev1.Service) {
-			return srv.Deployment(c.b.Replicas(key, c.rs.Spec.Replicas, builder.DefaultReplicas), c.encryption.Annotate(podAnnotations)), srv.Service()
+			return srv.Deployment(c.replicas(key), c.encryption.Annotate(podAnnotations)), srv.Service()
 		},
 		DisruptionBudget: c.rs.Spec.PodDisruptionBudget,
 	})
+}
+
+// replicas of the root shard's Deployment: spec.replicas, else the live count, else 2; with
+// kcp's embedded etcd, which lives in the pod, spec.replicas or 1, whatever runs now (a
+// second pod would be a second kcp with data of its own).
+func (c *composer) replicas(key resource.Name) int32 {
+	s := c.rs.Spec
+	if s.Etcd.Embedded() {
+		if s.Replicas != nil {
+			return *s.Replicas // more than 1 is refused (check.EmbeddedEtcd)
+		}
+		return embeddedReplicas
+	}
+	return c.b.Replicas(key, s.Replicas, builder.DefaultReplicas)
+}
+
+// embeddedReplicas is the only replica count kcp's embedded etcd allows.
+const embeddedReplicas = 1
+
+// defaultReplicas is what runs without spec.replicas, for the disruption budget's check.
+func defaultReplicas(s v1alpha1.RootShardSpec) int32 {
+	if s.Etcd.Embedded() {
+		return embeddedReplicas
+	}
+	return builder.DefaultReplicas
 }

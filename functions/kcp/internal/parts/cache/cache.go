@@ -19,10 +19,9 @@ import (
 
 // Paths inside the cache-server container.
 const (
-	dirServerCert   = "/etc/cache-server/tls/server"
-	dirCA           = "/etc/cache-server/tls/ca/root"
-	dirEtcdTLS      = "/etc/cache-server/etcd"
-	dirEmbeddedEtcd = "/var/etcd"
+	dirServerCert = "/etc/cache-server/tls/server"
+	dirCA         = "/etc/cache-server/tls/ca/root"
+	dirEtcdTLS    = "/etc/cache-server/etcd"
 )
 
 // Replicas of the cache server Deployment.
@@ -57,7 +56,7 @@ func (s Server) Args() []string {
 		args = append(args, "--client-ca-file="+dirCA+"/tls.crt")
 	}
 	if e := s.Spec.Etcd; e == nil {
-		args = append(args, "--embedded-etcd-directory="+dirEmbeddedEtcd)
+		args = append(args, workload.EmbeddedEtcd(nil).Args...)
 	} else {
 		args = append(args, workload.EtcdFlags(*e, dirEtcdTLS, workload.CACertKey)...)
 	}
@@ -72,10 +71,7 @@ func (s Server) Scratch() workload.Mounts {
 	if s.Spec.Etcd != nil {
 		return nil
 	}
-	return workload.Mounts{{
-		Volume: corev1.Volume{Name: "etcd-scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-		Mount:  corev1.VolumeMount{Name: "etcd-scratch", MountPath: dirEmbeddedEtcd},
-	}}
+	return workload.EmbeddedEtcd(nil).Mounts
 }
 
 // SecretMounts are the Secrets the cache server mounts, in kcp-operator's order. They follow

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
@@ -42,8 +43,31 @@ func EtcdFlags(e v1alpha1.EtcdConfig, dir string, order EtcdTLSOrder) []string {
 // shardEtcdDir is where a shard mounts its etcd client certificate, as kcp-operator does.
 const shardEtcdDir = "/etc/etcd/tls"
 
-// Etcd returns the --etcd-* flags and the client certificate mount of a shard.
+// EmbeddedEtcdDir is where a server keeps kcp's embedded etcd: an emptyDir, since the
+// root filesystem is read-only and --root-directory is empty.
+const EmbeddedEtcdDir = "/var/etcd"
+
+// EmbeddedEtcd is the flag and scratch volume of kcp's embedded etcd, as kcp-operator gives
+// a cache server without an etcd; sizeLimit, when set, bounds the node disk it may fill.
+func EmbeddedEtcd(sizeLimit *resource.Quantity) Spec {
+	s := Spec{Args: []string{"--embedded-etcd-directory=" + EmbeddedEtcdDir}}
+	s.Mounts.EmptyDir("etcd-scratch", EmbeddedEtcdDir, sizeLimit)
+	return s
+}
+
+// EmbeddedEtcdSizeLimit bounds a root shard's embedded etcd on its node's disk: etcd's own
+// backend quota (2 GiB) plus its write-ahead log and snapshots. Past it the kubelet evicts
+// the pod, and a development kcp starts over, instead of filling a node the platform shares.
+var EmbeddedEtcdSizeLimit = resource.MustParse("4Gi")
+
+// Etcd returns the --etcd-* flags and the client certificate mount of a shard; for a root
+// shard that asks for kcp's embedded etcd, no --etcd-servers (kcp's default is its embedded
+// etcd) and the embedded etcd's directory.
 func Etcd(e v1alpha1.EtcdConfig) Spec {
+	if e.Embedded() {
+		limit := EmbeddedEtcdSizeLimit
+		return EmbeddedEtcd(&limit)
+	}
 	s := Spec{Args: EtcdFlags(e, shardEtcdDir, CertKeyCA)}
 	if e.TLSConfig != nil {
 		s.Mounts.Secret("etcd-client-cert", e.TLSConfig.SecretRef.Name, shardEtcdDir)

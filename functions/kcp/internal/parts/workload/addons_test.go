@@ -7,7 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
@@ -61,6 +63,22 @@ func TestEtcd(t *testing.T) {
 				},
 				Mounts: Mounts{secretMount("etcd-client-cert", "etcd-client", "/etc/etcd/tls")},
 			},
+		},
+		"Embedded": {
+			reason: "kcp's own spelling asks for its embedded etcd: no --etcd-servers (its default is the embedded etcd), the directory on an emptyDir bounded on the node's disk, since the root filesystem is read-only and --root-directory is empty.",
+			etcd:   v1alpha1.EtcdConfig{Endpoints: []string{"embedded"}},
+			want: Spec{
+				Args: []string{"--embedded-etcd-directory=/var/etcd"},
+				Mounts: Mounts{{
+					Volume: corev1.Volume{Name: "etcd-scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("4Gi"))}}},
+					Mount:  corev1.VolumeMount{Name: "etcd-scratch", MountPath: "/var/etcd"},
+				}},
+			},
+		},
+		"EmbeddedAmongOthers": {
+			reason: "Only the single endpoint embedded asks for the embedded etcd; beside others it is an endpoint like any (and refused by check.Etcd).",
+			etcd:   v1alpha1.EtcdConfig{Endpoints: []string{"embedded", "https://etcd:2379"}},
+			want:   Spec{Args: []string{"--etcd-servers=embedded,https://etcd:2379"}},
 		},
 	}
 	for name, tc := range cases {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Mount is a volume and where the container mounts it.
@@ -34,6 +35,12 @@ func (m *Mounts) ConfigMap(volumeName, name, path string) {
 	m.add(volumeName, corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: name},
 	}}, path, true)
+}
+
+// EmptyDir mounts a new empty directory, writable, at path; sizeLimit, when set, is the
+// most of the node's disk it may take.
+func (m *Mounts) EmptyDir(volumeName, path string, sizeLimit *resource.Quantity) {
+	m.add(volumeName, corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: sizeLimit}}, path, false)
 }
 
 func (m *Mounts) add(volumeName string, src corev1.VolumeSource, path string, readOnly bool) {
