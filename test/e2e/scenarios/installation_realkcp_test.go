@@ -30,7 +30,7 @@ import (
 func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir string, tp topology, publicRoots []byte) {
 	ns := tp.namespace
 	c := startRealKCP(ctx, t, e, binDir, ns)
-	if tp.etcdReplicas == 0 {
+	if tp.etcdReplicas == 0 && !tp.embeddedEtcd {
 		// The per-kind examples point at an etcd of the user's: run one at that address.
 		if _, err := c.RunEtcd(ctx, "etcd."+ns+".svc.cluster.local"); err != nil {
 			t.Fatal(err)
@@ -114,6 +114,10 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 		t.Fatal(err)
 	}
 	e.Step("RealKCP %s: shards %v registered with the root shard %.1fs after start", ns, names, time.Since(start).Seconds())
+	if tp.embeddedEtcd {
+		// No shards: a workspace on the root shard proves kcp stores in its embedded etcd.
+		names = append(names, "root")
+	}
 	workspaceOnEachShard(ctx, t, e, admin, ns, exited, names...)
 	checkServerFeaturesOnRealKCP(ctx, t, e, c, pods, admin, ns)
 	checkReplicasOnRealKCP(ctx, t, e, c, pods, admin, ns)

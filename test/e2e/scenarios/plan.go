@@ -59,7 +59,7 @@ var Plan = []Scenario{
 	{Name: "Production", Lane: LaneIndependent, Namespaces: []string{"kcp-prod"}, Policy: "examples/production"},
 	{Name: "Backup", Lane: LaneIndependent, Namespaces: []string{"kcp-backup"}, Policy: "examples/installation"},
 	{Name: "SharedKCP", Lane: LaneIndependent, Namespaces: []string{"kcp-platform", "team-red", "team-blue"}, Policy: "examples/shared-kcp"},
-	{Name: "Topology", Lane: LaneIndependent, Namespaces: []string{"kcp-dekker", "kcp-vespucci", "kcp-comer", "kcp-features", "kcp-auth", "dekker", "vespucci", "comer", "kcp-vw", "kcp-custom-ca"}, Policy: "the three topologies' merged"},
+	{Name: "Topology", Lane: LaneIndependent, Namespaces: []string{"kcp-dekker", "kcp-vespucci", "kcp-comer", "kcp-features", "kcp-auth", "kcp-dev", "dekker", "vespucci", "comer", "kcp-vw", "kcp-custom-ca"}, Policy: "the three topologies' merged"},
 	{Name: "StandIn", Lane: LaneIndependent, Namespaces: []string{"standin"}},
 
 	{Name: "Scale", Lane: LaneLast, Namespaces: []string{"scale-20"}},

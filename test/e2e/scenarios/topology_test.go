@@ -32,8 +32,10 @@ type topology struct {
 	// is root and whose admin kubeconfig is the Secret admin-kubeconfig.
 	installation string
 	// etcdReplicas is the managed etcd's size; 0 when the example points at an etcd of the
-	// user's (the RealKCP part runs one at that address).
+	// user's (the RealKCP part runs one at that address) or runs kcp's embedded etcd.
 	etcdReplicas int64
+	// embeddedEtcd: the root shard keeps its data in kcp's embedded etcd; nothing to run.
+	embeddedEtcd bool
 	// publicCA, when set, stands in for a public CA the example names and that cannot be
 	// reached from here: its ClusterIssuer and the Secret holding its root are replaced
 	// before the example is applied.
@@ -68,6 +70,7 @@ var topologies = []topology{
 	{example: "topology-dual-front-proxy", namespace: "kcp-comer", installation: "comer", etcdReplicas: 1},
 	{example: "server-features", namespace: "kcp-features", installation: "features", etcdReplicas: 1},
 	{example: "authentication", namespace: "kcp-auth", installation: "auth", etcdReplicas: 1, auth: authStandInOfExample},
+	{example: "development", namespace: "kcp-dev", installation: "sandbox", embeddedEtcd: true},
 	{example: "topology-self-signed-xrs", namespace: "dekker"},
 	{example: "topology-public-shards-xrs", namespace: "vespucci", publicCA: letsEncryptStandIn},
 	{example: "topology-dual-front-proxy-xrs", namespace: "comer"},
