@@ -114,11 +114,11 @@ func testInstallationRealKCP(ctx context.Context, t *testing.T, e *env, binDir s
 		t.Fatal(err)
 	}
 	e.Step("RealKCP %s: shards %v registered with the root shard %.1fs after start", ns, names, time.Since(start).Seconds())
+	workspaceOnEachShard(ctx, t, e, admin, ns, exited, names...)
 	if tp.embeddedEtcd {
 		// No shards: a workspace on the root shard proves kcp stores in its embedded etcd.
-		names = append(names, "root")
+		workspaceOnShards(ctx, t, e, admin, ns, exited, map[string]string{"root": tp.rootShard() + "-kcp"})
 	}
-	workspaceOnEachShard(ctx, t, e, admin, ns, exited, names...)
 	checkServerFeaturesOnRealKCP(ctx, t, e, c, pods, admin, ns)
 	checkReplicasOnRealKCP(ctx, t, e, c, pods, admin, ns)
 

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -147,9 +148,23 @@ spec:
 // workspace's location selector) and checks, with the admin kubeconfig through the
 // front-proxy, that it becomes Ready, is served through the front-proxy, and lives on that
 // shard: the shard itself, at its Service, serves the workspace's logical cluster. exited
-// reports a real kcp process that ended.
+// reports a real kcp process that ended. A Shard XR's kcp Shard has the XR's name, and its
+// Service is <shard>-shard-kcp.
 func workspaceOnEachShard(ctx context.Context, t *testing.T, e *env, admin kubectlFunc, ns string, exited func() error, shards ...string) {
 	t.Helper()
+	services := map[string]string{}
+	for _, shard := range shards {
+		services[shard] = shard + "-shard-kcp"
+	}
+	workspaceOnShards(ctx, t, e, admin, ns, exited, services)
+}
+
+// workspaceOnShards is workspaceOnEachShard for kcp's Shards named by the keys of services,
+// each served by the Service its value names: the root shard's kcp Shard is root, its Service
+// <root shard>-kcp.
+func workspaceOnShards(ctx context.Context, t *testing.T, e *env, admin kubectlFunc, ns string, exited func() error, services map[string]string) {
+	t.Helper()
+	shards := slices.Sorted(maps.Keys(services))
 	for _, shard := range shards {
 		if out, err := admin(ctx, "", "label", "shard", shard, "--overwrite", "e2e.kcp.crossplane.io/shard="+shard); err != nil {
 			t.Fatalf("label kcp's Shard %s: %v\n%s", shard, err, out)
@@ -181,7 +196,7 @@ spec:
 			t.Fatalf("create a ConfigMap in root:%s through the front-proxy: %v\n%s", name, err, out)
 		}
 		// And it lives on that shard: the shard itself serves its logical cluster.
-		url := fmt.Sprintf("https://%s-shard-kcp.%s.svc.cluster.local:6443/clusters/%s", shard, ns, cluster)
+		url := fmt.Sprintf("https://%s.%s.svc.cluster.local:6443/clusters/%s", services[shard], ns, cluster)
 		out, err := admin(ctx, "", "--server="+url, "get", "configmap", "e2e", "-o", "jsonpath={.data.shard}")
 		if err != nil || out != shard {
 			t.Errorf("workspace %s (logical cluster %s) is not on %s: reading its ConfigMap from %s: %v %q", name, cluster, shard, url, err, out)
