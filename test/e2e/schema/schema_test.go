@@ -338,7 +338,7 @@ spec:
 			want: []cause{{Field: "spec.certificates", Message: `Invalid value: set either issuerRef or caSecretRef, not both`}},
 		},
 		"KcpInstallationManagedAndExternalEtcd": {
-			reason: "An installation's etcd is either managed or external.",
+			reason: "An installation's etcd is managed, external or kcp's embedded one.",
 			manifest: `
 apiVersion: kcp.crossplane.io/v1alpha1
 kind: KcpInstallation
@@ -351,7 +351,23 @@ spec:
     managed: {}
     external: {endpoints: ["http://etcd:2379"]}
 `,
-			want: []cause{{Field: "spec.etcd", Message: `Invalid value: set either etcd.managed or etcd.external, not both.`}},
+			want: []cause{{Field: "spec.etcd", Message: `Invalid value: set one of etcd.managed, etcd.external and etcd.embedded.`}},
+		},
+		"KcpInstallationManagedAndEmbeddedEtcd": {
+			reason: "A development installation runs kcp's embedded etcd instead of a managed one, not beside it.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: KcpInstallation
+metadata: {name: two-etcds}
+spec:
+  external: {hostname: kcp.example.com}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: ClusterIssuer, name: kcp-selfsigned}
+  etcd:
+    managed: {}
+    embedded: true
+`,
+			want: []cause{{Field: "spec.etcd", Message: `Invalid value: set one of etcd.managed, etcd.external and etcd.embedded.`}},
 		},
 		"KcpInstallationShardWithTwoEtcds": {
 			reason: "A shard's own etcd is either external or managed.",
