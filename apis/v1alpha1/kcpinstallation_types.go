@@ -267,6 +267,20 @@ type ManagedEtcd struct {
 	// unless set. docs/day-two.md shows how to restore one.
 	// +optional
 	Backup *ManagedEtcdBackup `json:"backup,omitempty"`
+
+	// Restore replaces the cluster's data with a snapshot of its backups (docs/day-two.md);
+	// status.restores says each step. What kcp stored since is lost. Remove it once Restored.
+	// +optional
+	Restore *ManagedEtcdRestore `json:"restore,omitempty"`
+}
+
+// ManagedEtcdRestore names the snapshot a managed etcd cluster is restored from.
+type ManagedEtcdRestore struct {
+	// Snapshot is the file in the backup volume: <cluster>/<file>.db.
+	// +kubebuilder:validation:MinLength=4
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9][A-Za-z0-9._-]*\.db$`
+	Snapshot string `json:"snapshot"`
 }
 
 // ManagedEtcdBackup is the schedule, destination and retention of a managed etcd cluster's
@@ -658,6 +672,51 @@ type KcpInstallationStatus struct {
 	// CronJob last ran and last succeeded.
 	// +optional
 	Backups []InstallationBackup `json:"backups,omitempty"`
+
+	// Restores lists, for every managed etcd cluster with restore set, where its restore
+	// stands.
+	// +optional
+	Restores []InstallationRestore `json:"restores,omitempty"`
+}
+
+// RestorePhase is where a restore stands.
+type RestorePhase string
+
+// The steps of a restore, in order, and its two ends.
+const (
+	// RestoreChecking: a Job reads the snapshot (etcdutl snapshot status); nothing is stopped.
+	RestoreChecking RestorePhase = "Checking"
+	// RestoreStopping: kcp and etcd are scaled to zero; the members' volumes are left alone
+	// until every member has stopped.
+	RestoreStopping RestorePhase = "Stopping"
+	// RestoreRestoring: a Job per member restores the snapshot into its volume.
+	RestoreRestoring RestorePhase = "Restoring"
+	// RestoreStarting: etcd, then kcp's servers, then the front-proxies start again.
+	RestoreStarting RestorePhase = "Starting"
+	// RestoreRestored: every component is Ready on the restored data.
+	RestoreRestored RestorePhase = "Restored"
+	// RestoreCheckFailed: the snapshot could not be read; nothing was stopped for it.
+	RestoreCheckFailed RestorePhase = "CheckFailed"
+	// RestoreFailed: a member could not be restored; kcp and etcd stay stopped, and the
+	// message names the Job.
+	RestoreFailed RestorePhase = "Failed"
+)
+
+// InstallationRestore is the state of one managed etcd cluster's restore.
+type InstallationRestore struct {
+	// Cluster is the etcd cluster (its StatefulSet's name).
+	Cluster string `json:"cluster"`
+
+	// Snapshot is the file restored, as spec names it.
+	Snapshot string `json:"snapshot"`
+
+	// Phase is the step the restore is at: Checking, Stopping, Restoring, Starting,
+	// Restored, or CheckFailed or Failed.
+	Phase RestorePhase `json:"phase"`
+
+	// Message says what the step waits for, or why the restore failed.
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // InstallationBackup is the state of one managed etcd cluster's backups, as its CronJob

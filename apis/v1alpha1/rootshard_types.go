@@ -120,6 +120,12 @@ type RootShardStatus struct {
 	// +optional
 	BaseURL string `json:"baseURL,omitempty"`
 
+	// AvailableReplicas is how many of the root shard's pods are available, unset while that
+	// is not known (the Deployment is not observed yet). A KcpInstallation restoring its etcd
+	// starts its front-proxies once it is above 0.
+	// +optional
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+
 	// ExternalURL is the public URL of the installation.
 	// +optional
 	ExternalURL string `json:"externalURL,omitempty"`

@@ -23,3 +23,7 @@ func CronSchedule(p *field.Path, schedule string) field.ErrorList {
 	}
 	return nil
 }
+
+// MaxJobName is the longest name a Job may have for its pods to be labelled with it
+// (batch.kubernetes.io/job-name, a label value of at most 63 characters).
+const MaxJobName = 63

@@ -1,5 +1,7 @@
 package names
 
+import "strconv"
+
 // Etcd names the objects of one managed etcd cluster of a KcpInstallation: the
 // installation's own (Shard ""), which the root shard and every other shard share, or the
 // one a shard with managedEtcd has to itself.
@@ -52,4 +54,18 @@ func (e Etcd) BackupCronJob() string { return e.Name() + "-backup" }
 // and the backup CronJob (reserved whether or not backup is set).
 func (e Etcd) Composed() []string {
 	return []string{e.Name(), e.MembersService(), e.SelfSignedIssuer(), e.ClientCA(), e.PeerCA(), e.ServerCertificate(), e.PeerCertificate(), e.ClientSecret(), e.BackupCronJob()}
+}
+
+// RestoreCheckJob is the Job that reads the snapshot of restore id before anything stops.
+func (e Etcd) RestoreCheckJob(id string) string { return e.Name() + "-restore-" + id + "-check" }
+
+// RestoreJob is the Job that restores the snapshot of restore id into member's volume.
+func (e Etcd) RestoreJob(id string, member int32) string {
+	return e.Name() + "-restore-" + id + "-" + strconv.Itoa(int(member))
+}
+
+// MemberClaim is the PersistentVolumeClaim the StatefulSet gives member (its claim template
+// data, as Kubernetes names it: <template>-<statefulset>-<ordinal>).
+func (e Etcd) MemberClaim(member int32) string {
+	return "data-" + e.Name() + "-" + strconv.Itoa(int(member))
 }

@@ -77,6 +77,11 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, kinds Kinds) (r
 	if len(errs) > 0 {
 		return r, errs
 	}
+	restores, errs := planRestores(p, st)
+	if len(errs) > 0 {
+		return r, errs
+	}
+	hold(p, restores)
 	upgrade, image := planUpgrade(inst, o.members, st)
 	r.Status.Image, r.Status.Upgrade = image, upgrade
 	// What the refusals read; Crossplane answers before it applies anything composed below.
@@ -98,6 +103,9 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, kinds Kinds) (r
 			r.Status.Backups = append(r.Status.Backups, *bk)
 		}
 	}
+	for _, rs := range restores {
+		composeRestore(b, rs)
+	}
 	for _, c := range p.children {
 		ready, err := composeChild(b, p, c)
 		if err != nil {
@@ -109,6 +117,15 @@ func Compose(inst *v1alpha1.KcpInstallation, st *observed.State, kinds Kinds) (r
 			waiting = append(waiting, c.kind+" "+c.name())
 		}
 		r.Status.Components = append(r.Status.Components, comp)
+	}
+	for _, rs := range restores {
+		if rs.proxiesStarted && len(waiting) == 0 && proxiesRunning(p, st) {
+			rs.phase, rs.message = v1alpha1.RestoreRestored, "restored: remove "+restoreField(inst, rs.Cluster).String()
+		}
+		if rs.phase != v1alpha1.RestoreRestored {
+			waiting = append(waiting, fmt.Sprintf("the restore of %s, at step %s (status.restores)", rs.Cluster.Names.Name(), rs.phase))
+		}
+		r.Status.Restores = append(r.Status.Restores, rs.status())
 	}
 	r.Desired = b.Set
 	// What the composing read: prometheus-operator's CRD, for the etcd clusters' PodMonitors.

@@ -2,6 +2,7 @@ package kcpinstallation
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -138,6 +139,7 @@ func validateManagedEtcd(p *field.Path, c names.Etcd, m *v1alpha1.ManagedEtcd) f
 	if s := m.Storage; s != nil {
 		errs = append(errs, check.PositiveQuantity(p.Child("storage", "size"), s.Size)...)
 	}
+	errs = append(errs, validateRestore(p, c, m)...)
 	if b := m.Backup; b != nil {
 		bp := p.Child("backup")
 		if b.Schedule != "" {
@@ -161,6 +163,30 @@ func validateManagedEtcd(p *field.Path, c names.Etcd, m *v1alpha1.ManagedEtcd) f
 			}
 			errs = append(errs, field.Invalid(bp, n, fmt.Sprintf("the backup CronJob %s would be longer than the %d characters a CronJob name may have: %s", n, check.MaxCronJobName, fix)))
 		}
+	}
+	return errs
+}
+
+// validateRestore refuses a restore (of the managed etcd at managed) with nowhere to read its
+// snapshot from, or a snapshot that is not one of this cluster's backups: they write
+// <cluster>/<pod>.db, and a file of another directory is another cluster's data, or none.
+func validateRestore(managed *field.Path, c names.Etcd, m *v1alpha1.ManagedEtcd) field.ErrorList {
+	r := m.Restore
+	if r == nil {
+		return nil
+	}
+	p := managed.Child("restore")
+	var errs field.ErrorList
+	if m.Backup == nil {
+		errs = append(errs, field.Required(managed.Child("backup"), "a restore reads the snapshot from the backups' volume: set backup.volume.claimName to the claim that holds it"))
+	}
+	dir, file, ok := strings.Cut(r.Snapshot, "/")
+	switch {
+	case !ok || dir != c.Name() || file == "" || strings.Contains(file, "/") || !strings.HasSuffix(file, ".db") || strings.HasPrefix(file, "."):
+		errs = append(errs, field.Invalid(p.Child("snapshot"), r.Snapshot, fmt.Sprintf("name a snapshot of this cluster's backups, %s/<file>.db, as its backup pods write them (kubectl logs of a backup Job's prune container lists them)", c.Name())))
+	}
+	if n := c.RestoreCheckJob("00000000"); len(n) > check.MaxJobName {
+		errs = append(errs, field.Invalid(p, n, fmt.Sprintf("the restore's Job %s would be longer than the %d characters a Job's pods can be labelled with: shorten this KcpInstallation's metadata.name or the shard's name", n, check.MaxJobName)))
 	}
 	return errs
 }

@@ -64,14 +64,18 @@ func Compose(rs *v1alpha1.RootShard, st *observed.State) (result.Result[v1alpha1
 	image := c.b.RunningImage(shard.Key, rs.Status.Image, proxy.Key)
 	c.composeReference(image)
 	available := c.b.Report(shard, proxy)
-	return builder.Composed(c.b, v1alpha1.RootShardStatus{
+	status := v1alpha1.RootShardStatus{
 		Phase:       builder.Phase(available),
 		Image:       image,
 		BaseURL:     c.baseURL,
 		ExternalURL: names.ExternalURL(rs.Spec.External),
 		Shards:      c.shardRefs(),
 		Encryption:  enc.Status,
-	}, warning), nil
+	}
+	if n, known := c.b.St.DeploymentServing(shard.Key); known {
+		status.AvailableReplicas = &n
+	}
+	return builder.Composed(c.b, status, warning), nil
 }
 
 // shardNames lists the names of this RootShard's Shards, sorted.

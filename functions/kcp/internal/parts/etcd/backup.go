@@ -77,14 +77,7 @@ func (c Cluster) BackupCronJob() *batchv1.CronJob {
 	if bk.Retention != nil {
 		retention = *bk.Retention
 	}
-	shell := bk.Image
-	if shell == "" {
-		shell = DefaultBackupImage
-	}
-	image := c.Spec.Image
-	if image == "" {
-		image = DefaultImage
-	}
+	shell, image := c.shellImage(), c.image()
 	var mounts workload.Mounts
 	mounts.Secret("client-tls", c.Names.ClientSecret(), clientTLS)
 	backup := corev1.VolumeMount{Name: "backup", MountPath: BackupMount}
@@ -130,6 +123,7 @@ func (c Cluster) BackupCronJob() *batchv1.CronJob {
 		ObjectMeta: metav1.ObjectMeta{Name: c.Names.BackupCronJob(), Namespace: c.Namespace, Labels: labels},
 		Spec: batchv1.CronJobSpec{
 			Schedule:                   schedule,
+			Suspend:                    suspend(c.Stopped),
 			TimeZone:                   &zone,
 			StartingDeadlineSeconds:    &starting,
 			ConcurrencyPolicy:          batchv1.ForbidConcurrent,
@@ -163,4 +157,13 @@ func (c Cluster) SnapshotCommand() []string {
 		"--dial-timeout=30s",
 		"snapshot", "save", c.BackupDir() + "/$(POD_NAME).db",
 	}
+}
+
+// suspend is the CronJob's suspend: set only while the cluster is stopped, so that a CronJob
+// composed before restores existed is unchanged.
+func suspend(stopped bool) *bool {
+	if !stopped {
+		return nil
+	}
+	return &stopped
 }

@@ -78,6 +78,9 @@ type Cluster struct {
 	// Profiling, the cluster's own over the installation's, serves Go's pprof endpoints on
 	// the client port, to clients with the cluster's client certificate.
 	Profiling *v1alpha1.Profiling
+	// Stopped holds the members at zero replicas and the backups suspended, while a restore
+	// writes into the members' volumes.
+	Stopped bool
 }
 
 // Labels are the labels of the cluster's objects, and what its Services select.
@@ -106,6 +109,36 @@ func (c Cluster) Client(prefix string) v1alpha1.EtcdConfig {
 		TLSConfig: &v1alpha1.EtcdTLSConfig{SecretRef: corev1.LocalObjectReference{Name: c.Names.ClientSecret()}},
 		Prefix:    prefix,
 	}
+}
+
+// initialCluster is every member's name and peer URL, as etcd's --initial-cluster.
+func (c Cluster) initialCluster() string {
+	var initial []string
+	for i := range c.Replicas() {
+		initial = append(initial, fmt.Sprintf("%s-%d=%s", c.Names.Name(), i, c.peerURL(i)))
+	}
+	return strings.Join(initial, ",")
+}
+
+// peerURL is where member i's peers reach it.
+func (c Cluster) peerURL(i int32) string {
+	return fmt.Sprintf("https://%s:%d", c.memberHost(i), PeerPort)
+}
+
+// image is the members' etcd image, whose etcdctl and etcdutl the backup and restore use.
+func (c Cluster) image() string {
+	if c.Spec.Image == "" {
+		return DefaultImage
+	}
+	return c.Spec.Image
+}
+
+// shellImage has the POSIX shell the etcd image lacks, for the backup's and restore's scripts.
+func (c Cluster) shellImage() string {
+	if b := c.Spec.Backup; b != nil && b.Image != "" {
+		return b.Image
+	}
+	return DefaultBackupImage
 }
 
 // memberHost is the stable DNS name of member i.
@@ -217,10 +250,6 @@ func port(name string, p int32) corev1.ServicePort {
 // Args are etcd's flags; $(POD_NAME) is expanded by the kubelet from the pod's env.
 func (c Cluster) Args() []string {
 	self := fmt.Sprintf("$(POD_NAME).%s", names.ServiceFQDN(c.Names.MembersService(), c.Namespace, c.ClusterDomain))
-	var initial []string
-	for i := range c.Replicas() {
-		initial = append(initial, fmt.Sprintf("%s-%d=https://%s:%d", c.Names.Name(), i, c.memberHost(i), PeerPort))
-	}
 	args := []string{
 		"--name=$(POD_NAME)",
 		"--data-dir=" + dataDir + "/data",
@@ -228,7 +257,7 @@ func (c Cluster) Args() []string {
 		fmt.Sprintf("--advertise-client-urls=https://%s:%d", self, ClientPort),
 		fmt.Sprintf("--listen-peer-urls=https://0.0.0.0:%d", PeerPort),
 		fmt.Sprintf("--initial-advertise-peer-urls=https://%s:%d", self, PeerPort),
-		"--initial-cluster=" + strings.Join(initial, ","),
+		"--initial-cluster=" + c.initialCluster(),
 		"--initial-cluster-state=new",
 		"--initial-cluster-token=" + c.Names.Name(),
 		fmt.Sprintf("--listen-metrics-urls=http://0.0.0.0:%d", MetricsPort),
@@ -254,10 +283,10 @@ func (c Cluster) Args() []string {
 func (c Cluster) StatefulSet() *appsv1.StatefulSet {
 	labels := c.Labels()
 	replicas := c.Replicas()
-	image := c.Spec.Image
-	if image == "" {
-		image = DefaultImage
+	if c.Stopped {
+		replicas = 0
 	}
+	image := c.image()
 	size := apiresource.MustParse(DefaultStorageSize)
 	var class *string
 	if s := c.Spec.Storage; s != nil {
