@@ -41,7 +41,7 @@ type restore struct {
 	message string
 	// What is composed: the check Job, the members' Jobs; what is held at zero: the
 	// cluster's members, kcp's servers, the front-proxies.
-	checkJob, memberJobs              bool
+	checkJob, memberJobs               bool
 	stopEtcd, stopServers, stopProxies bool
 	// proxiesStarted: only the front-proxies' readiness stands between Starting and Restored.
 	proxiesStarted bool
