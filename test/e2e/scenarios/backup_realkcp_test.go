@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/realkcp"
 )
@@ -101,41 +101,50 @@ func testBackupOnRealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 	createWorkspaceReady(ctx, t, e, admin, lostWorkspace, exited)
 
 	// The disaster and the restore: kcp stops with its storage.
-	var sts appsv1.StatefulSet
-	if err := e.GetJSON(ctx, &sts, "statefulset", "-n", ns, etcdName); err != nil {
+	// The restore in one apply; this test runs each Job's containers where the kubelet
+	// would: the check in a pod with the backup volume, a member's in the member's pod (its
+	// volume), with the backup volume's files where the pod's /backup would have them.
+	rel := etcdName + "/" + podName + ".db"
+	id := restoreID(rel)
+	began = setRestore(ctx, t, e, ns, backupInstallation, rel)
+	inPod := func(p *realkcp.Pod) func(corev1.Container) error {
+		return func(ct corev1.Container) error {
+			args := append(slices.Clone(ct.Command), ct.Args...)
+			for i, a := range args {
+				args[i] = strings.Replace(a, "/backup/", job.MountDir("/backup")+"/", 1)
+			}
+			bin := args[0]
+			switch filepath.Base(bin) {
+			case "etcdutl":
+				bin = os.Getenv(envEtcdutl) // the etcd image's /usr/local/bin/etcdutl
+			case "sh":
+				bin = "sh"
+			}
+			out, err := p.Command(ctx, nil, bin, args[1:]...).CombinedOutput()
+			t.Logf("restore container %s: %s", ct.Name, strings.TrimSpace(string(out)))
+			if err != nil {
+				return fmt.Errorf("%q: %w\n%s", args, err, out)
+			}
+			return nil
+		}
+	}
+	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Checking")
+	if _, err := runJobPod(ctx, t, e, ns, etcdName+"-restore-"+id+"-check", inPod(job)); err != nil {
 		t.Fatal(err)
 	}
-	stsArgs := make([]string, 0, len(sts.Spec.Template.Spec.Containers[0].Args))
-	for _, a := range sts.Spec.Template.Spec.Containers[0].Args {
-		stsArgs = append(stsArgs, strings.ReplaceAll(a, "$(POD_NAME)", member))
-	}
-	restore := restoreArgs(docsRestoreCommand(t, e.root), stsArgs, member, snapshot, func(a string) string { return a })
-	// A fresh volume for the member, the snapshot restored into it.
-	restoreMember := func() error {
-		data := etcd.MountDir("/var/lib/etcd")
-		entries, err := os.ReadDir(data)
-		if err != nil {
-			return err
-		}
-		for _, d := range entries {
-			if err := os.RemoveAll(filepath.Join(data, d.Name())); err != nil {
-				return err
-			}
-		}
-		if out, err := etcd.Command(ctx, nil, os.Getenv(envEtcdutl), restore...).CombinedOutput(); err != nil {
-			return fmt.Errorf("etcdutl %q: %w\n%s", restore, err, out)
-		}
-		return nil
-	}
+	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Restoring")
+	// The API server says every component stopped; the harness, which starts pods but does
+	// not follow scaling, stops its processes for as long as the member's Job runs.
 	var restoreErr error
-	began = time.Now()
-	// kcp goes down first and comes back last, around its etcd.
-	if err := realkcp.Outage(append(kcpPods, etcd), func() { restoreErr = restoreMember() }); err != nil {
+	if err := realkcp.Outage(append(kcpPods, etcd), func() {
+		_, restoreErr = runJobPod(ctx, t, e, ns, etcdName+"-restore-"+id+"-0", inPod(etcd))
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if restoreErr != nil {
 		t.Fatal(restoreErr)
 	}
+	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Restored")
 	waitWorkspaceReady(ctx, t, e, admin, backupWorkspace, exited)
 	out, err := admin(ctx, "", "get", "workspaces", "-o", "name")
 	if err != nil {
@@ -146,7 +155,7 @@ func testBackupOnRealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 	if slices.Contains(names, "workspace.tenancy.kcp.io/"+lostWorkspace) {
 		t.Errorf("workspace %s, created after the snapshot, is back after the restore: %v", lostWorkspace, names)
 	}
-	e.Step("backup RealKCP: etcd restored from the snapshot with docs/day-two.md's etcdutl command, kcp started again: %s Ready %.1fs after the outage began, %s gone (workspaces %v)", backupWorkspace, time.Since(began).Seconds(), lostWorkspace, names)
+	e.Step("backup RealKCP: restored in one apply (spec.etcd.managed.restore), the installation's own check and member Jobs run in its pods, kcp started again: %s Ready %.1fs after the restore was set, %s gone (workspaces %v)", backupWorkspace, time.Since(began).Seconds(), lostWorkspace, names)
 }
 
 // createWorkspaceReady creates workspace name in the admin's workspace, once kcp answers, and

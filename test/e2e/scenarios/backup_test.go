@@ -2,23 +2,26 @@ package scenarios
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/cluster"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/proc"
 	"github.com/configuration-kcp/configuration-kcp/test/e2e/stack"
-	"github.com/configuration-kcp/configuration-kcp/test/markdown"
 )
 
 // The Backup scenario's installation: one etcd member, backed up into a claim, two kept.
@@ -350,21 +353,84 @@ func testBackup(t *testing.T, e *env) {
 	e.Step("backup: 3 runs of the CronJob's commands, %d snapshots kept; a snapshot of %d keys is %.2f MiB, saved in %.2fs",
 		len(snapshots), len(want), float64(fi.Size())/(1<<20), snapTook.Seconds())
 
-	// Disaster: etcd stops, its data is gone.
-	etcd.Stop(10 * time.Second)
-	if err := os.RemoveAll(filepath.Join(dataDir, "data")); err != nil {
-		t.Fatal(err)
+	// The restore runs the Jobs the installation composes; this test stands in for their
+	// pods' container runtime, on the local member's paths.
+	runLocally := func(ct corev1.Container) error {
+		args := remap(append(slices.Clone(ct.Command), ct.Args...))
+		switch filepath.Base(args[0]) {
+		case "etcdutl":
+			args[0] = etcdutl // the image's /usr/local/bin/etcdutl
+		case "sh":
+			args[0] = "sh"
+		}
+		out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput()
+		t.Logf("%s: %s", ct.Name, strings.TrimSpace(string(out)))
+		if err != nil {
+			return fmt.Errorf("%q: %w\n%s", args, err, out)
+		}
+		return nil
 	}
 
-	// The restore Job's command from docs/day-two.md, with this cluster's member.
-	args := restoreArgs(docsRestoreCommand(t, e.root), etcdArgs, member, newest, local.Replace)
-	began := time.Now()
-	out, err := exec.CommandContext(ctx, etcdutl, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("etcdutl %q: %v\n%s", args, err, out)
+	// A snapshot that is not there: its check fails, and nothing was stopped for it.
+	missing := etcdName + "/" + cronJob + "-29611079-gone0.db"
+	setRestore(ctx, t, e, ns, backupInstallation, missing)
+	waitRestorePhase(ctx, t, e, ns, backupInstallation, missing, "Checking")
+	if _, err := runJobPod(ctx, t, e, ns, etcdName+"-restore-"+restoreID(missing)+"-check", runLocally); err == nil {
+		t.Fatal("the check of a snapshot that is not there passed")
 	}
-	restoreTook := time.Since(began)
-	t.Logf("etcdutl %s:\n%s", strings.Join(args, " "), out)
+	failed := waitRestorePhase(ctx, t, e, ns, backupInstallation, missing, "CheckFailed")
+	t.Run("NothingStoppedForAMissingSnapshot", func(t *testing.T) {
+		if got := specReplicas(ctx, t, e, ns, "statefulset", etcdName); got != 1 {
+			t.Errorf("StatefulSet %s has %d replicas after a failed check, want 1", etcdName, got)
+		}
+		if got := specReplicas(ctx, t, e, ns, "rootshards.kcp.crossplane.io", backupInstallation); got == 0 {
+			t.Errorf("the RootShard was stopped for a snapshot that is not there")
+		}
+	})
+	e.Step("backup: a restore of %s, not in the volume, ended at CheckFailed (%s), nothing stopped", missing, failed.Message)
+
+	// The newest snapshot, in one apply.
+	rel := etcdName + "/" + filepath.Base(newest)
+	id := restoreID(rel)
+	began := setRestore(ctx, t, e, ns, backupInstallation, rel)
+	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Checking")
+	if _, err := runJobPod(ctx, t, e, ns, etcdName+"-restore-"+id+"-check", runLocally); err != nil {
+		t.Fatal(err)
+	}
+	checked := time.Since(began)
+	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Restoring")
+	stopped := time.Since(began)
+	t.Run("StoppedBeforeRestoring", func(t *testing.T) {
+		for _, o := range []struct{ kind, name string }{
+			{"statefulset", etcdName},
+			{"rootshards.kcp.crossplane.io", backupInstallation},
+			{"frontproxies.kcp.crossplane.io", backupInstallation + "-public"},
+		} {
+			if got := specReplicas(ctx, t, e, ns, o.kind, o.name); got != 0 {
+				t.Errorf("%s %s has %d replicas while the members are restored, want 0", o.kind, o.name, got)
+			}
+		}
+		var cj struct {
+			Spec struct {
+				Suspend bool `json:"suspend"`
+			} `json:"spec"`
+		}
+		if err := e.GetJSON(ctx, &cj, "cronjob", "-n", ns, cronJob); err != nil || !cj.Spec.Suspend {
+			t.Errorf("the backup CronJob runs on while the members are restored: %v", err)
+		}
+	})
+	// The member's pod is gone (kwok's): so is the local member.
+	etcd.Stop(10 * time.Second)
+	var restoreTook time.Duration
+	for m := range 1 {
+		start := time.Now()
+		if _, err := runJobPod(ctx, t, e, ns, fmt.Sprintf("%s-restore-%s-%d", etcdName, id, m), runLocally); err != nil {
+			t.Fatal(err)
+		}
+		restoreTook += time.Since(start)
+	}
+	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Restored")
+	restored := time.Since(began)
 
 	began = time.Now()
 	etcd = startEtcd("backup-etcd-restored.log")
@@ -411,9 +477,13 @@ func testBackup(t *testing.T, e *env) {
 			t.Errorf("revision %d after the restore, want it bumped past 1000000000 (--bump-revision)", got.Header.Revision)
 		}
 	})
-	e.Step("backup: restored %.2f MiB with etcdutl in %.2fs, etcd serving again %.2fs after start; %d of %d keys read back, revision %d",
-		float64(fi.Size())/(1<<20), restoreTook.Seconds(), servingTook.Seconds(), len(read), len(want), got.Header.Revision)
-
+	t.Run("PreviousDataKept", func(t *testing.T) {
+		if _, err := os.Stat(filepath.Join(dataDir, "data.before-restore", "member")); err != nil {
+			t.Errorf("the member's data before the restore is not kept beside it: %v", err)
+		}
+	})
+	e.Step("backup: restored %.2f MiB in one apply: checked %.1fs after it, every component stopped %.1fs after it, the member's Job ran in %.2fs, Restored (etcd, kcp, then the front-proxies started) %.1fs after it; etcd serving again %.2fs after start, %d of %d keys read back, revision %d",
+		float64(fi.Size())/(1<<20), checked.Seconds(), stopped.Seconds(), restoreTook.Seconds(), restored.Seconds(), servingTook.Seconds(), len(read), len(want), got.Header.Revision)
 	t.Run("RealKCP", func(t *testing.T) {
 		dir := os.Getenv("KCP_BIN")
 		if dir == "" {
@@ -423,66 +493,27 @@ func testBackup(t *testing.T, e *env) {
 	})
 }
 
-// restoreArgs are the arguments of the restore command (docs/day-two.md's, its binary first)
-// for member of the StatefulSet whose etcd runs with stsArgs: the snapshot file, the member's
-// name, and every flag the StatefulSet also sets taken from it; local maps the rest.
-func restoreArgs(restore, stsArgs []string, member, snapshot string, local func(string) string) []string {
-	stsFlags := map[string]string{}
-	for _, a := range stsArgs {
-		if k, v, ok := strings.Cut(a, "="); ok {
-			stsFlags[k] = v
-		}
-	}
-	var args []string
-	for i, a := range restore[1:] {
-		k, _, ok := strings.Cut(a, "=")
-		switch {
-		case i == 2: // the snapshot file
-			args = append(args, snapshot)
-		case ok && k == "--name":
-			args = append(args, k+"="+member)
-		case ok && stsFlags[k] != "":
-			args = append(args, k+"="+stsFlags[k])
-		default:
-			args = append(args, local(a))
-		}
-	}
-	return args
+// restoreID is the digest of a snapshot's name that names its restore's Jobs: the first
+// eight hex digits of its SHA-256.
+func restoreID(snapshot string) string {
+	sum := sha256.Sum256([]byte(snapshot))
+	return hex.EncodeToString(sum[:])[:4*2]
 }
 
-// docsRestoreCommand is the command of the first restore Job docs/day-two.md shows.
-func docsRestoreCommand(t *testing.T, root string) []string {
+// specReplicas is the spec.replicas of kind name; -1 when unset.
+func specReplicas(ctx context.Context, t *testing.T, e *env, ns, kind, name string) int {
 	t.Helper()
-	blocks, err := markdown.Blocks(filepath.Join(root, "docs", "day-two.md"), "yaml")
+	raw, err := e.Kubectl(ctx, nil, "get", kind, "-n", ns, name, "-o", "jsonpath={.spec.replicas}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range blocks {
-		for _, doc := range strings.Split(b, "\n---\n") {
-			if !strings.Contains(doc, "kind: Job") {
-				continue
-			}
-			var j struct {
-				Spec struct {
-					Template struct {
-						Spec struct {
-							Containers []struct {
-								Command []string `json:"command"`
-							} `json:"containers"`
-						} `json:"spec"`
-					} `json:"template"`
-				} `json:"spec"`
-			}
-			if err := yaml.Unmarshal([]byte(doc), &j); err != nil {
-				t.Fatal(err)
-			}
-			cmd := j.Spec.Template.Spec.Containers[0].Command
-			if len(cmd) < 4 || cmd[1] != "snapshot" || cmd[2] != "restore" {
-				t.Fatalf("docs/day-two.md's restore Job runs %v, want etcdutl snapshot restore <file> ...", cmd)
-			}
-			return cmd
-		}
+	out := strings.TrimSpace(string(raw))
+	if out == "" {
+		return -1
 	}
-	t.Fatal("docs/day-two.md shows no restore Job")
-	return nil
+	n, err := strconv.Atoi(out)
+	if err != nil {
+		t.Fatalf("%s %s spec.replicas %q: %v", kind, name, out, err)
+	}
+	return n
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/required"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/names"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/etcd"
 )
 
 // A namer is one child XR of an installation, or its managed etcd, with every name it may
@@ -42,7 +43,11 @@ func namers(inst *v1alpha1.KcpInstallation) []namer {
 	}
 	if s.Etcd.IsManaged() {
 		e := names.Etcd{Installation: inst.GetName()}
-		out = append(out, namer{what: "etcd " + e.Name(), field: field.NewPath("spec", "etcd"), names: e.Composed()})
+		var m *v1alpha1.ManagedEtcd
+		if s.Etcd != nil {
+			m = s.Etcd.Managed
+		}
+		out = append(out, namer{what: "etcd " + e.Name(), field: field.NewPath("spec", "etcd"), names: etcdNames(e, m)})
 	}
 	for i, sh := range s.Shards {
 		name := n.Shard(sh.Name)
@@ -53,7 +58,7 @@ func namers(inst *v1alpha1.KcpInstallation) []namer {
 		}
 		if sh.ManagedEtcd != nil {
 			e := names.Etcd{Installation: inst.GetName(), Shard: sh.Name}
-			out = append(out, namer{what: "etcd " + e.Name(), field: field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), names: e.Composed()})
+			out = append(out, namer{what: "etcd " + e.Name(), field: field.NewPath("spec", "shards").Index(i).Child("managedEtcd"), names: etcdNames(e, sh.ManagedEtcd)})
 		}
 	}
 	fps := s.FrontProxies
@@ -192,4 +197,15 @@ func createdBefore(a, b *v1alpha1.KcpInstallation) bool {
 		return ta.Before(&tb)
 	}
 	return a.GetName() < b.GetName()
+}
+
+// etcdNames are the names managed etcd cluster e's objects take, with its restore's Jobs
+// when m restores a snapshot.
+func etcdNames(e names.Etcd, m *v1alpha1.ManagedEtcd) []string {
+	out := e.Composed()
+	if m != nil && m.Restore != nil {
+		c := etcd.Cluster{Names: e, Spec: *m}
+		out = append(out, etcd.RestoreJobNames(e, c.Replicas(), m.Restore.Snapshot)...)
+	}
+	return out
 }

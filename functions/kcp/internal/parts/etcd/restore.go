@@ -56,8 +56,24 @@ type Restore struct {
 
 // NewRestore is the restore of snapshot into c.
 func NewRestore(c Cluster, snapshot string) Restore {
+	return Restore{Cluster: c, Snapshot: snapshot, ID: RestoreID(snapshot)}
+}
+
+// RestoreID is the digest of snapshot that names its restore's Jobs.
+func RestoreID(snapshot string) string {
 	sum := sha256.Sum256([]byte(snapshot))
-	return Restore{Cluster: c, Snapshot: snapshot, ID: hex.EncodeToString(sum[:])[:8]}
+	return hex.EncodeToString(sum[:])[:8]
+}
+
+// RestoreJobNames are the names of the Jobs a restore of snapshot into a cluster of members
+// composes.
+func RestoreJobNames(e names.Etcd, members int32, snapshot string) []string {
+	id := RestoreID(snapshot)
+	out := []string{e.RestoreCheckJob(id)}
+	for m := range members {
+		out = append(out, e.RestoreJob(id, m))
+	}
+	return out
 }
 
 // snapshotPath is where the restore pods see the snapshot.
