@@ -129,7 +129,7 @@ func testBackupOnRealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 		}
 	}
 	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Checking")
-	if _, err := runJobPod(ctx, t, e, ns, etcdName+"-restore-"+id+"-check", inPod(job)); err != nil {
+	if err := runJob(ctx, t, e, ns, etcdName+"-restore-"+id+"-check", inPod(job)); err != nil {
 		t.Fatal(err)
 	}
 	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Restoring")
@@ -137,7 +137,7 @@ func testBackupOnRealKCP(ctx context.Context, t *testing.T, e *env, binDir strin
 	// not follow scaling, stops its processes for as long as the member's Job runs.
 	var restoreErr error
 	if err := realkcp.Outage(append(kcpPods, etcd), func() {
-		_, restoreErr = runJobPod(ctx, t, e, ns, etcdName+"-restore-"+id+"-0", inPod(etcd))
+		restoreErr = runJob(ctx, t, e, ns, etcdName+"-restore-"+id+"-0", inPod(etcd))
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -375,7 +375,7 @@ func testBackup(t *testing.T, e *env) {
 	missing := etcdName + "/" + cronJob + "-29611079-gone0.db"
 	setRestore(ctx, t, e, ns, backupInstallation, missing)
 	waitRestorePhase(ctx, t, e, ns, backupInstallation, missing, "Checking")
-	if _, err := runJobPod(ctx, t, e, ns, etcdName+"-restore-"+restoreID(missing)+"-check", runLocally); err == nil {
+	if err := runJob(ctx, t, e, ns, etcdName+"-restore-"+restoreID(missing)+"-check", runLocally); err == nil {
 		t.Fatal("the check of a snapshot that is not there passed")
 	}
 	failed := waitRestorePhase(ctx, t, e, ns, backupInstallation, missing, "CheckFailed")
@@ -394,7 +394,7 @@ func testBackup(t *testing.T, e *env) {
 	id := restoreID(rel)
 	began := setRestore(ctx, t, e, ns, backupInstallation, rel)
 	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Checking")
-	if _, err := runJobPod(ctx, t, e, ns, etcdName+"-restore-"+id+"-check", runLocally); err != nil {
+	if err := runJob(ctx, t, e, ns, etcdName+"-restore-"+id+"-check", runLocally); err != nil {
 		t.Fatal(err)
 	}
 	checked := time.Since(began)
@@ -424,7 +424,7 @@ func testBackup(t *testing.T, e *env) {
 	var restoreTook time.Duration
 	for m := range 1 {
 		start := time.Now()
-		if _, err := runJobPod(ctx, t, e, ns, fmt.Sprintf("%s-restore-%s-%d", etcdName, id, m), runLocally); err != nil {
+		if err := runJob(ctx, t, e, ns, fmt.Sprintf("%s-restore-%s-%d", etcdName, id, m), runLocally); err != nil {
 			t.Fatal(err)
 		}
 		restoreTook += time.Since(start)
