@@ -145,4 +145,9 @@ type FrontProxyStatus struct {
 	// URL is the public URL of this front-proxy, the server of kubeconfigs that target it.
 	// +optional
 	URL string `json:"url,omitempty"`
+
+	// AvailableReplicas is how many of the front-proxy's pods are available, unset while that
+	// is not known. A KcpInstallation restoring its etcd waits for it before it says Restored.
+	// +optional
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
 }

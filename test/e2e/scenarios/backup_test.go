@@ -431,6 +431,16 @@ func testBackup(t *testing.T, e *env) {
 	}
 	waitRestorePhase(ctx, t, e, ns, backupInstallation, rel, "Restored")
 	restored := time.Since(began)
+	t.Run("RunningAgain", func(t *testing.T) {
+		for _, d := range []string{backupInstallation + "-kcp", backupInstallation + "-public-front-proxy"} {
+			if got := specReplicas(ctx, t, e, ns, "deployment", d); got < 1 {
+				t.Errorf("Deployment %s has %d replicas after the restore, want it running again", d, got)
+			}
+		}
+		if got := specReplicas(ctx, t, e, ns, "statefulset", etcdName); got != 1 {
+			t.Errorf("StatefulSet %s has %d replicas after the restore, want 1", etcdName, got)
+		}
+	})
 
 	began = time.Now()
 	etcd = startEtcd("backup-etcd-restored.log")

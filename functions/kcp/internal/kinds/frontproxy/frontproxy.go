@@ -92,7 +92,11 @@ func Compose(fp *v1alpha1.FrontProxy, st *observed.State) (result.Result[v1alpha
 	warning := c.composeMonitoring()
 	c.composeReference()
 	available := c.b.Report(out)
-	return builder.Composed(c.b, v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), Image: c.b.RunningImage(out.Key, fp.Status.Image), URL: names.FrontProxyURL(fp, rs)}, warning), nil
+	status := v1alpha1.FrontProxyStatus{Phase: builder.Phase(available), Image: c.b.RunningImage(out.Key, fp.Status.Image), URL: names.FrontProxyURL(fp, rs)}
+	if n, known := c.b.St.DeploymentServing(out.Key); known {
+		status.AvailableReplicas = &n
+	}
+	return builder.Composed(c.b, status, warning), nil
 }
 
 // waitForRootShard reports the FrontProxy waiting for its RootShard (or its reference

@@ -11,6 +11,7 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/cache"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/etcd"
 )
 
@@ -157,41 +158,57 @@ func (r *restore) step(p *plan, st *observed.State, stoppedBefore bool) {
 	r.message = "the front-proxies start"
 }
 
-// serversNotServing lists the root shard and shards with no available pod yet.
+// serversNotServing lists the root shard and shards not serving yet (childServing).
 func serversNotServing(p *plan, st *observed.State) []string {
 	var out []string
 	for _, c := range p.children {
-		if c.kind != v1alpha1.KindRootShard && c.kind != v1alpha1.KindShard {
-			continue
-		}
-		status, _ := st.Map(c.key, "status")
-		if n, _ := status["availableReplicas"].(float64); n < 1 {
+		if (c.kind == v1alpha1.KindRootShard || c.kind == v1alpha1.KindShard) && !childServing(st, c.key) {
 			out = append(out, c.kind+" "+c.name())
 		}
 	}
 	return out
 }
 
-// proxiesRunning reports whether every front-proxy XR was observed with its replicas back:
-// the reconcile that starts them still sees them Ready from when they were held at zero.
+// proxiesRunning reports whether every front-proxy serves again (childServing).
 func proxiesRunning(p *plan, st *observed.State) bool {
 	for _, c := range p.children {
-		if c.kind != v1alpha1.KindFrontProxy {
-			continue
-		}
-		spec, ok := st.Map(c.key, "spec")
-		if n, set := spec["replicas"].(float64); !ok || (set && n == 0) {
+		if c.kind == v1alpha1.KindFrontProxy && !childServing(st, c.key) {
 			return false
 		}
 	}
 	return true
 }
 
-// hold scales the children a restore stops to zero.
+// childServing reports whether the child XR key has an available pod, as of its current
+// spec: its Ready condition is True for its latest generation, and its
+// status.availableReplicas is above 0. A child released from zero replicas is seen Ready
+// from when it was held, until Crossplane reconciles its new spec.
+func childServing(st *observed.State, key resource.Name) bool {
+	meta, _ := st.Map(key, "metadata")
+	status, _ := st.Map(key, "status")
+	generation, _ := meta["generation"].(float64)
+	if n, _ := status["availableReplicas"].(float64); n < 1 {
+		return false
+	}
+	conds, _ := status["conditions"].([]any)
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Ready" {
+			seen, _ := m["observedGeneration"].(float64)
+			return m["status"] == "True" && seen >= generation
+		}
+	}
+	return false
+}
+
+// hold scales the children a restore stops to zero. While a restore starts them again, a
+// child it no longer holds gets its replicas said out loud (spec's, or its kind's default):
+// without them a kind keeps the live count, the zero it was held at.
 func hold(p *plan, rs []restore) {
-	var servers, proxies bool
+	var release, servers, proxies bool
 	stop := map[string]bool{}
 	for _, r := range rs {
+		release = release || r.phase == v1alpha1.RestoreStarting
 		servers = servers || r.stopServers
 		proxies = proxies || r.stopProxies
 		stop[r.Cluster.Names.Name()] = r.stopEtcd
@@ -199,29 +216,29 @@ func hold(p *plan, rs []restore) {
 	for i := range p.etcds {
 		p.etcds[i].Stopped = stop[p.etcds[i].Names.Name()]
 	}
-	zero := int32(0)
+	set := func(r **int32, stopped bool, def int32) {
+		switch {
+		case stopped:
+			zero := int32(0)
+			*r = &zero
+		case release && *r == nil:
+			*r = &def
+		}
+	}
 	for _, c := range p.children {
 		switch x := c.xr.(type) {
 		case *v1alpha1.RootShard:
-			if servers {
-				x.Spec.Replicas = &zero
-			}
+			set(&x.Spec.Replicas, servers, builder.DefaultReplicas)
 		case *v1alpha1.Shard:
-			if servers {
-				x.Spec.Replicas = &zero
-			}
+			set(&x.Spec.Replicas, servers, builder.DefaultReplicas)
 		case *v1alpha1.VirtualWorkspace:
-			if servers {
-				x.Spec.Replicas = &zero
-			}
+			set(&x.Spec.Replicas, servers, builder.DefaultReplicas)
 		case *v1alpha1.CacheServer:
-			if servers && x.Spec.Etcd != nil { // an embedded cache is its pod's own: nothing of it is restored
-				x.Spec.Replicas = &zero
+			if x.Spec.Etcd != nil { // an embedded cache is its pod's own: nothing of it is restored
+				set(&x.Spec.Replicas, servers, cache.DefaultExternalReplicas)
 			}
 		case *v1alpha1.FrontProxy:
-			if proxies {
-				x.Spec.Replicas = &zero
-			}
+			set(&x.Spec.Replicas, proxies, builder.DefaultReplicas)
 		}
 	}
 }

@@ -41,14 +41,15 @@ type restoreWorld struct {
 	// jobs are the observed restore Jobs, by name suffix (check, 0, 1, 2): Complete or
 	// Failed, or "" while running.
 	jobs map[string]string
-	// rootShardAvailable is the RootShard's status.availableReplicas; -1 for unset.
-	rootShardAvailable int
-	// proxyReplicas is the observed FrontProxy's spec.replicas; -1 for unset.
-	proxyReplicas int
+	// rootShardAvailable and proxyAvailable are the RootShard's and the FrontProxy's
+	// status.availableReplicas (-1 for unset); above 0 they are Ready for their generation.
+	rootShardAvailable, proxyAvailable int
 	// before is the observed status.restores.
 	before []v1alpha1.InstallationRestore
 	// ready: every child XR says Ready.
 	ready bool
+	// stale: the children's Ready condition is for the generation before.
+	stale bool
 }
 
 func (rw restoreWorld) state(t *testing.T, inst *v1alpha1.KcpInstallation) *observed.State {
@@ -71,21 +72,26 @@ func (rw restoreWorld) state(t *testing.T, inst *v1alpha1.KcpInstallation) *obse
 			w.Condition(jobKey("team-a", name), outcome, true, outcome, "")
 		}
 	}
-	rs := map[string]any{"apiVersion": v1alpha1.Group + "/v1alpha1", "kind": "RootShard", "metadata": map[string]any{"name": "team-a", "namespace": "tenant"}}
-	if rw.rootShardAvailable >= 0 {
-		rs["status"] = map[string]any{"availableReplicas": int64(rw.rootShardAvailable)}
+	child := func(key resource.Name, kind, name string, available int) {
+		u := map[string]any{"apiVersion": v1alpha1.Group + "/v1alpha1", "kind": kind, "metadata": map[string]any{"name": name, "namespace": "tenant", "generation": int64(3)}}
+		if available >= 0 {
+			status := map[string]any{"availableReplicas": int64(available)}
+			if available > 0 {
+				seen := int64(3)
+				if rw.stale {
+					seen = 2
+				}
+				status["conditions"] = []any{map[string]any{"type": "Ready", "status": "True", "reason": "Available", "observedGeneration": seen}}
+			}
+			u["status"] = status
+		}
+		w.Put(key, u)
 	}
-	w.Put(rootShardKey, rs)
-	fp := map[string]any{"apiVersion": v1alpha1.Group + "/v1alpha1", "kind": "FrontProxy", "metadata": map[string]any{"name": "team-a-public", "namespace": "tenant"}, "spec": map[string]any{}}
-	if rw.proxyReplicas >= 0 {
-		fp["spec"] = map[string]any{"replicas": int64(rw.proxyReplicas)}
-	}
-	w.Put("frontproxy-public", fp)
+	child(rootShardKey, "RootShard", "team-a", rw.rootShardAvailable)
+	child("frontproxy-public", "FrontProxy", "team-a-public", rw.proxyAvailable)
 	if rw.ready {
 		w.Put("kubeconfig-admin", map[string]any{"apiVersion": v1alpha1.Group + "/v1alpha1", "kind": "Kubeconfig", "metadata": map[string]any{"name": "team-a-admin", "namespace": "tenant"}})
-		for _, key := range []resource.Name{rootShardKey, "frontproxy-public", "kubeconfig-admin"} {
-			w.Condition(key, "Ready", true, "Available", "")
-		}
+		w.Condition("kubeconfig-admin", "Ready", true, "Available", "")
 	}
 	var before []any
 	for _, b := range rw.before {
@@ -110,7 +116,7 @@ func TestRestore(t *testing.T) {
 		suspended        bool
 		errs             []string
 	}
-	zero := int32(0)
+	zero, two := int32(0), int32(2)
 	running := [3]int{3, 3, 3}
 	stoppedEtcd := [3]int{0, 0, 0}
 	cases := map[string]struct {
@@ -122,67 +128,73 @@ func TestRestore(t *testing.T) {
 		"Checking": {
 			reason: "First the snapshot is read, by a Job of its own: nothing stops for a snapshot that may not be there.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &running, rootShardAvailable: 2, proxyReplicas: -1},
+			world:  restoreWorld{etcd: &running, rootShardAvailable: 2, proxyAvailable: 2},
 			want:   want{phase: v1alpha1.RestoreChecking, message: "reads the snapshot", jobs: []string{"check"}, etcd: 3},
 		},
 		"CheckFailed": {
 			reason: "A snapshot that is not there, or damaged: the restore ends and nothing was stopped.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Failed"}, rootShardAvailable: 2, proxyReplicas: -1},
+			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Failed"}, rootShardAvailable: 2, proxyAvailable: 2},
 			want:   want{phase: v1alpha1.RestoreCheckFailed, message: "nothing was stopped", jobs: []string{"check"}, etcd: 3},
 		},
 		"Stopping": {
 			reason: "Once the snapshot is read, kcp, the front-proxies and etcd stop and the backups are suspended; no member is touched while one runs.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete"}, rootShardAvailable: 2, proxyReplicas: -1},
+			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete"}, rootShardAvailable: 2, proxyAvailable: 2},
 			want:   want{phase: v1alpha1.RestoreStopping, message: "to stop", jobs: []string{"check"}, etcd: 0, servers: &zero, proxies: &zero, suspended: true},
 		},
 		"StillStopping": {
 			reason: "A member still has a pod: its volume is still etcd's.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &[3]int{0, 1, 0}, jobs: map[string]string{"check": "Complete"}, rootShardAvailable: 0, proxyReplicas: 0},
+			world:  restoreWorld{etcd: &[3]int{0, 1, 0}, jobs: map[string]string{"check": "Complete"}, rootShardAvailable: 0, proxyAvailable: 0},
 			want:   want{phase: v1alpha1.RestoreStopping, jobs: []string{"check"}, etcd: 0, servers: &zero, proxies: &zero, suspended: true},
 		},
 		"Restoring": {
 			reason: "Every member stopped: a Job per member restores into its volume.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &stoppedEtcd, jobs: map[string]string{"check": "Complete"}, rootShardAvailable: 0, proxyReplicas: 0},
+			world:  restoreWorld{etcd: &stoppedEtcd, jobs: map[string]string{"check": "Complete"}, rootShardAvailable: 0, proxyAvailable: 0},
 			want:   want{phase: v1alpha1.RestoreRestoring, jobs: []string{"check", "0", "1", "2"}, etcd: 0, servers: &zero, proxies: &zero, suspended: true},
 		},
 		"MemberFailed": {
 			reason: "A member that could not be restored: everything stays stopped, never half-restored and serving, and the message names the Job.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &stoppedEtcd, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Failed", "2": "Complete"}, rootShardAvailable: 0, proxyReplicas: 0},
+			world:  restoreWorld{etcd: &stoppedEtcd, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Failed", "2": "Complete"}, rootShardAvailable: 0, proxyAvailable: 0},
 			want:   want{phase: v1alpha1.RestoreFailed, message: "Job team-a-etcd-restore-" + restoreID + "-1 could not restore", jobs: []string{"check", "0", "1", "2"}, etcd: 0, servers: &zero, proxies: &zero, suspended: true},
 		},
 		"EtcdStarts": {
 			reason: "Every member restored: etcd starts first, kcp still held.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &stoppedEtcd, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 0, proxyReplicas: 0},
+			world:  restoreWorld{etcd: &stoppedEtcd, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 0, proxyAvailable: 0},
 			want:   want{phase: v1alpha1.RestoreStarting, message: "0 of 3 members", jobs: []string{"check", "0", "1", "2"}, etcd: 3, servers: &zero, proxies: &zero},
 		},
 		"ServersStart": {
 			reason: "etcd ready: kcp's servers start, the front-proxies still held.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 0, proxyReplicas: 0},
-			want:   want{phase: v1alpha1.RestoreStarting, message: "waiting for RootShard team-a to serve", jobs: []string{"check", "0", "1", "2"}, etcd: 3, proxies: &zero},
+			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 0, proxyAvailable: 0},
+			want:   want{phase: v1alpha1.RestoreStarting, message: "waiting for RootShard team-a to serve", jobs: []string{"check", "0", "1", "2"}, etcd: 3, servers: &two, proxies: &zero},
+		},
+		"ServersSeenFromBefore": {
+			reason: "A root shard Ready for the generation that held it at zero, not for the one that started it, does not serve yet.",
+			inst:   restoring,
+			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 2, proxyAvailable: 0, stale: true},
+			want:   want{phase: v1alpha1.RestoreStarting, message: "waiting for RootShard team-a to serve", jobs: []string{"check", "0", "1", "2"}, etcd: 3, servers: &two, proxies: &zero},
 		},
 		"ProxiesStart": {
-			reason: "The root shard serves: the front-proxies start last. Not Restored yet: they are seen Ready from when they were held.",
+			reason: "The root shard serves: the front-proxies start last, their replicas said out loud (a kind keeps the live count, the zero they were held at). Not Restored until they serve.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 1, proxyReplicas: 0},
-			want:   want{phase: v1alpha1.RestoreStarting, message: "the front-proxies start", jobs: []string{"check", "0", "1", "2"}, etcd: 3},
+			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 1, proxyAvailable: 0},
+			want:   want{phase: v1alpha1.RestoreStarting, message: "the front-proxies start", jobs: []string{"check", "0", "1", "2"}, etcd: 3, servers: &two, proxies: &two},
 		},
 		"Restored": {
 			reason: "Every component Ready again, the front-proxies seen with their replicas back: Restored, written to status; the Jobs are composed until that is read back.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 2, proxyReplicas: -1, ready: true},
-			want:   want{phase: v1alpha1.RestoreRestored, message: "restored: remove spec.etcd.managed.restore", jobs: []string{"check", "0", "1", "2"}, etcd: 3},
+			world:  restoreWorld{etcd: &running, jobs: map[string]string{"check": "Complete", "0": "Complete", "1": "Complete", "2": "Complete"}, rootShardAvailable: 2, proxyAvailable: 2, ready: true},
+			want:   want{phase: v1alpha1.RestoreRestored, message: "restored: remove spec.etcd.managed.restore", jobs: []string{"check", "0", "1", "2"}, etcd: 3, servers: &two, proxies: &two},
 		},
 		"RestoredRecorded": {
 			reason: "Once status says Restored, no Job is composed and nothing is held: the record keeps the restore from running twice.",
 			inst:   restoring,
-			world:  restoreWorld{etcd: &running, rootShardAvailable: 2, proxyReplicas: -1, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: snapshot, Phase: v1alpha1.RestoreRestored}}},
+			world:  restoreWorld{etcd: &running, rootShardAvailable: 2, proxyAvailable: 2, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: snapshot, Phase: v1alpha1.RestoreRestored}}},
 			want:   want{phase: v1alpha1.RestoreRestored, message: "remove spec.etcd.managed.restore", etcd: 3},
 		},
 		"StoppedStaysStopped": {
@@ -192,13 +204,13 @@ func TestRestore(t *testing.T) {
 				i.Spec.Etcd.Managed.Restore.Snapshot = otherSnapshot
 				return i
 			},
-			world: restoreWorld{etcd: &stoppedEtcd, rootShardAvailable: 0, proxyReplicas: 0, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: snapshot, Phase: v1alpha1.RestoreFailed}}},
+			world: restoreWorld{etcd: &stoppedEtcd, rootShardAvailable: 0, proxyAvailable: 0, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: snapshot, Phase: v1alpha1.RestoreFailed}}},
 			want:  want{phase: v1alpha1.RestoreChecking, otherJobs: []string{"check"}, etcd: 0, servers: &zero, proxies: &zero, suspended: true},
 		},
 		"RemovedWhileRestoring": {
 			reason: "Removing a restore whose Jobs write into the members' volumes would start etcd on half-written data: refused, nothing composed.",
 			inst:   func() *v1alpha1.KcpInstallation { i := restoring(); i.Spec.Etcd.Managed.Restore = nil; return i },
-			world:  restoreWorld{etcd: &stoppedEtcd, rootShardAvailable: 0, proxyReplicas: 0, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: snapshot, Phase: v1alpha1.RestoreRestoring}}},
+			world:  restoreWorld{etcd: &stoppedEtcd, rootShardAvailable: 0, proxyAvailable: 0, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: snapshot, Phase: v1alpha1.RestoreRestoring}}},
 			want:   want{errs: []string{"spec.etcd.managed.restore: Forbidden: the restore of team-a-etcd from " + snapshot + " is at step Restoring"}},
 		},
 		"ReplacedWhileRestoring": {
@@ -208,7 +220,7 @@ func TestRestore(t *testing.T) {
 				i.Spec.Etcd.Managed.Restore.Snapshot = otherSnapshot
 				return i
 			},
-			world: restoreWorld{etcd: &stoppedEtcd, rootShardAvailable: 0, proxyReplicas: 0, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: snapshot, Phase: v1alpha1.RestoreRestoring}}},
+			world: restoreWorld{etcd: &stoppedEtcd, rootShardAvailable: 0, proxyAvailable: 0, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: snapshot, Phase: v1alpha1.RestoreRestoring}}},
 			want:  want{errs: []string{"spec.etcd.managed.restore: Forbidden: the restore of team-a-etcd from " + snapshot + " is at step Restoring"}},
 		},
 	}
@@ -310,7 +322,7 @@ func TestRestoreRefusals(t *testing.T) {
 			Backup:  &v1alpha1.ManagedEtcdBackup{Volume: v1alpha1.ManagedEtcdBackupVolume{ClaimName: "backups"}},
 			Restore: &v1alpha1.ManagedEtcdRestore{Snapshot: "team-a-beta-etcd/x.db"},
 		}}}
-		_, errs := Compose(inst, restoreWorld{rootShardAvailable: -1, proxyReplicas: -1}.state(t, inst), frontProxyNameLength)
+		_, errs := Compose(inst, restoreWorld{rootShardAvailable: -1, proxyAvailable: 2}.state(t, inst), frontProxyNameLength)
 		want := "spec.shards[0].managedEtcd.restore: Forbidden: the restore of team-a-etcd is under way: one restore at a time"
 		if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
 			t.Errorf("a second restore while one is under way: Compose(...) errors %v, want one starting %q", errs, want)
