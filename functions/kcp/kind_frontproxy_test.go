@@ -110,7 +110,7 @@ func TestRunFunctionFrontProxy(t *testing.T) {
 			t.Errorf("a converged FrontProxy must not be forced not ready")
 		}
 		status := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)
-		if diff := cmp.Diff(map[string]any{"phase": "Running", "image": "ghcr.io/kcp-dev/kcp:v0.32.3", "url": "https://kcp.example.com:443"}, status); diff != "" {
+		if diff := cmp.Diff(map[string]any{"phase": "Running", "image": "ghcr.io/kcp-dev/kcp:v0.32.3", "url": "https://kcp.example.com:443", "availableReplicas": float64(2)}, status); diff != "" {
 			t.Errorf("status: -want, +got:\n%s", diff)
 		}
 		for _, c := range rsp.GetConditions() {

@@ -83,7 +83,8 @@ func TestComposeConverged(t *testing.T) {
 	if diff := cmp.Diff(wantConds, r.Conditions); diff != "" {
 		t.Errorf("conditions: -want, +got:\n%s", diff)
 	}
-	if diff := cmp.Diff(v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseRunning, Image: "ghcr.io/kcp-dev/kcp:v0.32.3", URL: "https://api.example.com:6443"}, r.Status); diff != "" {
+	two := int32(2)
+	if diff := cmp.Diff(v1alpha1.FrontProxyStatus{Phase: v1alpha1.PhaseRunning, Image: "ghcr.io/kcp-dev/kcp:v0.32.3", URL: "https://api.example.com:6443", AvailableReplicas: &two}, r.Status); diff != "" {
 		t.Errorf("status: -want, +got:\n%s", diff)
 	}
 	if r.NotReady {
