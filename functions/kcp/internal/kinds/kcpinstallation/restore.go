@@ -11,7 +11,6 @@ import (
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
-	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/cache"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/etcd"
 )
 
@@ -216,29 +215,32 @@ func hold(p *plan, rs []restore) {
 	for i := range p.etcds {
 		p.etcds[i].Stopped = stop[p.etcds[i].Names.Name()]
 	}
-	set := func(r **int32, stopped bool, def int32) {
+	// Every kind this holds defaults to 2 replicas (a cache server in etcd too,
+	// cache.DefaultExternalReplicas; TestHoldReleasesToEachKindsDefault).
+	set := func(r **int32, stopped bool) {
 		switch {
 		case stopped:
 			zero := int32(0)
 			*r = &zero
 		case release && *r == nil:
+			def := int32(builder.DefaultReplicas)
 			*r = &def
 		}
 	}
 	for _, c := range p.children {
 		switch x := c.xr.(type) {
 		case *v1alpha1.RootShard:
-			set(&x.Spec.Replicas, servers, builder.DefaultReplicas)
+			set(&x.Spec.Replicas, servers)
 		case *v1alpha1.Shard:
-			set(&x.Spec.Replicas, servers, builder.DefaultReplicas)
+			set(&x.Spec.Replicas, servers)
 		case *v1alpha1.VirtualWorkspace:
-			set(&x.Spec.Replicas, servers, builder.DefaultReplicas)
+			set(&x.Spec.Replicas, servers)
 		case *v1alpha1.CacheServer:
 			if x.Spec.Etcd != nil { // an embedded cache is its pod's own: nothing of it is restored
-				set(&x.Spec.Replicas, servers, cache.DefaultExternalReplicas)
+				set(&x.Spec.Replicas, servers)
 			}
 		case *v1alpha1.FrontProxy:
-			set(&x.Spec.Replicas, proxies, builder.DefaultReplicas)
+			set(&x.Spec.Replicas, proxies)
 		}
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/builder"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/desired"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/observed"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/resource"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/core/result"
+	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/parts/cache"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
 )
 
@@ -375,4 +377,12 @@ func cronJobSuspended(t *testing.T, set desired.Set) bool {
 	spec, _ := u.Object["spec"].(map[string]any)
 	s, _ := spec["suspend"].(bool)
 	return s
+}
+
+// TestHoldReleasesToEachKindsDefault: a restore starting a child again says its replicas out
+// loud with one default; it must be each held kind's own.
+func TestHoldReleasesToEachKindsDefault(t *testing.T) {
+	if cache.DefaultExternalReplicas != builder.DefaultReplicas {
+		t.Errorf("a cache server in etcd defaults to %d replicas, every other kind to %d: hold would start it with the wrong count", cache.DefaultExternalReplicas, builder.DefaultReplicas)
+	}
 }
