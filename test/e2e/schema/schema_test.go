@@ -353,6 +353,23 @@ spec:
 `,
 			want: []cause{{Field: "spec.etcd", Message: `Invalid value: set one of etcd.managed, etcd.external and etcd.embedded.`}},
 		},
+		"KcpInstallationRestoreOutsideTheBackups": {
+			reason: "A restore names a snapshot file of the backups' volume, <cluster>/<file>.db: no path out of it.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: KcpInstallation
+metadata: {name: restore-escape}
+spec:
+  external: {hostname: kcp.example.com}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: ClusterIssuer, name: kcp-selfsigned}
+  etcd:
+    managed:
+      backup: {volume: {claimName: backups}}
+      restore: {snapshot: ../../etc/passwd.db}
+`,
+			want: []cause{{Field: "spec.etcd.managed.restore.snapshot", Message: `Invalid value: "../../etc/passwd.db": spec.etcd.managed.restore.snapshot in body should match '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9][A-Za-z0-9._-]*\.db$'`}},
+		},
 		"KcpInstallationManagedAndEmbeddedEtcd": {
 			reason: "A development installation runs kcp's embedded etcd instead of a managed one, not beside it.",
 			manifest: `
