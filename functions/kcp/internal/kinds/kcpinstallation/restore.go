@@ -74,7 +74,10 @@ func planRestores(p *plan, st *observed.State) ([]restore, field.ErrorList) {
 			out = append(out, r)
 			continue
 		}
-		stoppedBefore := had && stopped(prev.Phase)
+		// Once stopped, stay stopped until a restore starts the cluster again: a step that
+		// stopped it is recorded in status, and a cluster held at zero is seen holding even
+		// while another snapshot is checked.
+		stoppedBefore := (had && stopped(prev.Phase)) || held(st, etcdKey(c))
 		r.step(p, st, stoppedBefore)
 		if len(underWay) > 0 {
 			errs = append(errs, field.Forbidden(at, "the restore of "+strings.Join(underWay, ", ")+" is under way: one restore at a time; remove this one until status.restores says Restored"))
@@ -277,6 +280,13 @@ func jobKey(installation, name string) resource.Name {
 func jobOutcome(st *observed.State, installation, name string) (done, failed bool) {
 	key := jobKey(installation, name)
 	return st.ConditionTrue(key, "Complete"), st.ConditionTrue(key, "Failed")
+}
+
+// held reports whether the StatefulSet key is held at zero members: only a restore does that.
+func held(st *observed.State, key resource.Name) bool {
+	spec, ok := st.Map(key, "spec")
+	replicas, set := spec["replicas"].(float64)
+	return ok && set && replicas == 0
 }
 
 // etcdStopped reports whether the StatefulSet key has no pod left at the spec it was given.
