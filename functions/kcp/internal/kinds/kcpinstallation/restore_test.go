@@ -211,9 +211,13 @@ func TestRestore(t *testing.T) {
 		},
 		"StaysStoppedWhileChecking": {
 			reason: "Checking another snapshot after a failure, on a later reconcile: the status says Checking, but the members are held at zero, so everything stays stopped.",
-			inst:   func() *v1alpha1.KcpInstallation { i := restoring(); i.Spec.Etcd.Managed.Restore.Snapshot = otherSnapshot; return i },
-			world:  restoreWorld{etcd: &stoppedEtcd, rootShardAvailable: 0, proxyAvailable: 0, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: otherSnapshot, Phase: v1alpha1.RestoreChecking}}},
-			want:   want{phase: v1alpha1.RestoreChecking, otherJobs: []string{"check"}, etcd: 0, servers: &zero, proxies: &zero, suspended: true},
+			inst: func() *v1alpha1.KcpInstallation {
+				i := restoring()
+				i.Spec.Etcd.Managed.Restore.Snapshot = otherSnapshot
+				return i
+			},
+			world: restoreWorld{etcd: &stoppedEtcd, rootShardAvailable: 0, proxyAvailable: 0, before: []v1alpha1.InstallationRestore{{Cluster: "team-a-etcd", Snapshot: otherSnapshot, Phase: v1alpha1.RestoreChecking}}},
+			want:  want{phase: v1alpha1.RestoreChecking, otherJobs: []string{"check"}, etcd: 0, servers: &zero, proxies: &zero, suspended: true},
 		},
 		"RemovedWhileRestoring": {
 			reason: "Removing a restore whose Jobs write into the members' volumes would start etcd on half-written data: refused, nothing composed.",
