@@ -191,6 +191,9 @@ func labelsAndAnnotations(p *field.Path, v any) field.ErrorList {
 // stringMap is a JSON object of strings; other values are the schema's to refuse.
 func stringMap(v any) map[string]string {
 	m, _ := v.(map[string]any)
+	if len(m) == 0 {
+		return nil
+	}
 	out := make(map[string]string, len(m))
 	for k, val := range m {
 		if s, ok := val.(string); ok {

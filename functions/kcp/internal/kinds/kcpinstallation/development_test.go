@@ -23,6 +23,12 @@ func devInstallation() *v1alpha1.KcpInstallation {
 // TestDevelopment: a development installation composes its root shard on kcp's embedded
 // etcd and no etcd cluster; what it cannot run is refused naming the installation's field,
 // before anything is composed, and never over the managed etcd an installation already runs.
+//
+// etcd.embedded, as a tenant sees it: anyone who may write the KcpInstallation sets it; it is
+// a boolean. It widens no certificate or identity (the same PKI is composed, less the etcd's).
+// Its one cost on something shared is the node's disk, bounded at 4Gi per installation by the
+// emptyDir's sizeLimit (parts/workload TestEtcd/Embedded); so the platform's policy does not
+// gate it (TenantWithoutAFeature).
 func TestDevelopment(t *testing.T) {
 	cases := map[string]struct {
 		reason   string
@@ -52,6 +58,16 @@ func TestDevelopment(t *testing.T) {
 				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Replicas: ptr.To[int32](1)}
 				return i
 			},
+			children: []string{"RootShard/team-a", "FrontProxy/team-a-public", "Kubeconfig/team-a-admin"},
+		},
+		"TenantWithoutAFeature": {
+			reason: "A tenant under the platform's policy needs no feature for a development kcp: it costs less than a managed etcd, and its disk is bounded.",
+			inst: func() *v1alpha1.KcpInstallation {
+				i := tenant()
+				i.Spec.Etcd = &v1alpha1.InstallationEtcd{Embedded: true}
+				return i
+			},
+			world:    testworld.New().Answer(policyAnswered).Object(policyObject(map[string]any{"kind": "ClusterIssuer", "name": "selfsigned", "namespaces": []any{"*"}})),
 			children: []string{"RootShard/team-a", "FrontProxy/team-a-public", "Kubeconfig/team-a-admin"},
 		},
 		"Shards": {

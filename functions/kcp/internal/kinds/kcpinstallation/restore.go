@@ -207,6 +207,9 @@ func childServing(st *observed.State, key resource.Name) bool {
 // child it no longer holds gets its replicas said out loud (spec's, or its kind's default):
 // without them a kind keeps the live count, the zero it was held at.
 func hold(p *plan, rs []restore) {
+	if len(rs) == 0 {
+		return
+	}
 	var release, servers, proxies bool
 	stop := map[string]bool{}
 	for _, r := range rs {
@@ -306,9 +309,12 @@ func etcdStopped(st *observed.State, key resource.Name) bool {
 
 // observedRestores is status.restores as the installation last wrote it, by cluster.
 func observedRestores(st *observed.State) map[string]v1alpha1.InstallationRestore {
-	out := map[string]v1alpha1.InstallationRestore{}
 	status, _ := st.Composite()["status"].(map[string]any)
 	list, _ := status["restores"].([]any)
+	if len(list) == 0 {
+		return nil // the usual case: no map to allocate on every reconcile
+	}
+	out := make(map[string]v1alpha1.InstallationRestore, len(list))
 	for _, e := range list {
 		m, _ := e.(map[string]any)
 		cluster, _ := m["cluster"].(string)

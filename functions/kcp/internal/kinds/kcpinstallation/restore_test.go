@@ -288,6 +288,14 @@ func TestRestore(t *testing.T) {
 
 // TestRestoreRefusals: a restore with nowhere to read from, or a snapshot that is not this
 // cluster's, is refused naming the field; so is a second restore while one is under way.
+//
+// restore.snapshot, as a tenant sees it: anyone who may write the KcpInstallation (or its
+// claim) sets it; the schema admits 253 characters matching <cluster>/<file>.db, and the
+// function only this cluster's own directory. It issues no certificate and names no identity.
+// Its cost falls on the installation's own namespace: a check Job and a Job per member (at most
+// 3), reading the installation's own backup claim and writing the members' own claims; no
+// shared object reads it. The platform's policy does not gate it: it restores the team's own
+// data from the team's own storage, and its Jobs run as the members do.
 func TestRestoreRefusals(t *testing.T) {
 	cases := map[string]struct {
 		reason string
