@@ -406,6 +406,40 @@ type PodSpecTemplate struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	PriorityClassName string `json:"priorityClassName,omitempty"`
+	// SecurityContext sets the user and groups the pods run as.
+	// +optional
+	SecurityContext *PodSecurity `json:"securityContext,omitempty"`
+}
+
+// PodSecurity sets who a component's containers run as, within Pod Security "restricted":
+// whatever is set here, they run as a non-root user with no privilege escalation, no
+// capabilities, a read-only root filesystem and the runtime's default seccomp profile. No ID
+// may be 0 (root's user or group). Unset, the image's user is used (65532:65532 for kcp's
+// images); an image of your own whose user is a name rather than a number needs RunAsUser.
+type PodSecurity struct {
+	// RunAsUser is the containers' user ID.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=2147483647
+	RunAsUser *int64 `json:"runAsUser,omitempty"`
+	// RunAsGroup is the containers' primary group ID.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=2147483647
+	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
+	// FSGroup owns the pod's volumes and is added to the containers' groups. It replaces
+	// the image's group that an audit log on a claim otherwise gets.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=2147483647
+	FSGroup *int64 `json:"fsGroup,omitempty"`
+	// SupplementalGroups are added to the containers' groups.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=2147483647
+	SupplementalGroups []int64 `json:"supplementalGroups,omitempty"`
 }
 
 // LoggingSpec sets kcp's log verbosity.

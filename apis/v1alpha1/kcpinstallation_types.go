@@ -802,12 +802,17 @@ type ComponentExtra struct {
 	// +listMapKey=ip
 	// +kubebuilder:validation:MaxItems=16
 	HostAliases []corev1.HostAlias `json:"hostAliases,omitempty"`
+
+	// SecurityContext sets the user and groups the pods run as; they stay within Pod
+	// Security "restricted" whatever it says.
+	// +optional
+	SecurityContext *PodSecurity `json:"securityContext,omitempty"`
 }
 
 // Pod is t, the component's deployment template, with what x adds to its pods: labels,
-// annotations and host aliases. t itself is not changed.
+// annotations, host aliases and the user and groups they run as. t itself is not changed.
 func (x *ComponentExtra) Pod(t *DeploymentTemplate) *DeploymentTemplate {
-	if x == nil || (len(x.PodLabels) == 0 && len(x.PodAnnotations) == 0 && len(x.HostAliases) == 0) {
+	if x == nil || (len(x.PodLabels) == 0 && len(x.PodAnnotations) == 0 && len(x.HostAliases) == 0 && x.SecurityContext == nil) {
 		return t
 	}
 	out := DeploymentTemplate{}
@@ -830,12 +835,17 @@ func (x *ComponentExtra) Pod(t *DeploymentTemplate) *DeploymentTemplate {
 	if meta.Labels != nil || meta.Annotations != nil {
 		pod.Metadata = &meta
 	}
-	if len(x.HostAliases) > 0 {
+	if len(x.HostAliases) > 0 || x.SecurityContext != nil {
 		podSpec := PodSpecTemplate{}
 		if pod.Spec != nil {
 			podSpec = *pod.Spec
 		}
-		podSpec.HostAliases = x.HostAliases
+		if len(x.HostAliases) > 0 {
+			podSpec.HostAliases = x.HostAliases
+		}
+		if x.SecurityContext != nil {
+			podSpec.SecurityContext = x.SecurityContext
+		}
 		pod.Spec = &podSpec
 	}
 	spec.Template = &pod

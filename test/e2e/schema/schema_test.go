@@ -370,6 +370,24 @@ spec:
 `,
 			want: []cause{{Field: "spec.etcd.managed.restore.snapshot", Message: `Invalid value: "../../etc/passwd.db": spec.etcd.managed.restore.snapshot in body should match '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9][A-Za-z0-9._-]*\.db$'`}},
 		},
+		"KcpInstallationPodsAsRoot": {
+			reason: "A component's pods never run as root's user or group, whatever a tenant writes.",
+			manifest: `
+apiVersion: kcp.crossplane.io/v1alpha1
+kind: KcpInstallation
+metadata: {name: as-root}
+spec:
+  external: {hostname: kcp.example.com}
+  certificates:
+    issuerRef: {group: cert-manager.io, kind: ClusterIssuer, name: kcp-selfsigned}
+  etcd:
+    managed: {}
+  rootShard:
+    extra:
+      securityContext: {runAsUser: 0}
+`,
+			want: []cause{{Field: "spec.rootShard.extra.securityContext.runAsUser", Message: `Invalid value: 0: spec.rootShard.extra.securityContext.runAsUser in body should be greater than or equal to 1`}},
+		},
 		"KcpInstallationManagedAndEmbeddedEtcd": {
 			reason: "A development installation runs kcp's embedded etcd instead of a managed one, not beside it.",
 			manifest: `

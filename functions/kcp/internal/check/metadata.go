@@ -20,6 +20,7 @@ import (
 // on the objects composed from them, where the message would name no field of the XR:
 // invalid label and annotation keys and values (metadata and secret templates, a
 // component's extra pod labels and annotations, a front-proxy's Service, node selectors), invalid tolerations, topology spread constraints and priority class names,
+// a pod's user or group IDs that are root's or out of range,
 // cert-manager.io annotations on a certificate's Secret, certificate lifetimes
 // and key sizes cert-manager rejects, and names and addresses no certificate can hold.
 //
@@ -77,6 +78,8 @@ func walk(p *field.Path, v any) field.ErrorList {
 				errs = append(errs, tolerations(p.Child(k), t[k])...)
 			case "topologySpreadConstraints":
 				errs = append(errs, topologySpreadConstraints(p.Child(k), t[k])...)
+			case "securityContext":
+				errs = append(errs, podSecurity(p.Child(k), t[k])...)
 			default:
 				// No path for a scalar, which holds nothing more to check: most fields of a
 				// spec are scalars, and an installation walks each child's spec too.

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 )
@@ -127,6 +128,31 @@ func TestTemplates(t *testing.T) {
 				`spec.rootShard.extra.podAnnotations: Invalid value: "not/a/key"`,
 				`spec.rootShard.extra.podLabels: Invalid value: "a b"`,
 			},
+		},
+		"PodUserAndGroups": {
+			reason: "Root's user or group, an ID Kubernetes refuses and a supplemental group listed twice are refused where they are written, for a per-kind XR's template and an installation's extra alike; IDs above 0 pass.",
+			spec: v1alpha1.KcpInstallationSpec{
+				RootShard: &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{
+					SecurityContext: &v1alpha1.PodSecurity{RunAsUser: ptr.To[int64](0), RunAsGroup: ptr.To[int64](1000), FSGroup: ptr.To[int64](2147483648)},
+				}},
+				FrontProxies: []v1alpha1.InstallationFrontProxy{{
+					Name:  "public",
+					Extra: &v1alpha1.ComponentExtra{SecurityContext: &v1alpha1.PodSecurity{RunAsUser: ptr.To[int64](1000), SupplementalGroups: []int64{5000, 0, 5000}}},
+				}},
+			},
+			want: []string{
+				`spec.frontProxies[0].extra.securityContext.supplementalGroups[1]: Invalid value: 0: must be between 1 and 2147483647`,
+				`spec.frontProxies[0].extra.securityContext.supplementalGroups[2]: Duplicate value: 5000`,
+				`spec.rootShard.extra.securityContext.runAsUser: Invalid value: 0: must be between 1 and 2147483647: 0 is root's`,
+				`spec.rootShard.extra.securityContext.fsGroup: Invalid value: 2147483648: must be between 1`,
+			},
+		},
+		"PodUserOfAPerKindXR": {
+			reason: "A RootShard's deployment template is checked the same way.",
+			spec: v1alpha1.RootShardSpec{DeploymentTemplate: &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
+				Spec: &v1alpha1.PodSpecTemplate{SecurityContext: &v1alpha1.PodSecurity{RunAsGroup: ptr.To[int64](0)}},
+			}}}},
+			want: []string{`spec.deploymentTemplate.spec.template.spec.securityContext.runAsGroup: Invalid value: 0`},
 		},
 		"Scheduling": {
 			reason: "Tolerations, spread constraints and a priority class the API server would refuse on the Deployment are refused where they are written, in a KcpInstallation's scheduling blocks too.",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/testworld"
@@ -122,14 +123,16 @@ func TestExtras(t *testing.T) {
 	}
 }
 
-// TestExtrasReachTheirPods: a component's podLabels, podAnnotations and hostAliases reach its
-// own Deployment template, over the installation's scheduling, and no other component's: the
-// root shard's stay off its internal proxy, which shares its scheduling.
+// TestExtrasReachTheirPods: a component's podLabels, podAnnotations, hostAliases and
+// securityContext reach its own Deployment template, over the installation's scheduling, and
+// no other component's: the root shard's stay off its internal proxy, which shares its
+// scheduling.
 func TestExtrasReachTheirPods(t *testing.T) {
 	pod := extra(v1alpha1.ComponentExtra{
-		PodLabels:      map[string]string{"team": "a"},
-		PodAnnotations: map[string]string{"example.com/scrape": "false"},
-		HostAliases:    []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"ldap.corp.example.com"}}},
+		PodLabels:       map[string]string{"team": "a"},
+		PodAnnotations:  map[string]string{"example.com/scrape": "false"},
+		HostAliases:     []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"ldap.corp.example.com"}}},
+		SecurityContext: &v1alpha1.PodSecurity{RunAsUser: ptr.To[int64](1000), FSGroup: ptr.To[int64](2000)},
 	})
 	zoneA := map[string]string{"zone": "a"}
 	type deployment struct {
@@ -138,7 +141,7 @@ func TestExtrasReachTheirPods(t *testing.T) {
 	}
 	withPod := &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
 		Metadata: &v1alpha1.PodMetadataTemplate{Labels: pod.PodLabels, Annotations: pod.PodAnnotations},
-		Spec:     &v1alpha1.PodSpecTemplate{NodeSelector: zoneA, HostAliases: pod.HostAliases},
+		Spec:     &v1alpha1.PodSpecTemplate{NodeSelector: zoneA, HostAliases: pod.HostAliases, SecurityContext: pod.SecurityContext},
 	}}}
 	scheduledOnly := &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
 		Spec: &v1alpha1.PodSpecTemplate{NodeSelector: zoneA},
@@ -161,5 +164,48 @@ func TestExtrasReachTheirPods(t *testing.T) {
 		if diff := cmp.Diff(w, childSpec[deployment](t, r, name)); diff != "" {
 			t.Errorf("child %s: -want, +got:\n%s", name, diff)
 		}
+	}
+}
+
+// TestPodUserAndGroups: a tenant who asks for its pods to run as root's user or group hears
+// which field to change before anything is composed; another non-root user passes (the
+// policy side, that a tenant needs no feature for it: TestSafety/PodUserOfItsOwn).
+func TestPodUserAndGroups(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		root   *v1alpha1.PodSecurity
+		cache  *v1alpha1.PodSecurity
+		want   []string
+	}{
+		"Root": {
+			reason: "Root's user and group are refused at each field; the pods could not run as root anyway (runAsNonRoot stays).",
+			root:   &v1alpha1.PodSecurity{RunAsUser: ptr.To[int64](0)},
+			cache:  &v1alpha1.PodSecurity{RunAsGroup: ptr.To[int64](0), SupplementalGroups: []int64{0}},
+			want: []string{
+				"spec.cacheServer.extra.securityContext.runAsGroup: Invalid value: 0: must be between 1 and 2147483647",
+				"spec.cacheServer.extra.securityContext.supplementalGroups[0]: Invalid value: 0: must be between 1 and 2147483647",
+				"spec.rootShard.extra.securityContext.runAsUser: Invalid value: 0: must be between 1 and 2147483647",
+			},
+		},
+		"NonRoot": {
+			reason: "Any other user and groups pass.",
+			root:   &v1alpha1.PodSecurity{RunAsUser: ptr.To[int64](1000), RunAsGroup: ptr.To[int64](1000), FSGroup: ptr.To[int64](1000), SupplementalGroups: []int64{2000}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			inst := external()
+			inst.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{SecurityContext: tc.root}}
+			inst.Spec.CacheServer = &v1alpha1.InstallationCacheServer{Extra: &v1alpha1.ComponentExtra{SecurityContext: tc.cache}}
+			errs := Validate(inst)
+			if len(errs) != len(tc.want) {
+				t.Fatalf("%s\nValidate(): got %v, want %d errors starting %q", tc.reason, errs, len(tc.want), tc.want)
+			}
+			for i, e := range errs {
+				if !strings.HasPrefix(e.Error(), tc.want[i]) {
+					t.Errorf("%s\nValidate()[%d]:\n got: %s\nwant: %s...", tc.reason, i, e.Error(), tc.want[i])
+				}
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/configuration-kcp/configuration-kcp/apis/v1alpha1"
 	"github.com/configuration-kcp/configuration-kcp/functions/kcp/internal/compose/policy"
@@ -427,6 +428,13 @@ func TestSafety(t *testing.T) {
 				"spec.frontProxies[0].extra.hostAliases[0].hostnames[1]: Forbidden: etcd.corp.example.com is the installation's etcd (spec.etcd.external.endpoints[0])",
 				"spec.frontProxies[0].extra.hostAliases[0].hostnames[2]: Forbidden: localhost is the pod itself",
 			}},
+		},
+		"PodUserOfItsOwn": {
+			reason: "A tenant may choose another non-root user and groups, with no feature: a pod's IDs reach nothing of another team's (no host volume is offered, and a claim's files are the tenant's own).",
+			inst: tenant(func(i *v1alpha1.KcpInstallation) {
+				i.Spec.RootShard = &v1alpha1.InstallationRootShard{Extra: &v1alpha1.ComponentExtra{SecurityContext: &v1alpha1.PodSecurity{RunAsUser: ptr.To[int64](1000), RunAsGroup: ptr.To[int64](1000), FSGroup: ptr.To[int64](1000)}}}
+			}),
+			world: testworld.New().Answer(policyAnswered),
 		},
 		"HostAliasesOfOtherNames": {
 			reason: "A name kcp does not dial (a directory, an OIDC issuer) may be aliased by a tenant.",

@@ -190,6 +190,23 @@ func applyDeploymentTemplate(dep *appsv1.Deployment, t *v1alpha1.DeploymentTempl
 	if s.PriorityClassName != "" {
 		pod.Spec.PriorityClassName = s.PriorityClassName
 	}
+	if u := s.SecurityContext; u != nil {
+		// Only who the pod runs as: runAsNonRoot and the seccomp profile stay, and the
+		// container's context (no escalation, no capabilities, read-only root) is not touched.
+		sc := pod.Spec.SecurityContext
+		if u.RunAsUser != nil {
+			sc.RunAsUser = u.RunAsUser
+		}
+		if u.RunAsGroup != nil {
+			sc.RunAsGroup = u.RunAsGroup
+		}
+		if u.FSGroup != nil {
+			sc.FSGroup = u.FSGroup
+		}
+		if u.SupplementalGroups != nil {
+			sc.SupplementalGroups = u.SupplementalGroups
+		}
+	}
 }
 
 // mergeKeep adds the keys of extra that base does not have.

@@ -225,6 +225,18 @@ func TestDeploymentBuild(t *testing.T) {
 				d.Spec.Template.Spec.PriorityClassName = "kcp-critical"
 			},
 		},
+		"PodUserAndGroups": {
+			reason: "The user and groups the template sets join the pod's context; runAsNonRoot, the seccomp profile and the container's context stay as they are.",
+			template: &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
+				Spec: &v1alpha1.PodSpecTemplate{SecurityContext: &v1alpha1.PodSecurity{
+					RunAsUser: ptr.To[int64](1000), RunAsGroup: ptr.To[int64](2000), FSGroup: ptr.To[int64](3000), SupplementalGroups: []int64{4000},
+				}},
+			}}},
+			want: func(d *appsv1.Deployment) {
+				sc := d.Spec.Template.Spec.SecurityContext
+				sc.RunAsUser, sc.RunAsGroup, sc.FSGroup, sc.SupplementalGroups = ptr.To[int64](1000), ptr.To[int64](2000), ptr.To[int64](3000), []int64{4000}
+			},
+		},
 		"AllPodFields": {
 			reason: "All seven scheduling fields replace the generated ones when set: pull secrets, and the default spread by the user's constraints.",
 			template: &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
@@ -264,6 +276,32 @@ func TestDeploymentBuild(t *testing.T) {
 			}.Build()
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s\nDeployment.Build(): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestTemplateFSGroupReplacesTheAuditLogs: an audit log on a claim gives the pod the image's
+// group as fsGroup; a template's fsGroup replaces it, and an unset one keeps it.
+func TestTemplateFSGroupReplacesTheAuditLogs(t *testing.T) {
+	withFSGroup := func(g *int64) *v1alpha1.DeploymentTemplate {
+		return &v1alpha1.DeploymentTemplate{Spec: &v1alpha1.DeploymentSpecTemplate{Template: &v1alpha1.PodTemplateSpec{
+			Spec: &v1alpha1.PodSpecTemplate{SecurityContext: &v1alpha1.PodSecurity{FSGroup: g, RunAsUser: ptr.To[int64](1000)}},
+		}}}
+	}
+	cases := map[string]struct {
+		reason   string
+		template *v1alpha1.DeploymentTemplate
+		want     *int64
+	}{
+		"TemplateSetsIt":   {reason: "The template's group owns the volumes.", template: withFSGroup(ptr.To[int64](3000)), want: ptr.To[int64](3000)},
+		"TemplateLeavesIt": {reason: "A template that sets only the user keeps the audit log's group.", template: withFSGroup(nil), want: ptr.To[int64](65532)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Deployment{Name: "root-kcp", Labels: testLabels, Container: testContainer(), FSGroup: ptr.To[int64](65532), Template: tc.template}.Build()
+			if diff := cmp.Diff(tc.want, got.Spec.Template.Spec.SecurityContext.FSGroup); diff != "" {
+				t.Errorf("%s\nDeployment.Build() fsGroup: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
