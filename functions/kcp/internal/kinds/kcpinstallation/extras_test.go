@@ -170,6 +170,16 @@ func TestExtrasReachTheirPods(t *testing.T) {
 // TestPodUserAndGroups: a tenant who asks for its pods to run as root's user or group hears
 // which field to change before anything is composed; another non-root user passes (the
 // policy side, that a tenant needs no feature for it: TestSafety/PodUserOfItsOwn).
+//
+// extra.securityContext, for a tenant: anyone who may write the KcpInstallation or its claim
+// (edit in the namespace) sets it, with no feature; the schema admits IDs of 1 to 2^31-1 and
+// 16 supplemental groups, under 1 KB in the XR, read by no shared object (the Tenant reads
+// TenantRequests, never an installation). It widens no certificate or identity: it is not a
+// name, issuer, subject or usage, and kcp never sees it. Its cost falls on nothing shared: the
+// IDs reach only the team's own pods, whose volumes are the types Pod Security "restricted"
+// admits from the team's namespace (no node path, no network share), and runAsNonRoot,
+// seccomp and the containers' contexts stay fixed, so no ID reaches root's files or another
+// team's. The platform's policy does not decide it, because nothing it could grant is at stake.
 func TestPodUserAndGroups(t *testing.T) {
 	cases := map[string]struct {
 		reason string
